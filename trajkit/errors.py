@@ -1,0 +1,68 @@
+"""The one error family trajkit's library raises.
+
+```
+TrajkitError                 anything trajkit reports to a user (CLI prints "Error: ..." and exits 1)
+ +-- InputError              a file we read is not what we expected: names file, JSON pointer, what
+ |    +-- UnsafePath         a name or id would put a file outside its conversation folder
+ +-- OutputExists            refusing to overwrite an existing output (the hint says how)
+ +-- UsageError              arguments that do not make sense together (CLI exits 2)
+ +-- LockTimeout             another process held a conversation's lock for too long
+```
+
+Library code raises these and never prints; `trajkit.cli` catches the family in one place.
+Finding problems is `validate`'s job, so it yields problem records instead of raising these.
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = [
+    "InputError",
+    "LockTimeout",
+    "OutputExists",
+    "TrajkitError",
+    "UnsafePath",
+    "UsageError",
+]
+
+
+class TrajkitError(Exception):
+    """Base class of every error trajkit raises on purpose."""
+
+
+class InputError(TrajkitError):
+    """Input that trajkit cannot use; `str()` is `path:pointer: message`.
+
+    Args:
+        path: the file (or folder) that was read.
+        pointer: RFC 6901 JSON pointer inside it ("" for the whole file).
+        message: what was expected and what was found.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], pointer: str, message: str) -> None:
+        self.path = os.fspath(path)
+        self.pointer = pointer
+        self.message = message
+        super().__init__(f"{self.path}:{pointer}: {message}")
+
+
+class UnsafePath(InputError):
+    """A file name built from data (an event id, a relative path) escapes its folder."""
+
+
+class OutputExists(TrajkitError):
+    """An output file or folder already exists and overwriting it was not asked for."""
+
+    def __init__(self, path: str | os.PathLike[str], hint: str = "pass --overwrite to replace it"):
+        self.path = os.fspath(path)
+        self.hint = hint
+        super().__init__(f"{self.path}: already exists; {hint}")
+
+
+class UsageError(TrajkitError):
+    """Arguments or options that do not fit together."""
+
+
+class LockTimeout(TrajkitError):
+    """A conversation lock could not be taken in time (another writer holds it)."""
