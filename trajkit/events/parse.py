@@ -1,0 +1,153 @@
+"""Read any event: one discriminated union over every kind, and ``parse_event``.
+
+The discriminator is a function of the raw object, so a ``kind`` outside the union becomes
+``UnknownEvent`` (keeping the raw JSON) instead of an error. Adding a kind means: the class, an
+entry in ``EVENT_CLASSES``, an entry in ``AnyEvent``, and a regenerated schema.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import orjson
+from pydantic import Discriminator, Tag, TypeAdapter
+
+from trajkit.events.base import Event, UnknownEvent
+from trajkit.events.condensation import (
+    Condensation,
+    CondensationRequest,
+    CondensationSummaryEvent,
+)
+from trajkit.events.conversation import (
+    ACPToolCallEvent,
+    ConversationErrorEvent,
+    ConversationStateUpdateEvent,
+    HookExecutionEvent,
+    InterruptEvent,
+    LLMCompletionLogEvent,
+    MessageEvent,
+    PauseEvent,
+    ServerErrorEvent,
+    StreamingDeltaEvent,
+    SystemPromptEvent,
+    TokenEvent,
+)
+from trajkit.events.tool_events import (
+    ActionEvent,
+    AgentErrorEvent,
+    ObservationEvent,
+    UserRejectObservation,
+)
+
+EVENT_CLASSES: dict[str, type[Event]] = {
+    c.__name__: c
+    for c in (
+        SystemPromptEvent,
+        MessageEvent,
+        ActionEvent,
+        ObservationEvent,
+        UserRejectObservation,
+        AgentErrorEvent,
+        Condensation,
+        CondensationRequest,
+        CondensationSummaryEvent,
+        PauseEvent,
+        InterruptEvent,
+        ConversationStateUpdateEvent,
+        ConversationErrorEvent,
+        ServerErrorEvent,
+        HookExecutionEvent,
+        LLMCompletionLogEvent,
+        TokenEvent,
+        StreamingDeltaEvent,
+        ACPToolCallEvent,
+    )
+}
+"""Every known event kind, by name."""
+
+_UNKNOWN = "__unknown__"
+
+
+def _event_kind(value: Any) -> str:
+    kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
+    return kind if isinstance(kind, str) and kind in EVENT_CLASSES else _UNKNOWN
+
+
+AnyEvent = Annotated[
+    Annotated[SystemPromptEvent, Tag("SystemPromptEvent")]
+    | Annotated[MessageEvent, Tag("MessageEvent")]
+    | Annotated[ActionEvent, Tag("ActionEvent")]
+    | Annotated[ObservationEvent, Tag("ObservationEvent")]
+    | Annotated[UserRejectObservation, Tag("UserRejectObservation")]
+    | Annotated[AgentErrorEvent, Tag("AgentErrorEvent")]
+    | Annotated[Condensation, Tag("Condensation")]
+    | Annotated[CondensationRequest, Tag("CondensationRequest")]
+    | Annotated[CondensationSummaryEvent, Tag("CondensationSummaryEvent")]
+    | Annotated[PauseEvent, Tag("PauseEvent")]
+    | Annotated[InterruptEvent, Tag("InterruptEvent")]
+    | Annotated[ConversationStateUpdateEvent, Tag("ConversationStateUpdateEvent")]
+    | Annotated[ConversationErrorEvent, Tag("ConversationErrorEvent")]
+    | Annotated[ServerErrorEvent, Tag("ServerErrorEvent")]
+    | Annotated[HookExecutionEvent, Tag("HookExecutionEvent")]
+    | Annotated[LLMCompletionLogEvent, Tag("LLMCompletionLogEvent")]
+    | Annotated[TokenEvent, Tag("TokenEvent")]
+    | Annotated[StreamingDeltaEvent, Tag("StreamingDeltaEvent")]
+    | Annotated[ACPToolCallEvent, Tag("ACPToolCallEvent")]
+    | Annotated[UnknownEvent, Tag(_UNKNOWN)],
+    Discriminator(_event_kind),
+]
+"""Any event, chosen by ``kind``."""
+
+_KNOWN_ADAPTER: TypeAdapter[Any] = TypeAdapter(AnyEvent)
+
+
+def parse_event(data: str | bytes | bytearray | dict[str, Any]) -> Event:
+    """Parse one event (JSON text or a decoded object) into its concrete class.
+
+    An unknown ``kind`` gives an ``UnknownEvent`` that keeps the raw object. Invalid content of a
+    known kind raises ``pydantic.ValidationError``; text that is not a JSON object raises
+    ``ValueError``.
+    """
+    if isinstance(data, dict):
+        obj = data
+    else:
+        if isinstance(data, str | bytes | bytearray):
+            kind = _peek_kind(data)
+            if kind is not None and kind in EVENT_CLASSES:
+                # Fast path: pydantic-core parses and validates in one pass.
+                return EVENT_CLASSES[kind].model_validate_json(data)  # type: ignore[no-any-return]
+        obj = orjson.loads(data)
+        if not isinstance(obj, dict):
+            raise ValueError(f"an event must be a JSON object, got {type(obj).__name__}")
+    if _event_kind(obj) == _UNKNOWN:
+        return UnknownEvent.from_raw(obj)
+    event: Event = _KNOWN_ADAPTER.validate_python(obj)
+    return event
+
+
+def _peek_kind(data: str | bytes | bytearray) -> str | None:
+    """The ``kind`` of a compact SDK dump, found in its tail without parsing the whole text."""
+    tail = data[-80:]
+    if isinstance(tail, str):
+        tail_b = tail.encode("utf-8", "surrogatepass")
+    else:
+        tail_b = bytes(tail)
+    idx = tail_b.rfind(b'"kind":"')
+    if idx < 0:
+        return None
+    end = tail_b.find(b'"', idx + 8)
+    if end < 0 or tail_b[end + 1 :].strip() != b"}":
+        # Not the last key of the top-level object: let the full parser decide.
+        return None
+    kind = tail_b[idx + 8 : end].decode("ascii", "replace")
+    return kind
+
+
+def dump_event(event: Event) -> str:
+    """Compact JSON as the SDK writes it: ``exclude_none``, fields in SDK order, kind last."""
+    return event.to_json()
+
+
+def event_adapter() -> TypeAdapter[Any]:
+    """The TypeAdapter over ``AnyEvent`` (used for JSON Schema generation)."""
+    return _KNOWN_ADAPTER
