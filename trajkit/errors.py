@@ -6,7 +6,8 @@ TrajkitError                 anything trajkit reports to a user (CLI prints "Err
  |    +-- UnsafePath         a name or id would put a file outside its conversation folder
  +-- OutputExists            refusing to overwrite an existing output (the hint says how)
  +-- UsageError              arguments that do not make sense together (CLI exits 2)
- +-- LockTimeout             another process held a conversation's lock for too long
+ +-- LockTimeout             another process held a conversation's lock too long (also TimeoutError)
+ +-- StoreConflict           an append would break the log (duplicate id, unknown parent)
 ```
 
 Library code raises these and never prints; `trajkit.cli` catches the family in one place.
@@ -16,14 +17,17 @@ Finding problems is `validate`'s job, so it yields problem records instead of ra
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 
 __all__ = [
     "InputError",
     "LockTimeout",
     "OutputExists",
+    "StoreConflict",
     "TrajkitError",
     "UnsafePath",
     "UsageError",
+    "json_pointer",
 ]
 
 
@@ -64,5 +68,17 @@ class UsageError(TrajkitError):
     """Arguments or options that do not fit together."""
 
 
-class LockTimeout(TrajkitError):
-    """A conversation lock could not be taken in time (another writer holds it)."""
+class StoreConflict(TrajkitError):
+    """Writing would break a conversation's invariants: a duplicate event id, an unknown parent."""
+
+
+class LockTimeout(TrajkitError, TimeoutError):
+    """A conversation lock could not be taken in time (another writer holds it).
+
+    Also a `TimeoutError`, which is what the SDK raises in the same situation.
+    """
+
+
+def json_pointer(parts: Iterable[str | int]) -> str:
+    """RFC 6901 pointer for a path of keys and indices: `("a/b", 0)` gives `/a~1b/0`."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)

@@ -1,0 +1,39 @@
+"""The store: the only code that knows file names and writes into a conversation folder.
+
+- `layout`: event file names, sidecars, `<uuid hex>/` folders, `find_conversations()`.
+- `atomic`: `atomic_write()` (temp, fsync, rename, fsync folder) and `conversation_lock()`.
+- `reader`: `open_conversation()` -> `StoredConversation` (streaming reads, cheap `header()`).
+- `writer`: `ConversationWriter` (`append(event)`, `save_base_state(state)`).
+"""
+
+from trajkit.store.atomic import atomic_write, atomic_writer, conversation_lock
+from trajkit.store.layout import (
+    event_file_name,
+    find_conversations,
+    folder_name,
+    parse_event_file_name,
+)
+from trajkit.store.reader import (
+    ConversationHeader,
+    EventFile,
+    StoredConversation,
+    open_conversation,
+    read_file_bytes,
+)
+from trajkit.store.writer import ConversationWriter
+
+__all__ = [
+    "ConversationHeader",
+    "ConversationWriter",
+    "EventFile",
+    "StoredConversation",
+    "atomic_write",
+    "atomic_writer",
+    "conversation_lock",
+    "event_file_name",
+    "find_conversations",
+    "folder_name",
+    "open_conversation",
+    "parse_event_file_name",
+    "read_file_bytes",
+]

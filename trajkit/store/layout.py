@@ -1,0 +1,188 @@
+"""Names on disk: event file names, sidecars, `<uuid hex>/` folders, and finding conversations.
+
+The SDK keeps one conversation per folder `<persistence_dir>/<uuid.hex>/` (32 lowercase hex
+digits, no dashes) while JSON inside uses the dashed UUID. The folder holds `base_state.json` and
+`events/event-<index:05d>-<event id>.json`. The index is zero-padded to *at least* five digits,
+so `event-100000-…` follows `event-99999-…`: always sort by the parsed integer, never by name.
+
+`events/` also holds sidecars that are not events: `.eventlog.lock` (the cross-process lock),
+`.eventlog-len-<N>.marker` (SDK >= 1.58: empty file naming the event count) and, after a crash,
+`.<name>.<random>.tmp` leftovers of atomic writes. Every name starting with `.` is a sidecar.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import uuid
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from trajkit.errors import InputError, UnsafePath
+
+__all__ = [
+    "BASE_STATE",
+    "EVENTS_DIR",
+    "EVENT_NAME_RE",
+    "LENGTH_MARKER_RE",
+    "LOCK_FILE_NAME",
+    "ROOT_PARENT_ID",
+    "check_event_id",
+    "conversation_id_from_folder",
+    "event_file_name",
+    "find_conversations",
+    "folder_name",
+    "is_conversation_folder",
+    "is_sidecar",
+    "length_marker_name",
+    "parse_event_file_name",
+]
+
+BASE_STATE = "base_state.json"
+EVENTS_DIR = "events"
+LOCK_FILE_NAME = ".eventlog.lock"
+ROOT_PARENT_ID = "__root__"
+"""`parent_id` value marking an explicit root (SDK >= 1.31)."""
+
+EVENT_NAME_RE = re.compile(r"^event-(?P<idx>\d{5,})-(?P<event_id>[0-9a-fA-F-]{8,})\.json$")
+"""The SDK's own pattern (>= 1.30 accepts five or more digits)."""
+
+LENGTH_MARKER_RE = re.compile(r"^\.eventlog-len-(?P<length>\d+)\.marker$")
+_EVENT_ID_RE = re.compile(r"^[0-9a-fA-F-]{8,}$")
+_HEX_FOLDER_RE = re.compile(r"^[0-9a-fA-F]{32}$")
+_V0_EVENT_NAME_RE = re.compile(r"^\d+\.json$")
+
+
+def event_file_name(index: int, event_id: str) -> str:
+    """Return `event-{index:05d}-{event_id}.json`, refusing ids that are unsafe or unreadable."""
+    if index < 0:
+        raise ValueError(f"event index must be >= 0, got {index}")
+    check_event_id(event_id)
+    return f"event-{index:05d}-{event_id}.json"
+
+
+def check_event_id(event_id: str, *, path: str | os.PathLike[str] = "<event>") -> None:
+    """Refuse an id that would escape `events/` or that the SDK could not read back.
+
+    The SDK writes any id but only reads names matching `EVENT_NAME_RE`, so an id such as
+    `evt_1` would silently vanish (and leave an index gap) on the next scan.
+    """
+    if not isinstance(event_id, str) or not event_id:
+        raise UnsafePath(path, "/id", f"event id must be a non-empty string, got {event_id!r}")
+    if "/" in event_id or "\\" in event_id or "\x00" in event_id or ".." in event_id:
+        raise UnsafePath(path, "/id", f"event id {event_id!r} would put a file outside events/")
+    if not _EVENT_ID_RE.match(event_id):
+        raise InputError(
+            path,
+            "/id",
+            f"event id {event_id!r} must be hex digits and dashes (8 or more, e.g. a uuid4) "
+            "so that the file name can be read back",
+        )
+
+
+def parse_event_file_name(name: str) -> tuple[int, str] | None:
+    """Return `(index, event_id)` for an event file name, or None for anything else."""
+    m = EVENT_NAME_RE.match(name)
+    if m is None:
+        return None
+    return int(m.group("idx")), m.group("event_id")
+
+
+def length_marker_name(length: int) -> str:
+    """Name of the SDK's event-count sidecar for a log of `length` events."""
+    return f".eventlog-len-{length}.marker"
+
+
+def is_sidecar(name: str) -> bool:
+    """True for names in `events/` that are bookkeeping, not events (lock, marker, temp files)."""
+    return name.startswith(".")
+
+
+def folder_name(conversation_id: uuid.UUID | str) -> str:
+    """The SDK's folder name for a conversation: `uuid.hex` (32 hex digits, no dashes)."""
+    return uuid.UUID(str(conversation_id)).hex
+
+
+def conversation_id_from_folder(name: str) -> str | None:
+    """Dashed UUID for a `<uuid hex>` folder name, or None if the name is not one."""
+    if not _HEX_FOLDER_RE.match(name):
+        return None
+    return str(uuid.UUID(hex=name))
+
+
+def is_conversation_folder(path: Path) -> bool:
+    """True when `path` holds `base_state.json` or a V1 `events/` folder.
+
+    An `events/` folder holding only V0 names (`0.json`, `1.json` beside a `metadata.json`) is an
+    OpenHands V0 session, which `migrate` reads; it is not a V1 conversation.
+    """
+    if (path / BASE_STATE).is_file():
+        return True
+    events = path / EVENTS_DIR
+    if not events.is_dir():
+        return False
+    return not _looks_like_v0_session(path, events)
+
+
+def _looks_like_v0_session(path: Path, events: Path) -> bool:
+    if not (path / "metadata.json").is_file():
+        return False
+    try:
+        with os.scandir(events) as it:
+            for entry in it:
+                if entry.name.startswith("event-"):
+                    return False
+                if _V0_EVENT_NAME_RE.match(entry.name):
+                    return True
+    except OSError:
+        return False
+    return False
+
+
+def find_conversations(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
+    """Yield every conversation folder at or below each path, in sorted order.
+
+    A conversation folder is yielded as is and not descended into. Symlinked folders are
+    followed once: a folder already visited (same device and inode) is skipped, so symlink
+    loops end. A path that does not exist raises `InputError`; files are skipped (single event
+    files are handled by `trajkit.corpus`).
+    """
+    seen: set[tuple[int, int]] = set()
+    for raw in paths:
+        root = Path(raw)
+        try:
+            st = root.stat()
+        except OSError as exc:
+            raise InputError(root, "", _os_reason(exc)) from None
+        if not root.is_dir():
+            continue
+        yield from _walk(root, st, seen)
+
+
+def _walk(folder: Path, st: os.stat_result, seen: set[tuple[int, int]]) -> Iterator[Path]:
+    key = (st.st_dev, st.st_ino)
+    if key in seen:
+        return
+    seen.add(key)
+    if is_conversation_folder(folder):
+        yield folder
+        return
+    try:
+        with os.scandir(folder) as it:
+            entries = sorted((e for e in it), key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if not entry.is_dir(follow_symlinks=True):
+                continue
+            child_st = entry.stat(follow_symlinks=True)
+        except OSError:  # broken symlink, symlink loop (ELOOP), permission
+            continue
+        yield from _walk(Path(entry.path), child_st, seen)
+
+
+def _os_reason(exc: OSError) -> str:
+    if exc.strerror:
+        return exc.strerror.lower()
+    return str(exc)

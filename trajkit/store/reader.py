@@ -1,0 +1,356 @@
+"""Read a conversation folder: `open_conversation(path) -> StoredConversation`.
+
+This is the only reader of `<uuid hex>/` folders. It never writes, and it streams:
+`iter_event_files()` lists names only (one `scandir`, sorted by the parsed integer index),
+`iter_events()` reads and parses one file at a time, and `header()` answers "what is this
+conversation" from `base_state.json` plus the first and last event files, without parsing
+every event.
+
+Invariants and choices:
+- Names starting with `.` in `events/` (`.eventlog.lock`, `.eventlog-len-N.marker`, `*.tmp`)
+  are sidecars and never events. Other names that do not match the SDK's pattern are listed by
+  `unrecognized_files()` so `validate` can report them; readers skip them as the SDK does.
+- Two files with one index are both listed (sorted by name within the index) and an index gap
+  is not filled in: the reader shows what is on disk and `validate` judges it.
+- Event and state files larger than `MAX_FILE_BYTES` (100 MiB, override with the environment
+  variable `TRAJKIT_MAX_FILE_BYTES`) raise `InputError` before anything is loaded. The SDK
+  caps tool output at 30 000 characters, so real event files are kilobytes; a file of hundreds
+  of megabytes is damage, and loading it would cost several times its size in memory.
+- Anything unreadable (OS error, invalid JSON or UTF-8, a value the model rejects) becomes an
+  `InputError` naming the file and the JSON pointer of the first problem.
+- `pydantic` and the event model are imported on first parse, so `header()` and listing stay
+  cheap for commands such as `ls`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from trajkit.errors import InputError, json_pointer
+from trajkit.store.layout import (
+    BASE_STATE,
+    EVENTS_DIR,
+    conversation_id_from_folder,
+    is_sidecar,
+    parse_event_file_name,
+)
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+    from trajkit.events import Event
+    from trajkit.events.state import BaseState
+
+__all__ = [
+    "MAX_FILE_BYTES",
+    "ConversationHeader",
+    "EventFile",
+    "StoredConversation",
+    "input_error_from_validation",
+    "open_conversation",
+    "parse_event_bytes",
+    "read_file_bytes",
+]
+
+MAX_FILE_BYTES = int(os.environ.get("TRAJKIT_MAX_FILE_BYTES", 100 * 1024 * 1024))
+"""Largest event or state file trajkit loads (bytes)."""
+
+
+@dataclass(frozen=True, slots=True)
+class EventFile:
+    """One `event-<index>-<id>.json` file, as named on disk (contents not read)."""
+
+    index: int
+    event_id: str
+    path: Path
+
+    def read_bytes(self, *, max_bytes: int | None = None) -> bytes:
+        """The file's bytes, refusing files above the size limit."""
+        return read_file_bytes(self.path, max_bytes=max_bytes)
+
+
+@dataclass(frozen=True)
+class ConversationHeader:
+    """What `ls` shows: cheap facts from `base_state.json` and the first and last event files."""
+
+    path: Path
+    id: str
+    n_events: int
+    first_timestamp: str | None
+    last_timestamp: str | None
+    execution_status: str | None
+    model: str | None
+    leaf_event_id: str | None
+    accumulated_cost: float | None
+    has_base_state: bool
+
+
+class StoredConversation:
+    """A conversation folder on disk; see the module docstring for what each method reads."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.events_dir = path / EVENTS_DIR
+        self.base_state_path = path / BASE_STATE
+
+    def __repr__(self) -> str:
+        return f"StoredConversation({str(self.path)!r})"
+
+    @property
+    def id(self) -> str:
+        """Dashed conversation UUID: from the `<uuid hex>` folder name, else `base_state.json`.
+
+        Falls back to the folder name when neither gives one.
+        """
+        from_folder = conversation_id_from_folder(self.path.name)
+        if from_folder is not None:
+            return from_folder
+        state = self._base_state_json()
+        if isinstance(state, dict) and isinstance(state.get("id"), str):
+            return str(state["id"])
+        return self.path.name
+
+    # base_state.json ------------------------------------------------------------------------
+
+    def base_state_raw(self) -> bytes | None:
+        """Bytes of `base_state.json`, or None when the file does not exist."""
+        if not self.base_state_path.exists():
+            return None
+        return read_file_bytes(self.base_state_path)
+
+    def base_state(self) -> BaseState | None:
+        """Parsed `base_state.json`; None when missing or empty (the SDK's "new conversation")."""
+        from pydantic import ValidationError
+
+        from trajkit.events.state import parse_base_state
+
+        raw = self.base_state_raw()
+        if raw is None or not raw.strip():
+            return None
+        try:
+            return parse_base_state(raw)
+        except ValidationError as exc:
+            raise input_error_from_validation(self.base_state_path, exc, raw) from None
+
+    # events -----------------------------------------------------------------------------------
+
+    def iter_event_files(self) -> Iterator[EventFile]:
+        """Event files sorted by integer index (then name); sidecars and strangers left out."""
+        yield from self.event_files()
+
+    def event_files(self) -> list[EventFile]:
+        """`iter_event_files()` as a list: names only (about 150 bytes each), needed to sort."""
+        files: list[EventFile] = []
+        for name in self._names():
+            parsed = parse_event_file_name(name)
+            if parsed is not None:
+                files.append(EventFile(parsed[0], parsed[1], self.events_dir / name))
+        files.sort(key=lambda f: (f.index, f.path.name))
+        return files
+
+    def unrecognized_files(self) -> list[Path]:
+        """Files in `events/` that are neither events nor sidecars (the SDK ignores them too)."""
+        return sorted(
+            self.events_dir / n
+            for n in self._names()
+            if not is_sidecar(n) and parse_event_file_name(n) is None
+        )
+
+    def iter_events(self, *, skip_empty: bool = False) -> Iterator[Event]:
+        """Parse and yield events in index order, one file at a time.
+
+        Args:
+            skip_empty: skip zero-byte files as the SDK's iteration does, instead of raising.
+        """
+        for event_file in self.iter_event_files():
+            raw = event_file.read_bytes()
+            if skip_empty and not raw.strip():
+                continue
+            yield parse_event_bytes(event_file.path, raw)
+
+    def header(self) -> ConversationHeader:
+        """Cheap summary: reads `base_state.json` and at most two event files."""
+        files = self.event_files()
+        state = self._base_state_json()
+        state = state if isinstance(state, dict) else {}
+        llm = _dig(state, "agent", "llm")
+        return ConversationHeader(
+            path=self.path,
+            id=self.id,
+            n_events=len(files),
+            first_timestamp=_timestamp(files[0]) if files else None,
+            last_timestamp=_timestamp(files[-1]) if files else None,
+            execution_status=_str_or_none(state.get("execution_status")),
+            model=_str_or_none(llm.get("model")) if isinstance(llm, dict) else None,
+            leaf_event_id=_str_or_none(state.get("leaf_event_id")),
+            accumulated_cost=_total_cost(state),
+            has_base_state=self.base_state_path.is_file(),
+        )
+
+    # helpers ----------------------------------------------------------------------------------
+
+    def _names(self) -> list[str]:
+        try:
+            with os.scandir(self.events_dir) as it:
+                return [e.name for e in it]
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            raise InputError(self.events_dir, "", _reason(exc)) from None
+
+    def _base_state_json(self) -> Any:
+        try:
+            raw = self.base_state_raw()
+            return orjson.loads(raw) if raw else None
+        except (InputError, orjson.JSONDecodeError):
+            return None
+
+
+def open_conversation(path: str | os.PathLike[str]) -> StoredConversation:
+    """Open a conversation folder for reading (it must hold `events/` or `base_state.json`)."""
+    folder = Path(path)
+    if not folder.is_dir():
+        reason = "not a folder" if folder.exists() else "no such folder"
+        raise InputError(folder, "", f"{reason}; expected a conversation folder <uuid hex>/")
+    if not (folder / EVENTS_DIR).is_dir() and not (folder / BASE_STATE).exists():
+        raise InputError(
+            folder,
+            "",
+            f"not a conversation folder: it holds neither {EVENTS_DIR}/ nor {BASE_STATE}",
+        )
+    return StoredConversation(folder)
+
+
+def read_file_bytes(path: str | os.PathLike[str], *, max_bytes: int | None = None) -> bytes:
+    """Read a whole file, refusing one above `max_bytes` (default `MAX_FILE_BYTES`)."""
+    limit = MAX_FILE_BYTES if max_bytes is None else max_bytes
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size > limit:
+                raise InputError(
+                    path,
+                    "",
+                    f"file is {size / 2**20:.0f} MiB, above the {limit / 2**20:.0f} MiB limit for "
+                    "one event or state file; set TRAJKIT_MAX_FILE_BYTES to raise it",
+                )
+            return f.read()
+    except OSError as exc:
+        raise InputError(path, "", _reason(exc)) from None
+
+
+def parse_event_bytes(path: Path, raw: bytes) -> Event:
+    """Parse one event file's bytes, turning any failure into `InputError` for `path`."""
+    from pydantic import ValidationError
+
+    from trajkit.events import parse_event
+
+    if not raw.strip():
+        raise InputError(path, "", "empty file; expected one JSON object (an event)")
+    try:
+        return parse_event(raw)
+    except ValidationError as exc:
+        raise input_error_from_validation(path, exc, raw) from None
+    except ValueError as exc:
+        raise InputError(path, "", str(exc)) from None
+
+
+def input_error_from_validation(
+    path: str | os.PathLike[str], exc: ValidationError, raw: bytes | None = None
+) -> InputError:
+    """`InputError` for the first problem in a pydantic error, with a JSON pointer into `raw`.
+
+    pydantic puts tagged-union tags (`"ActionEvent"`) in `loc`; walking `raw` along `loc` drops
+    whatever is not a real key or index, so the pointer is one a user can follow in the file.
+    """
+    errors = exc.errors(include_url=False)
+    if not errors:
+        return InputError(path, "", str(exc))
+    first = errors[0]
+    data: Any = None
+    if raw is not None:
+        try:
+            data = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            data = None
+    pointer = json_pointer(_real_loc(data, first.get("loc", ())))
+    message = str(first.get("msg", "invalid value"))
+    if len(errors) > 1:
+        message += f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
+    return InputError(path, pointer, message)
+
+
+def _real_loc(data: Any, loc: Sequence[str | int]) -> list[str | int]:
+    if data is None:
+        return list(loc)
+    out: list[str | int] = []
+    node = data
+    for part in loc:
+        if _has(node, part):
+            out.append(part)
+            node = node[part]
+        elif isinstance(node, dict | list):
+            # A union tag, or a missing key: keep missing keys (they name what is required).
+            if isinstance(node, dict) and isinstance(part, str) and not _looks_like_tag(part):
+                out.append(part)
+                node = None
+        else:
+            out.append(part)
+    return out
+
+
+def _has(node: Any, part: str | int) -> bool:
+    if isinstance(node, dict):
+        return isinstance(part, str) and part in node
+    return isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+
+
+def _looks_like_tag(part: str) -> bool:
+    # Union tags are class names ("TerminalAction") or pydantic's "function-after[...]" forms;
+    # the format's own keys are snake_case.
+    return part[:1].isupper() or "[" in part
+
+
+def _timestamp(event_file: EventFile) -> str | None:
+    try:
+        data = orjson.loads(event_file.read_bytes())
+    except (InputError, orjson.JSONDecodeError):
+        return None
+    return _str_or_none(data.get("timestamp")) if isinstance(data, dict) else None
+
+
+def _dig(data: dict[str, Any], *keys: str) -> Any:
+    node: Any = data
+    for key in keys:
+        if not isinstance(node, dict):
+            return None
+        node = node.get(key)
+    return node
+
+
+def _total_cost(state: dict[str, Any]) -> float | None:
+    metrics = _dig(state, "stats", "usage_to_metrics")
+    if not isinstance(metrics, dict):
+        return None
+    costs = [
+        m["accumulated_cost"]
+        for m in metrics.values()
+        if isinstance(m, dict) and isinstance(m.get("accumulated_cost"), int | float)
+    ]
+    return float(sum(costs)) if costs else None
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _reason(exc: OSError) -> str:
+    if exc.strerror:
+        return exc.strerror.lower()
+    return str(exc)

@@ -1,0 +1,162 @@
+"""Append events to a conversation folder and rewrite its base state, crash-safely.
+
+`ConversationWriter(folder).append(event)`:
+
+1. refuses an id that would escape `events/` or that the SDK could not read back;
+2. takes `events/.eventlog.lock` (shared with the SDK's `EventLog`, 30 s timeout);
+3. trusts its cached view of the log only if `.eventlog-len-<count>.marker` still names the
+   count it last saw (as the SDK does); otherwise rescans the file names on disk, since
+   another process may have appended;
+4. refuses a duplicate id or a `parent_id` that names no event (`"__root__"` is allowed);
+5. writes `event-<index:05d>-<id>.json` with `atomic_write` (mode 0600, like SDK 1.58) at
+   index = highest index on disk + 1, so even a log with a gap never gets two files for
+   one index;
+6. moves the length marker, deleting the old one first (as the SDK does: an interrupted move
+   leaves no marker, which only forces the next writer to rescan).
+
+`save_base_state(state)` replaces `base_state.json` atomically. Like the SDK it does not take the
+lock: the rename already makes each rewrite whole, and the last writer wins.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from trajkit.errors import StoreConflict
+from trajkit.store.atomic import LOCK_TIMEOUT_SECONDS, atomic_write, conversation_lock
+from trajkit.store.layout import (
+    BASE_STATE,
+    EVENTS_DIR,
+    LENGTH_MARKER_RE,
+    ROOT_PARENT_ID,
+    check_event_id,
+    event_file_name,
+    folder_name,
+    length_marker_name,
+    parse_event_file_name,
+)
+
+if TYPE_CHECKING:
+    from trajkit.events import Event
+    from trajkit.events.state import BaseState
+
+__all__ = ["ConversationWriter"]
+
+FILE_MODE = 0o600
+"""Mode of files trajkit writes into a conversation (base state may hold encrypted secrets)."""
+
+
+class ConversationWriter:
+    """Appends events to one conversation folder; safe to use from several processes at once."""
+
+    def __init__(
+        self,
+        folder: str | os.PathLike[str],
+        *,
+        lock_timeout: float = LOCK_TIMEOUT_SECONDS,
+        file_mode: int = FILE_MODE,
+    ) -> None:
+        self.folder = Path(folder)
+        self.events_dir = self.folder / EVENTS_DIR
+        self.lock_timeout = lock_timeout
+        self.file_mode = file_mode
+        self._count: int | None = None  # event files on disk when last synced; None = unknown
+        self._next_index = 0
+        self._ids: set[str] = set()
+        self._stale_markers: list[str] = []
+
+    @classmethod
+    def for_conversation(
+        cls, persistence_dir: str | os.PathLike[str], conversation_id: uuid.UUID | str
+    ) -> ConversationWriter:
+        """Writer for `<persistence_dir>/<uuid hex>/`, the SDK's folder for that conversation."""
+        return cls(Path(persistence_dir) / folder_name(conversation_id))
+
+    def __repr__(self) -> str:
+        return f"ConversationWriter({str(self.folder)!r})"
+
+    def append(self, event: Event) -> int:
+        """Persist `event` as the next file in the log and return its index."""
+        from trajkit.events import dump_event
+
+        return self.append_json(event.id, dump_event(event), parent_id=event.parent_id)
+
+    def append_json(self, event_id: str, data: bytes | str, *, parent_id: str | None = None) -> int:
+        """Append an already-serialized event (compact JSON whose `id` is `event_id`)."""
+        check_event_id(event_id, path=self.events_dir)
+        self.events_dir.mkdir(parents=True, exist_ok=True)
+        with conversation_lock(self.folder, timeout=self.lock_timeout):
+            self._sync()
+            assert self._count is not None
+            if event_id in self._ids:
+                raise StoreConflict(
+                    f"{self.events_dir}: an event with id {event_id!r} already exists; "
+                    "event ids must be unique within a conversation"
+                )
+            if parent_id not in (None, ROOT_PARENT_ID) and parent_id not in self._ids:
+                raise StoreConflict(
+                    f"{self.events_dir}: parent_id {parent_id!r} of event {event_id!r} "
+                    "names no event in this conversation"
+                )
+            index = self._next_index
+            atomic_write(
+                self.events_dir / event_file_name(index, event_id), data, mode=self.file_mode
+            )
+            previous = self._count
+            self._ids.add(event_id)
+            self._count += 1
+            self._next_index = index + 1
+            self._advance_marker(previous)
+            return index
+
+    def save_base_state(self, state: BaseState | bytes | str) -> None:
+        """Atomically replace `base_state.json` with `state` (a model, or its JSON)."""
+        if isinstance(state, bytes | str):
+            data: bytes | str = state
+        else:
+            from trajkit.events.state import dump_base_state
+
+            data = dump_base_state(state)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        atomic_write(self.folder / BASE_STATE, data, mode=self.file_mode)
+
+    # ------------------------------------------------------------------------------------------
+
+    def _sync(self) -> None:
+        if self._count is not None and (self.events_dir / length_marker_name(self._count)).exists():
+            return
+        ids: set[str] = set()
+        count = 0
+        highest = -1
+        markers: list[str] = []
+        with os.scandir(self.events_dir) as it:
+            for entry in it:
+                parsed = parse_event_file_name(entry.name)
+                if parsed is not None:
+                    count += 1
+                    highest = max(highest, parsed[0])
+                    ids.add(parsed[1])
+                elif LENGTH_MARKER_RE.match(entry.name):
+                    markers.append(entry.name)
+        self._ids = ids
+        self._count = count
+        self._next_index = highest + 1
+        self._stale_markers = markers
+
+    def _advance_marker(self, previous: int) -> None:
+        assert self._count is not None
+        stale = {length_marker_name(previous), *self._stale_markers}
+        self._stale_markers = []
+        for name in stale:
+            with contextlib.suppress(FileNotFoundError):
+                (self.events_dir / name).unlink()
+        fd = os.open(
+            self.events_dir / length_marker_name(self._count),
+            os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+            self.file_mode,
+        )
+        os.close(fd)
