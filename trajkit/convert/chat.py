@@ -1,0 +1,267 @@
+"""Messages -> OpenAI Chat Completions ``messages`` (openhands-sdk 1.58.2 ``to_chat_dict``).
+
+Rules (v1-rendering.md section 5), applied to each message in order:
+
+- Prompt caching (``caching=True``): the first system message marks content[0] and unmarks
+  content[1]; the last ``user``/``tool`` message marks its last item. Without caching no
+  ``cache_control`` is ever written, whatever ``cache_prompt`` says on disk.
+- Form: the list form unless ``force_string_serializer`` (or none of caching, vision and native
+  tool calling is on); a message holding an image keeps the list form when vision is on.
+- List form: ``{"content": [parts], "role"}``; text -> ``{"type":"text","text"}`` (+ cache_control),
+  each image URL -> ``{"type":"image_url","image_url":{"url"}}`` only with vision. Tool messages move
+  a cache mark to the message (``cache_control`` after ``role``). Assistant ``thinking_blocks`` are
+  written next, ``signature`` always present.
+- String form: the texts joined with ``"\\n"``; images and thinking blocks dropped.
+- Tool text over 50 000 characters is clipped in the middle (``maybe_truncate``), per part.
+- Assistant with tool calls: ``tool_calls`` added, whitespace-only text parts removed and
+  ``content`` dropped if nothing is left; otherwise an assistant ``[]`` content becomes ``""``.
+- Tool results get ``tool_call_id`` then ``name``; ``reasoning_content`` is sent last, only for
+  the models that need it back.
+
+Pure functions: no litellm, no I/O; the runtime's ``LLM.format_messages_for_llm`` calls them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from trajkit.events import ImageContent, Message, TextContent, ThinkingBlock
+from trajkit.events.truncate import DEFAULT_TEXT_CONTENT_LIMIT, maybe_truncate
+
+__all__ = [
+    "FORCE_STRING_SERIALIZER_MODELS",
+    "SEND_REASONING_CONTENT_MODELS",
+    "chat_options_from_llm",
+    "message_to_chat",
+    "messages_to_chat",
+]
+
+FORCE_STRING_SERIALIZER_MODELS = (
+    "deepseek-v3.2",
+    "glm",
+    "groq/kimi-k2-instruct",
+    "openrouter/minimax",
+)
+"""Model-name substrings that need string content (1.58.2)."""
+
+SEND_REASONING_CONTENT_MODELS = (
+    "kimi-k3",
+    "kimi-k2-thinking",
+    "kimi-k2.5",
+    "kimi-k2.6",
+    "openrouter/minimax-m2",
+    "deepseek/deepseek-reasoner",
+    "deepseek/deepseek-v4-pro",
+    "deepseek/deepseek-v4-flash",
+    "deepseek/deepseek-v4.1-flash",
+)
+"""Model-name substrings that must get ``reasoning_content`` back (1.58.2)."""
+
+_EPHEMERAL = {"type": "ephemeral"}
+
+_CacheMarks = dict[tuple[int, int], bool]
+
+
+def _name_matches(model: str | None, needles: Sequence[str]) -> bool:
+    name = (model or "").lower()
+    return any(n in name for n in needles)
+
+
+def messages_to_chat(
+    messages: Sequence[Message],
+    *,
+    model: str | None = None,
+    caching: bool = False,
+    vision: bool = True,
+    native_tool_calling: bool = True,
+    force_string_serializer: bool | None = None,
+    send_reasoning_content: bool | None = None,
+) -> list[dict[str, Any]]:
+    """Serialize messages as Chat Completions dicts, exactly as the SDK sends them.
+
+    Args:
+        messages: the output of ``events_to_messages``.
+        model: the model name; decides ``force_string_serializer`` and ``send_reasoning_content``
+            when those are left as None.
+        caching: explicit prompt caching is active (Anthropic models).
+        vision: images are sent.
+        native_tool_calling: the provider's native tool calling is used.
+        force_string_serializer: send content as one string (None: from the model name).
+        send_reasoning_content: send ``reasoning_content`` back (None: from the model name).
+    """
+    fss = (
+        _name_matches(model, FORCE_STRING_SERIALIZER_MODELS)
+        if force_string_serializer is None
+        else force_string_serializer
+    )
+    send_rc = (
+        _name_matches(model, SEND_REASONING_CONTENT_MODELS)
+        if send_reasoning_content is None
+        else send_reasoning_content
+    )
+    marks = _cache_marks(messages) if caching else {}
+    return [
+        message_to_chat(
+            m,
+            caching=caching,
+            vision=vision,
+            native_tool_calling=native_tool_calling,
+            force_string_serializer=fss,
+            send_reasoning_content=send_rc,
+            _marks=marks,
+            _index=i,
+        )
+        for i, m in enumerate(messages)
+    ]
+
+
+def _cache_marks(messages: Sequence[Message]) -> _CacheMarks:
+    """(message index, content index) -> cache flag overriding the stored ``cache_prompt``."""
+    marks: _CacheMarks = {}
+    if messages and messages[0].role == "system" and messages[0].content:
+        marks[(0, 0)] = True
+        if len(messages[0].content) > 1:
+            marks[(0, 1)] = False
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i].role in ("user", "tool"):
+            if messages[i].content:
+                marks[(i, len(messages[i].content) - 1)] = True
+            break
+    return marks
+
+
+def message_to_chat(
+    message: Message,
+    *,
+    caching: bool = False,
+    vision: bool = True,
+    native_tool_calling: bool = True,
+    force_string_serializer: bool = False,
+    send_reasoning_content: bool = False,
+    _marks: _CacheMarks | None = None,
+    _index: int = -1,
+) -> dict[str, Any]:
+    """Serialize one message (see the module rules)."""
+    has_image = vision and any(isinstance(c, ImageContent) for c in message.content)
+    list_form = (
+        not force_string_serializer and (caching or vision or native_tool_calling)
+    ) or has_image
+    if list_form:
+        out = _list_form(message, caching=caching, vision=vision, marks=_marks or {}, index=_index)
+    else:
+        out = _string_form(message)
+    role = message.role
+    if role == "assistant" and message.tool_calls:
+        out["tool_calls"] = [
+            {
+                "id": tc.id,
+                "type": "function",
+                "function": {"name": tc.name, "arguments": tc.arguments},
+            }
+            for tc in message.tool_calls
+        ]
+        _drop_blank_content(out)
+    elif role == "assistant" and out.get("content") == []:
+        out["content"] = ""
+    if role == "tool" and message.tool_call_id is not None:
+        out["tool_call_id"] = message.tool_call_id
+        out["name"] = message.name
+    if send_reasoning_content and message.reasoning_content:
+        out["reasoning_content"] = message.reasoning_content
+    return out
+
+
+def _cap(text: str) -> str:
+    if len(text) <= DEFAULT_TEXT_CONTENT_LIMIT:
+        return text
+    return maybe_truncate(text, DEFAULT_TEXT_CONTENT_LIMIT)
+
+
+def _list_form(
+    message: Message,
+    *,
+    caching: bool,
+    vision: bool,
+    marks: Mapping[tuple[int, int], bool],
+    index: int,
+) -> dict[str, Any]:
+    role = message.role
+    is_tool = role == "tool"
+    parts: list[dict[str, Any]] = []
+    tool_cache = False
+    for j, item in enumerate(message.content):
+        cached = caching and marks.get((index, j), item.cache_prompt)
+        if isinstance(item, TextContent):
+            part: dict[str, Any] = {
+                "type": "text",
+                "text": _cap(item.text) if is_tool else item.text,
+            }
+            if cached and not is_tool:
+                part["cache_control"] = dict(_EPHEMERAL)
+            parts.append(part)
+        elif isinstance(item, ImageContent):
+            if not vision:
+                continue
+            images: list[dict[str, Any]] = [
+                {"type": "image_url", "image_url": {"url": url}} for url in item.image_urls
+            ]
+            if cached and images and not is_tool:
+                images[-1]["cache_control"] = dict(_EPHEMERAL)
+            parts.extend(images)
+        if cached and is_tool:
+            tool_cache = True
+    out: dict[str, Any] = {"content": parts, "role": role}
+    if tool_cache:
+        out["cache_control"] = dict(_EPHEMERAL)
+    if role == "assistant" and message.thinking_blocks:
+        out["thinking_blocks"] = [_thinking_block(b) for b in message.thinking_blocks]
+    return out
+
+
+def _thinking_block(block: Any) -> dict[str, Any]:
+    if isinstance(block, ThinkingBlock):
+        return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
+    return {"type": "redacted_thinking", "data": block.data}
+
+
+def _string_form(message: Message) -> dict[str, Any]:
+    text = "\n".join(c.text for c in message.content if isinstance(c, TextContent))
+    if message.role == "tool":
+        text = _cap(text)
+    return {"content": text, "role": message.role}
+
+
+def _drop_blank_content(out: dict[str, Any]) -> None:
+    content = out.get("content")
+    if isinstance(content, str):
+        if not content.strip():
+            del out["content"]
+        return
+    kept = [p for p in content or () if not (p.get("type") == "text" and not p["text"].strip())]
+    if kept:
+        out["content"] = kept
+    else:
+        out.pop("content", None)
+
+
+def chat_options_from_llm(llm: Mapping[str, Any]) -> dict[str, Any]:
+    """Chat options from a persisted ``agent.llm`` config, resolved without litellm.
+
+    Caching counts as active only for Claude/Anthropic models (or an explicit
+    ``supports_prompt_cache`` override); vision is on unless disabled or overridden off.
+    """
+    model = str(llm.get("model") or "")
+    overrides = llm.get("capability_overrides") or {}
+    explicit_cache = overrides.get("supports_prompt_cache")
+    if not isinstance(explicit_cache, bool):
+        explicit_cache = "claude" in model.lower() or model.lower().startswith("anthropic/")
+    vision_override = overrides.get("supports_vision")
+    vision = not llm.get("disable_vision") and vision_override is not False
+    return {
+        "model": model or None,
+        "caching": bool(llm.get("caching_prompt", True)) and explicit_cache,
+        "vision": vision,
+        "native_tool_calling": bool(llm.get("native_tool_calling", True)),
+        "force_string_serializer": llm.get("force_string_serializer"),
+    }

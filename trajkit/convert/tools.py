@@ -1,0 +1,321 @@
+"""Tool definitions for the ``tools`` request parameter, rebuilt from a ``SystemPromptEvent``.
+
+The persisted tool entry keeps ``description``, ``action_type``, ``annotations``, ``kind`` and
+``title`` but neither the name nor the parameter schema (v1-rendering.md section 7):
+
+- name: ``mcp_tool.name`` for ``MCPToolDefinition``; otherwise ``kind`` in snake_case without the
+  trailing ``_tool`` (``FileEditorTool`` -> ``file_editor``).
+- description: the persisted text, verbatim (it depends on platform, vision and working dir).
+- parameters: the fixed 1.58.2 schema of the built-in action (terminal, file_editor, finish, think),
+  or the MCP ``inputSchema`` with ``$ref``/``anyOf`` simplified. ``security_risk`` is added unless
+  the tool is read-only; ``summary`` is always added; both come first.
+
+Chat shape ``{"type":"function","function":{name,description,parameters}}``; Responses shape
+``{"type":"function",name,description,parameters,"strict":false}``. A tool whose schema is not
+known (a custom tool class) gets an open object schema and is listed in ``unknown_tools``.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+__all__ = [
+    "BUILTIN_PARAMETERS",
+    "tool_name",
+    "tool_parameters",
+    "tools_to_chat",
+    "tools_to_responses",
+    "unknown_tools",
+]
+
+_SECURITY_RISK = {
+    "type": "string",
+    "description": (
+        "Security risk levels for actions.\n\nBased on OpenHands security risk levels but adapted "
+        "for agent-sdk.\nInteger values allow for easy comparison and ordering."
+    ),
+    "enum": ["UNKNOWN", "LOW", "MEDIUM", "HIGH"],
+}
+_MCP_SECURITY_RISK_DESCRIPTION = "The LLM's assessment of the safety risk of this action."
+_SUMMARY = {
+    "type": "string",
+    "description": (
+        "A concise summary (approximately 10 words) describing what this specific action does. "
+        "Focus on the key operation and target. Example: 'List all Python files in current "
+        "directory'"
+    ),
+}
+
+
+def _schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": required}
+
+
+_TERMINAL = _schema(
+    {
+        "command": {
+            "type": "string",
+            "description": (
+                "The shell command to execute. Can be empty string to view additional logs when "
+                "the previous exit code is `-1`. Can be a special key name when `is_input` is "
+                "True: `C-c` (Ctrl+C), `C-d` (Ctrl+D/EOF), `C-z` (Ctrl+Z), or any `C-<letter>` "
+                "for Ctrl sequences; navigation keys `UP`, `DOWN`, `LEFT`, `RIGHT`, `HOME`, "
+                "`END`, `PGUP`, `PGDN`; and `TAB`, `ESC`, `BS` (Backspace), `ENTER`. You can only "
+                "execute one command at a time. Use the platform-appropriate shell syntax "
+                "described in the tool description when chaining commands."
+            ),
+        },
+        "is_input": {
+            "type": "boolean",
+            "description": (
+                "If True, the command is an input to the running process. If False, the command "
+                "is executed in the terminal session. Default is False."
+            ),
+        },
+        "timeout": {
+            "type": "number",
+            "description": (
+                "Optional. Sets a maximum time limit (in seconds) for running the command. If "
+                "the command takes longer than this limit, you\u2019ll be asked whether to "
+                "continue or stop it. If you don\u2019t set a value, the command will instead "
+                "pause and ask for confirmation when it produces no new output for 30 seconds. "
+                "Use a higher value if the command is expected to take a long time (like "
+                "installation or testing), or if it has a known fixed duration (like sleep)."
+            ),
+        },
+        "reset": {
+            "type": "boolean",
+            "description": (
+                "If True, reset the terminal by creating a new session. Use this only when the "
+                "terminal becomes unresponsive. Note that all previously set environment "
+                "variables and session state will be lost after reset. Cannot be used with "
+                "is_input=True."
+            ),
+        },
+    },
+    ["command"],
+)
+
+_FILE_EDITOR = _schema(
+    {
+        "command": {
+            "type": "string",
+            "description": (
+                "The commands to run. Allowed options are: `view`, `create`, `str_replace`, "
+                "`insert`, `undo_edit`."
+            ),
+            "enum": ["view", "create", "str_replace", "insert", "undo_edit"],
+        },
+        "path": {"type": "string", "description": "Absolute path to file or directory."},
+        "file_text": {
+            "type": "string",
+            "description": (
+                "Required parameter of `create` command, with the content of the file to be "
+                "created."
+            ),
+        },
+        "old_str": {
+            "type": "string",
+            "description": (
+                "Required parameter of `str_replace` command containing the string in `path` to "
+                "replace."
+            ),
+        },
+        "new_str": {
+            "type": "string",
+            "description": (
+                "Optional parameter of `str_replace` command containing the new string (if not "
+                "given, no string will be added). Required parameter of `insert` command "
+                "containing the string to insert."
+            ),
+        },
+        "insert_line": {
+            "type": "integer",
+            "description": (
+                "Required parameter of `insert` command. The `new_str` will be inserted AFTER "
+                "the line `insert_line` of `path`."
+            ),
+        },
+        "view_range": {
+            "type": "array",
+            "items": {"type": "integer"},
+            "description": (
+                "Optional parameter of `view` command when `path` points to a file. If none is "
+                "given, the full file is shown. If provided, the file will be shown in the "
+                "indicated line number range, e.g. [11, 12] will show lines 11 and 12. Indexing "
+                "at 1 to start. Setting `[start_line, -1]` shows all lines from `start_line` to "
+                "the end of the file."
+            ),
+        },
+    },
+    ["command", "path"],
+)
+
+_FINISH = _schema(
+    {"message": {"type": "string", "description": "Final message to send to the user."}},
+    ["message"],
+)
+
+_THINK = _schema(
+    {"thought": {"type": "string", "description": "The thought to log."}},
+    ["thought"],
+)
+
+BUILTIN_PARAMETERS: Mapping[str, dict[str, Any]] = {
+    "TerminalAction": _TERMINAL,
+    "FileEditorAction": _FILE_EDITOR,
+    "FinishAction": _FINISH,
+    "ThinkAction": _THINK,
+}
+"""The action's own fields per ``action_type`` (openhands-tools 1.58.2), before the risk/summary
+fields are added."""
+
+_KIND_TO_ACTION = {
+    "TerminalTool": "TerminalAction",
+    "FileEditorTool": "FileEditorAction",
+    "FinishTool": "FinishAction",
+    "ThinkTool": "ThinkAction",
+}
+
+
+def _get(obj: Any, key: str) -> Any:
+    """Read a key from a dict or an attribute (or pydantic extra) from a model."""
+    if isinstance(obj, Mapping):
+        return obj.get(key)
+    value = getattr(obj, key, None)
+    if value is None:
+        extra = getattr(obj, "model_extra", None) or {}
+        value = extra.get(key)
+    return value
+
+
+def _plain(value: Any) -> Any:
+    dump = getattr(value, "model_dump", None)
+    return dump(mode="json", by_alias=True, exclude_none=True) if dump else value
+
+
+def tool_name(tool: Any) -> str:
+    """The name the LLM sees for a persisted tool entry."""
+    kind = str(_get(tool, "kind") or "")
+    mcp_tool = _plain(_get(tool, "mcp_tool"))
+    if kind == "MCPToolDefinition" and isinstance(mcp_tool, Mapping) and mcp_tool.get("name"):
+        return str(mcp_tool["name"])
+    snake = re.sub(r"(?<!^)(?=[A-Z])", "_", kind).lower()
+    return snake.removesuffix("_tool")
+
+
+def _read_only(tool: Any) -> bool:
+    annotations = _plain(_get(tool, "annotations"))
+    return isinstance(annotations, Mapping) and bool(annotations.get("readOnlyHint"))
+
+
+def _known_action(tool: Any) -> str | None:
+    action_type = _get(tool, "action_type")
+    if action_type in BUILTIN_PARAMETERS:
+        return str(action_type)
+    return _KIND_TO_ACTION.get(str(_get(tool, "kind") or ""))
+
+
+def tool_parameters(tool: Any, *, security_risk: bool = True) -> dict[str, Any]:
+    """The JSON Schema of a tool's parameters, as the SDK sends it."""
+    mcp_tool = _plain(_get(tool, "mcp_tool"))
+    add_risk = security_risk and not _read_only(tool)
+    if str(_get(tool, "kind")) == "MCPToolDefinition" and isinstance(mcp_tool, Mapping):
+        raw = mcp_tool.get("inputSchema") or {"type": "object", "properties": {}}
+        schema = _simplify(copy.deepcopy(raw), raw.get("$defs", {}))
+        props = schema.setdefault("properties", {})
+        if add_risk:
+            props["security_risk"] = {
+                **_SECURITY_RISK,
+                "description": _MCP_SECURITY_RISK_DESCRIPTION,
+            }
+        if "summary" not in props:
+            props["summary"] = copy.deepcopy(_SUMMARY)
+        first = {k: props[k] for k in ("security_risk", "summary") if k in props}
+        schema["properties"] = {**first, **{k: v for k, v in props.items() if k not in first}}
+        return schema
+    action = _known_action(tool)
+    base = BUILTIN_PARAMETERS[action] if action else _schema({}, [])
+    properties: dict[str, Any] = {}
+    if add_risk:
+        properties["security_risk"] = copy.deepcopy(_SECURITY_RISK)
+    properties["summary"] = copy.deepcopy(_SUMMARY)
+    properties.update(copy.deepcopy(base["properties"]))
+    return _schema(properties, list(base["required"]))
+
+
+def _simplify(
+    node: dict[str, Any], defs: Mapping[str, Any], visiting: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """Resolve ``#/$defs`` refs and ``anyOf`` the way the SDK's ``_process_schema_node`` does."""
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        name = ref.split("/")[-1]
+        if name in defs:
+            if name in visiting:
+                shallow: dict[str, Any] = {"type": "object"}
+                if "description" in defs[name]:
+                    shallow["description"] = defs[name]["description"]
+                return shallow
+            return _simplify(defs[name], defs, visiting | {name})
+    out: dict[str, Any] = {}
+    if "type" in node:
+        out["type"] = node["type"]
+    if "anyOf" in node:
+        non_null = [t for t in node["anyOf"] if t.get("type") != "null"]
+        if non_null:
+            out.update(_simplify(non_null[0], defs, visiting))
+    if "description" in node:
+        out["description"] = node["description"]
+    if node.get("type") == "object" and "properties" in node:
+        out["type"] = "object"
+        out["properties"] = {k: _simplify(v, defs, visiting) for k, v in node["properties"].items()}
+        if "required" in node:
+            out["required"] = node["required"]
+    if node.get("type") == "array" and "items" in node:
+        out["type"] = "array"
+        out["items"] = _simplify(node["items"], defs, visiting)
+    if "enum" in node:
+        out["enum"] = node["enum"]
+    return out
+
+
+def unknown_tools(tools: Iterable[Any]) -> list[str]:
+    """Names of tools whose parameter schema trajkit cannot rebuild (custom tool classes)."""
+    return [
+        tool_name(t)
+        for t in tools
+        if str(_get(t, "kind")) != "MCPToolDefinition" and _known_action(t) is None
+    ]
+
+
+def tools_to_chat(tools: Sequence[Any], *, security_risk: bool = True) -> list[dict[str, Any]]:
+    """Chat Completions ``tools`` from ``SystemPromptEvent.tools``, in stored order."""
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": tool_name(t),
+                "description": _get(t, "description") or "",
+                "parameters": tool_parameters(t, security_risk=security_risk),
+            },
+        }
+        for t in tools
+    ]
+
+
+def tools_to_responses(tools: Sequence[Any], *, security_risk: bool = True) -> list[dict[str, Any]]:
+    """Responses API ``tools`` from ``SystemPromptEvent.tools``, in stored order."""
+    return [
+        {
+            "type": "function",
+            "name": tool_name(t),
+            "description": _get(t, "description") or "",
+            "parameters": tool_parameters(t, security_risk=security_risk),
+            "strict": False,
+        }
+        for t in tools
+    ]
