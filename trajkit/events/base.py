@@ -63,9 +63,7 @@ class Event(StrictModel):
         return v
 
     @classmethod
-    def model_validate_json(
-        cls, json_data: str | bytes | bytearray, **kwargs: Any
-    ) -> Any:
+    def model_validate_json(cls, json_data: str | bytes | bytearray, **kwargs: Any) -> Any:
         """Validate JSON text; on an abstract class, return the subclass named by ``kind``."""
         if cls.abstract:
             from trajkit.events.parse import parse_event

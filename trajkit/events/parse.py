@@ -128,10 +128,7 @@ def parse_event(data: str | bytes | bytearray | dict[str, Any]) -> Event:
 def _peek_kind(data: str | bytes | bytearray) -> str | None:
     """The ``kind`` of a compact SDK dump, found in its tail without parsing the whole text."""
     tail = data[-80:]
-    if isinstance(tail, str):
-        tail_b = tail.encode("utf-8", "surrogatepass")
-    else:
-        tail_b = bytes(tail)
+    tail_b = tail.encode("utf-8", "surrogatepass") if isinstance(tail, str) else bytes(tail)
     idx = tail_b.rfind(b'"kind":"')
     if idx < 0:
         return None

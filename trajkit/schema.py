@@ -1,0 +1,143 @@
+"""JSON Schemas (Draft 2020-12) generated from ``trajkit.events``; ``schemas/`` holds the output.
+
+Two documents stand alone, usable with plain ``jsonschema`` and no trajkit:
+
+* ``event.schema.json``: one event file. The top level dispatches on ``kind`` with
+  ``if``/``then`` (one branch per known kind), so a broken event is checked against its own
+  kind only and errors stay precise. A ``kind`` outside the known set is accepted as an
+  object with a string ``kind`` (trajkit reads it as an opaque event). Nested ``action`` and
+  ``observation`` payloads dispatch the same way.
+* ``base_state.schema.json``: ``base_state.json``.
+
+``drift(dir)`` compares checked-in files with what the models give now; a test fails on drift.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from pydantic.json_schema import models_json_schema
+
+from trajkit.events import (
+    EVENT_CLASSES,
+    BaseState,
+)
+from trajkit.events.payloads import ACTION_CLASSES, OBSERVATION_CLASSES
+
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+EVENT_SCHEMA = "event.schema.json"
+BASE_STATE_SCHEMA = "base_state.schema.json"
+_ID_PREFIX = "https://trajkit.dev/schemas/"
+_UNKNOWN_PAYLOADS = {"UnknownAction", "UnknownObservation"}
+
+
+def _dispatch(kinds: list[str], *, what: str) -> dict[str, Any]:
+    """Schema of an object checked against ``#/$defs/<kind>`` for each known ``kind``."""
+    return {
+        "type": "object",
+        "description": f"Any {what}, checked by its `kind`; unknown kinds are kept opaque.",
+        "required": ["kind"],
+        "properties": {"kind": {"type": "string"}},
+        "allOf": [
+            {
+                "if": {"properties": {"kind": {"const": k}}, "required": ["kind"]},
+                "then": {"$ref": f"#/$defs/{k}"},
+            }
+            for k in kinds
+        ],
+    }
+
+
+def _replace_payload_unions(node: Any) -> Any:
+    """Swap pydantic's oneOf over payload classes for a kind dispatch."""
+    if isinstance(node, dict):
+        one_of = node.get("oneOf")
+        if isinstance(one_of, list):
+            refs = {o.get("$ref", "").rsplit("/", 1)[-1] for o in one_of if isinstance(o, dict)}
+            if refs & _UNKNOWN_PAYLOADS:
+                table = ACTION_CLASSES if "UnknownAction" in refs else OBSERVATION_CLASSES
+                what = "action payload" if table is ACTION_CLASSES else "observation payload"
+                return _dispatch(list(table), what=what)
+        return {k: _replace_payload_unions(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_replace_payload_unions(v) for v in node]
+    return node
+
+
+def _event_schema() -> dict[str, Any]:
+    classes = [*EVENT_CLASSES.values(), *ACTION_CLASSES.values(), *OBSERVATION_CLASSES.values()]
+    _, top = models_json_schema(
+        [(c, "validation") for c in classes], ref_template="#/$defs/{model}"
+    )
+    defs = _replace_payload_unions(top["$defs"])
+    # openhands-sdk <= 1.10.0 wrote TextContent.enable_truncation; readers drop it.
+    defs["TextContent"]["properties"]["enable_truncation"] = {
+        "type": "boolean",
+        "deprecated": True,
+        "description": "Legacy key (openhands-sdk <= 1.10.0), ignored on read.",
+    }
+    schema = _dispatch(list(EVENT_CLASSES), what="event")
+    schema["description"] = (
+        "One event file of an OpenHands V1 conversation (events/event-<index>-<id>.json)."
+    )
+    schema["properties"] = {
+        "id": {"type": "string"},
+        "kind": {"type": "string"},
+    }
+    return {
+        "$schema": DRAFT,
+        "$id": _ID_PREFIX + EVENT_SCHEMA,
+        "title": "OpenHands V1 event",
+        **schema,
+        "$defs": dict(sorted(defs.items())),
+    }
+
+
+def _base_state_schema() -> dict[str, Any]:
+    schema = BaseState.model_json_schema(ref_template="#/$defs/{model}")
+    defs = schema.pop("$defs", {})
+    return {
+        "$schema": DRAFT,
+        "$id": _ID_PREFIX + BASE_STATE_SCHEMA,
+        **schema,
+        "$defs": dict(sorted(defs.items())),
+    }
+
+
+@cache
+def build_schemas() -> dict[str, dict[str, Any]]:
+    """File name -> schema, generated from the models."""
+    return {EVENT_SCHEMA: _event_schema(), BASE_STATE_SCHEMA: _base_state_schema()}
+
+
+def render(schema: dict[str, Any]) -> str:
+    """The text written to ``schemas/``: two-space indent, trailing newline."""
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_schemas(directory: str | Path) -> list[Path]:
+    """Write every schema into ``directory``; returns the paths written."""
+    from trajkit.store.atomic import atomic_write
+
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, schema in build_schemas().items():
+        atomic_write(out / name, render(schema).encode("utf-8"))
+        written.append(out / name)
+    return written
+
+
+def drift(directory: str | Path) -> list[str]:
+    """Names of schema files in ``directory`` that are missing or differ from the models."""
+    problems = []
+    for name, schema in build_schemas().items():
+        path = Path(directory) / name
+        if not path.is_file():
+            problems.append(f"{path}: missing (run `trajkit schema --write {directory}`)")
+        elif path.read_text(encoding="utf-8") != render(schema):
+            problems.append(f"{path}: out of date (run `trajkit schema --write {directory}`)")
+    return problems
