@@ -25,10 +25,10 @@ Invariants and choices:
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
@@ -57,6 +57,8 @@ __all__ = [
     "parse_event_bytes",
     "read_file_bytes",
 ]
+
+_T = TypeVar("_T")
 
 MAX_FILE_BYTES = int(os.environ.get("TRAJKIT_MAX_FILE_BYTES", 100 * 1024 * 1024))
 """Largest event or state file trajkit loads (bytes)."""
@@ -126,17 +128,12 @@ class StoredConversation:
 
     def base_state(self) -> BaseState | None:
         """Parsed `base_state.json`; None when missing or empty (the SDK's "new conversation")."""
-        from pydantic import ValidationError
-
         from trajkit.events.state import parse_base_state
 
         raw = self.base_state_raw()
         if raw is None or not raw.strip():
             return None
-        try:
-            return parse_base_state(raw)
-        except ValidationError as exc:
-            raise input_error_from_validation(self.base_state_path, exc, raw) from None
+        return _parse(self.base_state_path, raw, parse_base_state)
 
     # events -----------------------------------------------------------------------------------
 
@@ -247,16 +244,22 @@ def read_file_bytes(path: str | os.PathLike[str], *, max_bytes: int | None = Non
 
 def parse_event_bytes(path: Path, raw: bytes) -> Event:
     """Parse one event file's bytes, turning any failure into `InputError` for `path`."""
-    from pydantic import ValidationError
-
     from trajkit.events import parse_event
 
     if not raw.strip():
         raise InputError(path, "", "empty file; expected one JSON object (an event)")
+    return _parse(path, raw, parse_event)
+
+
+def _parse(path: Path, raw: bytes, parse: Callable[[bytes], _T]) -> _T:
+    from pydantic import ValidationError
+
     try:
-        return parse_event(raw)
+        return parse(raw)
     except ValidationError as exc:
         raise input_error_from_validation(path, exc, raw) from None
+    except orjson.JSONDecodeError as exc:
+        raise InputError(path, "", f"not valid JSON: {exc}") from None
     except ValueError as exc:
         raise InputError(path, "", str(exc)) from None
 

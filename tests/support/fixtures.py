@@ -1,0 +1,42 @@
+"""Paths to the bundled fixtures (`fixtures/`), so tests never depend on the working directory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "fixtures"
+SDK_FIXTURES = FIXTURES / "sdk"
+V0_FIXTURES = FIXTURES / "v0"
+BAD_FIXTURES = FIXTURES / "bad"
+
+
+def sdk_scenarios() -> list[str]:
+    """Scenario names under `fixtures/sdk/` (a_text, b_terminal, ...), sorted."""
+    return sorted(p.name for p in SDK_FIXTURES.iterdir() if p.is_dir())
+
+
+def sdk_conversation(scenario: str) -> Path:
+    """The `<uuid hex>/` conversation folder of one SDK scenario."""
+    folders = [
+        p for p in (SDK_FIXTURES / scenario).iterdir() if p.is_dir() and p.name != "expected"
+    ]
+    assert len(folders) == 1, f"{scenario}: expected one conversation folder, found {folders}"
+    return folders[0]
+
+
+def sdk_conversations() -> list[Path]:
+    """Every SDK conversation folder, in scenario order."""
+    return [sdk_conversation(s) for s in sdk_scenarios()]
+
+
+def sdk_event_files() -> list[Path]:
+    """Every `event-*.json` file of every SDK scenario."""
+    return [p for c in sdk_conversations() for p in sorted((c / "events").glob("event-*.json"))]
+
+
+def sdk_expected(scenario: str, name: str) -> Any:
+    """Parsed `fixtures/sdk/<scenario>/expected/<name>` (e.g. "chat_messages.json")."""
+    return json.loads((SDK_FIXTURES / scenario / "expected" / name).read_text(encoding="utf-8"))
