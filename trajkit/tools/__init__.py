@@ -1,0 +1,1 @@
+"""Tools of the trajkit runtime: ``terminal`` and ``file_editor`` (import their packages)."""
