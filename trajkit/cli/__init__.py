@@ -1,0 +1,91 @@
+"""The `trajkit` command line: a click group whose commands are imported only when they run.
+
+Design:
+- `_COMMANDS` is the registry. A command is one line: its name, the `module:function` that
+  defines it, and the one-line help shown by `trajkit --help`. Listing commands therefore
+  imports nothing but click, so `trajkit --help` starts fast; the command module (and the
+  library it calls) is imported when that command is invoked or asked for its own `--help`.
+- Errors are turned into output in one place (`TrajkitGroup.invoke`): a `TrajkitError` prints
+  `Error: …` to stderr and exits 1 (`trajkit.errors.UsageError` exits 2); click usage errors
+  exit 2 (click's own handling); any other exception is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+
+from trajkit import __version__
+
+# name -> ("module:function", one-line help). Add a command by adding one line here.
+_COMMANDS: dict[str, tuple[str, str]] = {
+    "validate": (
+        "trajkit.cli.validate:validate_command",
+        "Check conversations against the format.",
+    ),
+    "schema": ("trajkit.cli.schema:schema_command", "Print, check or regenerate the JSON Schemas."),
+    "convert": (
+        "trajkit.cli.convert:convert_command",
+        "Turn conversations into Chat or Responses payloads.",
+    ),
+}
+
+
+class TrajkitGroup(click.Group):
+    """A group that imports each command's module only when the command is used."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*_COMMANDS, *self.commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.commands:
+            return self.commands[cmd_name]
+        if cmd_name not in _COMMANDS:
+            return None
+        return _load_command(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Listing uses the registry's help text, so `trajkit --help` imports no command module.
+        rows = [(name, _COMMANDS[name][1]) for name in sorted(_COMMANDS)]
+        rows += [(n, c.get_short_help_str()) for n, c in sorted(self.commands.items())]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from trajkit.errors import TrajkitError, UsageError
+
+        try:
+            return super().invoke(ctx)
+        except UsageError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            ctx.exit(2)
+        except TrajkitError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            ctx.exit(1)
+        except BrokenPipeError:
+            # `trajkit validate … | head`: the reader went away; not an error of ours.
+            sys.stderr.close()
+            ctx.exit(1)
+
+
+def _load_command(name: str) -> click.Command:
+    target, _ = _COMMANDS[name]
+    module_name, _, attr = target.partition(":")
+    module = importlib.import_module(module_name)
+    command = getattr(module, attr)
+    if not isinstance(command, click.Command):
+        raise TypeError(f"{target} is not a click command")
+    return command
+
+
+@click.group(cls=TrajkitGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="trajkit")
+def main() -> None:
+    """Read, validate, convert, migrate and export OpenHands agent conversations."""
+
+
+__all__ = ["main"]

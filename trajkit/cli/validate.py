@@ -1,0 +1,86 @@
+"""`trajkit validate PATH...`: check conversations; one line per problem, then a summary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from trajkit.cli._options import jobs_option, json_option, paths_argument
+
+if TYPE_CHECKING:
+    from trajkit.validate import Summary
+
+
+@click.command("validate")
+@paths_argument()
+@click.option(
+    "--strict", is_flag=True, help="Treat warnings (unknown kinds, stray files, …) as errors."
+)
+@json_option()
+@jobs_option
+@click.option(
+    "--max-file-size",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="MB",
+    help="Refuse files larger than this many MB without reading them (default 100).",
+)
+@click.pass_context
+def validate_command(
+    ctx: click.Context,
+    paths: tuple[Path, ...],
+    strict: bool,
+    as_json: bool,
+    jobs: int | None,
+    max_file_size: int | None,
+) -> None:
+    """Check conversation folders, folders of many conversations, or single event files.
+
+    Each file is checked against the JSON Schemas and the event model, and each conversation
+    as a whole (indices, ids, parents, tool-call pairing, base_state.json, secrets). Prints
+    `file:json-pointer: message` per problem, then a summary. Exit status: 0 valid, 1 problems
+    found, 2 usage error. Never modifies anything.
+    """
+    from trajkit.cli._output import display_path, echo_json, progress
+    from trajkit.validate import MAX_FILE_BYTES, Summary, validate_paths
+
+    limit = max_file_size * 1024 * 1024 if max_file_size else MAX_FILE_BYTES
+    reports = validate_paths(paths, strict=strict, max_file_bytes=limit, jobs=jobs)
+    summary = Summary()
+    problems: list[dict[str, Any]] = []
+    with progress("validating", enabled=not as_json) as bar:
+        for report in reports:
+            summary.add(report)
+            for problem in report.problems:
+                where = display_path(problem.path)
+                if as_json:
+                    problems.append(problem.to_json(where))
+                else:
+                    click.echo(problem.format(where))
+            bar.advance(note=report.path.name)
+    if as_json:
+        echo_json({**summary.to_json(), "problems": problems})
+    else:
+        click.echo(_summary_line(summary))
+    ctx.exit(0 if summary.valid else 1)
+
+
+def _summary_line(summary: Summary) -> str:
+    checked = []
+    if summary.conversations:
+        checked.append(_plural(summary.conversations, "conversation"))
+    if summary.files:
+        checked.append(_plural(summary.files, "file"))
+    what = ", ".join(checked) or "nothing"
+    scope = f"{what} ({_plural(summary.events, 'event')})"
+    if summary.valid and not summary.warnings:
+        return f"valid: {scope}"
+    counts = f"{_plural(summary.errors, 'error')}, {_plural(summary.warnings, 'warning')}"
+    verdict = "valid with warnings" if summary.valid else "INVALID"
+    return f"{verdict}: {counts} in {scope}"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"

@@ -1,0 +1,370 @@
+"""Checks across the files of one conversation folder.
+
+Per file (see `files.py`), then across files:
+- `events/` exists; every name in it is an event file (`event-<index>-<id>.json`) or a sidecar;
+- indices run 0..n-1 with no gap and no index used twice (the SDK stops reading at a gap);
+- the id in the file name is the event's id; ids are unique;
+- every `parent_id` names an event of this conversation and following parents never loops;
+- every `ObservationEvent`/`UserRejectObservation` names an earlier `ActionEvent` in `action_id`
+  with the same `tool_call_id`, and every `AgentErrorEvent` answers an earlier tool call;
+- `base_state.json` is valid, its id agrees with the folder name, and its `leaf_event_id` and
+  `last_user_message_id` name events on disk;
+- no secret in clear: credential fields in `base_state.json` are masked (`**********`) or
+  encrypted (Fernet `gAAAAA…`); registered secret values found in clear never appear in
+  events; API-key-looking strings in events are warnings.
+
+Memory per conversation is a few small records per event; event contents are dropped as soon as
+their file is checked.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from trajkit import redact
+from trajkit.store.layout import (
+    BASE_STATE,
+    EVENTS_DIR,
+    ROOT_PARENT_ID,
+    conversation_id_from_folder,
+    is_sidecar,
+    parse_event_file_name,
+)
+from trajkit.validate.files import (
+    MAX_FILE_BYTES,
+    EventFacts,
+    FileCheck,
+    check_base_state_file,
+    check_event_file,
+)
+from trajkit.validate.problems import Problem, error, warning
+
+_RESULT_KINDS = frozenset({"ObservationEvent", "UserRejectObservation"})
+_Entry = tuple[int, str, Path]
+
+
+@dataclass(slots=True)
+class ConversationReport:
+    """What validating one conversation (or one loose file) found."""
+
+    path: Path
+    events: int = 0
+    """Event files checked."""
+    problems: list[Problem] = field(default_factory=list)
+    is_conversation: bool = True
+    """False for a single file given on the command line."""
+
+
+def validate_conversation(
+    folder: Path, *, strict: bool = False, max_file_bytes: int = MAX_FILE_BYTES
+) -> ConversationReport:
+    """Check one conversation folder; problems in file order, then the cross-file ones."""
+    report = ConversationReport(path=folder)
+    for problem in iter_conversation_problems(
+        folder, max_file_bytes=max_file_bytes, _report=report
+    ):
+        report.problems.append(problem.promoted() if strict else problem)
+    return report
+
+
+def iter_conversation_problems(
+    folder: Path,
+    *,
+    max_file_bytes: int = MAX_FILE_BYTES,
+    _report: ConversationReport | None = None,
+) -> Iterator[Problem]:
+    """Yield every problem of the conversation in `folder`."""
+    state = yield from _base_state_problems(folder, max_file_bytes)
+    secrets = redact.registered_secret_values(state.data) if state else {}
+    listing = yield from _list_event_files(folder)
+    facts: list[EventFacts] = []
+    for index, name_id, path in listing:
+        check, fact = check_event_file(path, index=index, name_id=name_id, max_bytes=max_file_bytes)
+        yield from check.problems
+        yield from _event_secret_problems(path, check, secrets)
+        facts.append(fact)
+        if _report is not None:
+            _report.events += 1
+    yield from _index_problems(folder / EVENTS_DIR, facts)
+    by_id = yield from _id_problems(facts)
+    yield from _parent_problems(facts, by_id)
+    yield from _pairing_problems(facts, by_id)
+    if state is not None and state.data is not None:
+        yield from _head_problems(folder / BASE_STATE, state.data, by_id, has_events=bool(facts))
+
+
+def _base_state_problems(
+    folder: Path, max_bytes: int
+) -> Generator[Problem, None, FileCheck | None]:
+    """Check `base_state.json` (generator returning the FileCheck, or None when absent)."""
+    path = folder / BASE_STATE
+    if not os.path.lexists(path):
+        yield warning(
+            path,
+            "",
+            "no base_state.json: the SDK would start this conversation afresh",
+            "no-base-state",
+        )
+        return None
+    check = check_base_state_file(path, max_bytes=max_bytes)
+    yield from check.problems
+    if check.data is None:
+        return check
+    for pointer, field_name in redact.find_clear_secrets(check.data):
+        message = f"secret {field_name!r} in clear: expected {redact.MASK!r} or an encrypted (gAAAAA…) value"
+        yield error(path, pointer, message, "secret")
+    folder_id = conversation_id_from_folder(folder.name)
+    state_id = check.data.get("id")
+    if (
+        folder_id is not None
+        and isinstance(state_id, str)
+        and state_id.replace("-", "").lower() != folder_id.replace("-", "")
+    ):
+        yield error(
+            path,
+            "/id",
+            f"id {state_id!r} does not match the folder name {folder.name!r}",
+            "folder-id",
+        )
+    return check
+
+
+def _list_event_files(folder: Path) -> Generator[Problem, None, list[_Entry]]:
+    """List `events/` sorted by parsed index (generator returning the listing)."""
+    events = folder / EVENTS_DIR
+    entries: list[_Entry] = []
+    try:
+        with os.scandir(events) as it:
+            names = [entry.name for entry in it]
+    except FileNotFoundError:
+        if os.path.islink(events):
+            yield error(events, "", "broken symlink: events/ points nowhere", "no-events")
+        else:
+            yield error(
+                events,
+                "",
+                "missing events/ folder: a conversation keeps its events there",
+                "no-events",
+            )
+        return entries
+    except NotADirectoryError:
+        yield error(events, "", "expected the events/ folder, got a file", "no-events")
+        return entries
+    except OSError as exc:
+        reason = "symlink loop" if exc.errno == errno.ELOOP else (exc.strerror or str(exc))
+        yield error(events, "", f"cannot list events/: {reason}", "no-events")
+        return entries
+    for name in names:
+        if is_sidecar(name):
+            continue
+        parsed = parse_event_file_name(name)
+        if parsed is None:
+            message = "not an event file name (event-<index>-<id>.json): the SDK ignores this file"
+            yield warning(events / name, "", message, "file-name")
+            continue
+        entries.append((parsed[0], parsed[1], events / name))
+    entries.sort(key=lambda e: (e[0], e[2].name))
+    return entries
+
+
+def _event_secret_problems(
+    path: Path, check: FileCheck, secrets: dict[str, str]
+) -> Iterator[Problem]:
+    raw = check.raw
+    if not raw:
+        return
+    for name, value in secrets.items():
+        if value.encode() in raw or orjson.dumps(value)[1:-1] in raw:
+            yield error(path, "", f"contains the value of secret {name!r} in clear", "secret")
+    described = redact.contains_api_key(raw)
+    if described is not None:
+        yield warning(
+            path, "", f"contains what looks like an API key ({described}) in clear", "api-key"
+        )
+    check.raw = b""
+
+
+def _index_problems(events: Path, facts: list[EventFacts]) -> Iterator[Problem]:
+    by_index: dict[int, EventFacts] = {}
+    for fact in facts:
+        if fact.index is None:
+            continue
+        first = by_index.get(fact.index)
+        if first is not None:
+            message = f"index {fact.index} is also used by {first.path.name}"
+            yield error(fact.path, "", message, "duplicate-index")
+        else:
+            by_index[fact.index] = fact
+    if not by_index:
+        return
+    expected = 0
+    for index in sorted(by_index):
+        if index > expected:
+            missing = f"{expected}" if index == expected + 1 else f"{expected}-{index - 1}"
+            message = (
+                f"index gap: no event file with index {missing}; the SDK stops reading there, "
+                f"so {by_index[index].path.name} and later files are not loaded"
+            )
+            yield error(events, "", message, "index-gap")
+        expected = index + 1
+
+
+def _id_problems(facts: list[EventFacts]) -> Generator[Problem, None, dict[str, EventFacts]]:
+    by_id: dict[str, EventFacts] = {}
+    for fact in facts:
+        if fact.id is None:
+            continue
+        first = by_id.get(fact.id)
+        if first is not None:
+            yield error(
+                fact.path,
+                "/id",
+                f"id {fact.id!r} is also used by {first.path.name}",
+                "duplicate-id",
+            )
+        else:
+            by_id[fact.id] = fact
+    return by_id
+
+
+def _parent_problems(facts: list[EventFacts], by_id: dict[str, EventFacts]) -> Iterator[Problem]:
+    parent_of: dict[str, str] = {}
+    for fact in facts:
+        parent = fact.parent_id
+        if parent is None or parent == ROOT_PARENT_ID or fact.id is None:
+            continue
+        if parent not in by_id:
+            yield error(
+                fact.path,
+                "/parent_id",
+                f"names no event of this conversation ({parent!r})",
+                "parent",
+            )
+            continue
+        parent_of.setdefault(fact.id, parent)
+    yield from _cycle_problems(parent_of, by_id)
+
+
+def _cycle_problems(parent_of: dict[str, str], by_id: dict[str, EventFacts]) -> Iterator[Problem]:
+    """Each event has one parent, so a walk either reaches a root or enters a loop."""
+    done: set[str] = set()
+    for start in parent_of:
+        trail: list[str] = []
+        on_trail: set[str] = set()
+        node: str | None = start
+        while node is not None and node not in done:
+            if node in on_trail:
+                loop = trail[trail.index(node) :]
+                first = min(loop, key=lambda n: by_id[n].index or 0)
+                names = " -> ".join(by_id[n].path.name for n in loop[:4])
+                message = f"parent_id loop: following parents never reaches a root ({names}{' …' if len(loop) > 4 else ''})"
+                yield error(by_id[first].path, "/parent_id", message, "cycle")
+                break
+            trail.append(node)
+            on_trail.add(node)
+            node = parent_of.get(node)
+        done.update(trail)
+
+
+def _pairing_problems(facts: list[EventFacts], by_id: dict[str, EventFacts]) -> Iterator[Problem]:
+    calls: dict[str, EventFacts] = {}  # tool_call_id -> ActionEvent seen so far
+    answered: dict[str, EventFacts] = {}
+    for fact in facts:
+        if fact.kind == "ActionEvent" and fact.tool_call_id is not None:
+            calls.setdefault(fact.tool_call_id, fact)
+            continue
+        if fact.kind in _RESULT_KINDS and fact.action_id is not None:
+            yield from _result_problems(fact, by_id)
+        elif (
+            fact.kind == "AgentErrorEvent"
+            and fact.tool_call_id is not None
+            and fact.tool_call_id not in calls
+        ):
+            message = f"answers no earlier tool call (no ActionEvent with tool_call_id {fact.tool_call_id!r})"
+            yield error(fact.path, "/tool_call_id", message, "pairing")
+        if fact.kind in _RESULT_KINDS or fact.kind == "AgentErrorEvent":
+            call = fact.tool_call_id
+            if call is not None and call in answered:
+                message = f"tool call {call!r} already has a result in {answered[call].path.name}; the SDK keeps the first"
+                yield warning(fact.path, "/tool_call_id", message, "duplicate-result")
+            elif call is not None:
+                answered[call] = fact
+
+
+def _result_problems(fact: EventFacts, by_id: dict[str, EventFacts]) -> Iterator[Problem]:
+    action = by_id.get(fact.action_id or "")
+    if action is None:
+        yield error(
+            fact.path,
+            "/action_id",
+            f"names no event of this conversation ({fact.action_id!r})",
+            "pairing",
+        )
+        return
+    if action.kind != "ActionEvent":
+        yield error(
+            fact.path, "/action_id", f"names a {action.kind}, expected an ActionEvent", "pairing"
+        )
+    elif (action.index or 0) > (fact.index or 0):
+        yield error(
+            fact.path,
+            "/action_id",
+            f"names a later event ({action.path.name}): a result must follow its call",
+            "pairing",
+        )
+    elif fact.tool_call_id is not None and action.tool_call_id != fact.tool_call_id:
+        message = f"tool_call_id {fact.tool_call_id!r} differs from its action's ({action.tool_call_id!r})"
+        yield error(fact.path, "/tool_call_id", message, "pairing")
+
+
+def _head_problems(
+    path: Path, state: dict[str, object], by_id: dict[str, EventFacts], *, has_events: bool
+) -> Iterator[Problem]:
+    leaf = state.get("leaf_event_id")
+    if isinstance(leaf, str) and leaf not in by_id:
+        yield error(
+            path,
+            "/leaf_event_id",
+            f"names no event on disk ({leaf!r}): the SDK cannot resume",
+            "leaf",
+        )
+    last_user = state.get("last_user_message_id")
+    if isinstance(last_user, str) and has_events and last_user not in by_id:
+        yield warning(
+            path, "/last_user_message_id", f"names no event on disk ({last_user!r})", "last-user"
+        )
+
+
+def validate_file(
+    path: Path, *, strict: bool = False, max_file_bytes: int = MAX_FILE_BYTES
+) -> ConversationReport:
+    """Check one loose file: an event file, or a `base_state.json`."""
+    report = ConversationReport(path=path, is_conversation=False)
+    if path.name == BASE_STATE:
+        check = check_base_state_file(path, max_bytes=max_file_bytes)
+        problems = list(check.problems)
+        if check.data is not None:
+            for pointer, name in redact.find_clear_secrets(check.data):
+                problems.append(error(path, pointer, f"secret {name!r} in clear", "secret"))
+    else:
+        parsed = parse_event_file_name(path.name)
+        index, name_id = parsed if parsed else (None, None)
+        check, _ = check_event_file(path, index=index, name_id=name_id, max_bytes=max_file_bytes)
+        problems = [*check.problems, *_event_secret_problems(path, check, {})]
+        report.events = 1
+    report.problems = [p.promoted() for p in problems] if strict else problems
+    return report
+
+
+__all__ = [
+    "ConversationReport",
+    "iter_conversation_problems",
+    "validate_conversation",
+    "validate_file",
+]

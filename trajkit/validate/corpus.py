@@ -1,0 +1,172 @@
+"""Validate what the user named: conversation folders, folders of many, single files.
+
+`validate_paths()` expands each PATH into targets (a conversation folder, or a loose file),
+checks them on up to two worker processes, and yields one `ConversationReport` per target in
+a stable order (the order of the paths, conversations sorted within each). Memory stays
+bounded: only a few targets are in flight at a time and each report holds only its problems.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from functools import partial
+from itertools import chain, islice
+from pathlib import Path
+
+from trajkit.errors import UsageError
+from trajkit.store.layout import find_conversations, is_conversation_folder
+from trajkit.validate.conversation import ConversationReport, validate_conversation, validate_file
+from trajkit.validate.files import MAX_FILE_BYTES, checker, read_json_object
+from trajkit.validate.problems import Problem, error
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """One thing to check: a conversation folder, a loose file, or a path that is broken."""
+
+    path: Path
+    what: str
+    """`conversation`, `file` or `broken`."""
+    reason: str = ""
+
+
+@dataclass(slots=True)
+class Summary:
+    """Totals over the reports of one run."""
+
+    conversations: int = 0
+    files: int = 0
+    """Loose files checked (not counting files inside conversations)."""
+    events: int = 0
+    errors: int = 0
+    warnings: int = 0
+    failed: list[str] = field(default_factory=list)
+    """Targets with at least one error."""
+
+    def add(self, report: ConversationReport) -> None:
+        """Count one report."""
+        if report.is_conversation:
+            self.conversations += 1
+        else:
+            self.files += 1
+        self.events += report.events
+        errors = sum(1 for p in report.problems if p.severity == "error")
+        self.errors += errors
+        self.warnings += len(report.problems) - errors
+        if errors:
+            self.failed.append(os.fspath(report.path))
+
+    @property
+    def valid(self) -> bool:
+        """True when no error was found."""
+        return self.errors == 0
+
+    def to_json(self) -> dict[str, int | bool]:
+        """Counts for JSON reports."""
+        return {
+            "valid": self.valid,
+            "conversations": self.conversations,
+            "files": self.files,
+            "events": self.events,
+            "errors": self.errors,
+            "warnings": self.warnings,
+        }
+
+
+def iter_targets(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Target]:
+    """Expand PATHs: a file is a target, a conversation folder is one, other folders are searched.
+
+    Raises `UsageError` for a path that does not exist at all; a broken link or a symlink loop
+    is a `broken` target, reported as a problem naming it.
+    """
+    for raw in paths:
+        path = Path(raw)
+        if not os.path.lexists(path):
+            raise UsageError(f"{os.fspath(path)}: no such file or folder")
+        try:
+            is_dir = path.is_dir()
+            is_file = path.is_file()
+        except OSError as exc:  # ELOOP on some platforms
+            yield Target(path, "broken", exc.strerror or str(exc))
+            continue
+        if is_file:
+            yield Target(path, "file")
+        elif is_dir and is_conversation_folder(path):
+            yield Target(path, "conversation")
+        elif is_dir:
+            found = False
+            for folder in find_conversations([path]):
+                found = True
+                yield Target(folder, "conversation")
+            if not found:
+                yield Target(
+                    path,
+                    "broken",
+                    "no conversation folder (holding events/ or base_state.json) found here",
+                )
+        else:
+            yield Target(path, "broken", _broken_reason(path))
+
+
+def _broken_reason(path: Path) -> str:
+    check = read_json_object(path, what="a file")  # stat-only outcome for links and loops
+    return check.problems[0].message if check.problems else "not a file or folder"
+
+
+def check_target(target: Target, *, strict: bool, max_file_bytes: int) -> ConversationReport:
+    """Check one target (runs in a worker process)."""
+    if target.what == "conversation":
+        return validate_conversation(target.path, strict=strict, max_file_bytes=max_file_bytes)
+    if target.what == "file":
+        return validate_file(target.path, strict=strict, max_file_bytes=max_file_bytes)
+    problem: Problem = error(target.path, "", target.reason, "path")
+    return ConversationReport(path=target.path, problems=[problem], is_conversation=False)
+
+
+def validate_paths(
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    strict: bool = False,
+    max_file_bytes: int = MAX_FILE_BYTES,
+    jobs: int | None = None,
+) -> Iterator[ConversationReport]:
+    """Check every conversation and file under `paths`; one report per target, in order.
+
+    Args:
+        paths: conversation folders, folders holding many conversations, or single files.
+        strict: report warnings (unknown kinds, stray files, …) as errors.
+        max_file_bytes: files above this size are refused without being read.
+        jobs: worker processes (default: up to 2; 1 checks in this process).
+    """
+    work = partial(check_target, strict=strict, max_file_bytes=max_file_bytes)
+    yield from _map_ordered(work, iter_targets(paths), jobs=jobs)
+
+
+def _map_ordered(
+    fn: Callable[[Target], ConversationReport], targets: Iterator[Target], *, jobs: int | None
+) -> Iterator[ConversationReport]:
+    """`map(fn, targets)` on worker processes, results in input order, few items in flight."""
+    first = list(islice(targets, 2))
+    workers = min(jobs or 2, os.cpu_count() or 1)
+    if workers <= 1 or len(first) < 2:
+        for target in chain(first, targets):
+            yield fn(target)
+        return
+    checker()  # build schemas and validators once, before the workers fork
+    context = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        pending: deque[Future[ConversationReport]] = deque()
+        for target in chain(first, targets):
+            pending.append(pool.submit(fn, target))
+            if len(pending) >= workers * 4:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+__all__ = ["Summary", "Target", "check_target", "iter_targets", "validate_paths"]
