@@ -31,6 +31,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
         "trajkit.cli.convert:convert_command",
         "Turn conversations into Chat or Responses payloads.",
     ),
+    "repair": ("trajkit.cli.repair:repair_command", "Quarantine damaged files and fix the head."),
 }
 
 

@@ -1,0 +1,302 @@
+"""Repair a conversation folder that a crash or a bad copy left damaged.
+
+``plan_repair(folder)`` looks and returns ``Fix`` records; ``apply_repair(folder, fixes)`` does
+them under the conversation lock. What repair does, and what it refuses to do:
+
+* An empty, truncated or unparseable event file, and a leftover ``*.tmp`` of an atomic write,
+  is **moved** into ``<conversation>/quarantine/`` (never deleted); ``quarantine/reasons.json``
+  records why each file went there.
+* Files are never renamed: a hole left in the middle of the log is reported, not renumbered.
+* ``base_state.json``'s head (``leaf_event_id``) is brought to the last complete event when it
+  names an event that is gone, or lags behind complete events that descend from it (a crash
+  between an event write and the base-state write). Head on a deliberate side branch is kept.
+* A tool call that a crash left unanswered gets the error result the SDK's crash recovery
+  writes (an ``AgentErrorEvent`` with classification ``internal``), so the log pairs again.
+* A missing, empty or unparseable ``base_state.json`` cannot be rebuilt (the agent
+  configuration is gone): it is reported as a remaining problem.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+
+from trajkit.errors import InputError
+from trajkit.store.atomic import atomic_write, conversation_lock, fsync_dir, is_temp_file
+from trajkit.store.layout import BASE_STATE
+from trajkit.store.reader import open_conversation, parse_event_bytes
+
+QUARANTINE_DIR = "quarantine"
+REASONS_FILE = "reasons.json"
+RESTART_ERROR = (
+    "A restart occurred while this tool was in progress. The tool call was interrupted and "
+    "its result is unknown; check the state before retrying."
+)
+_NOT_HEAD = ("ConversationStateUpdateEvent", "ConversationErrorEvent")
+
+FixKind = Literal["quarantine", "set_head", "close_call", "unfixable"]
+
+
+@dataclass(frozen=True)
+class Fix:
+    """One thing repair does (or, for ``unfixable``, explains and leaves)."""
+
+    kind: FixKind
+    path: Path
+    message: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        """``path: message`` line for the terminal."""
+        return f"{self.path}: {self.message}"
+
+
+@dataclass
+class _Scan:
+    events: list[Any] = field(default_factory=list)  # (index, event) of good files
+    fixes: list[Fix] = field(default_factory=list)
+
+
+def plan_repair(folder: str | os.PathLike[str]) -> list[Fix]:
+    """What repair would do to ``folder``, in order; reads only."""
+    conv = open_conversation(folder)
+    scan = _scan_events(conv)
+    fixes = scan.fixes
+    _check_holes(conv.events_dir, scan, fixes)
+    state_path = conv.base_state_path
+    state = _read_state(state_path, fixes)
+    good = [ev for _, ev in scan.events]
+    head = _plan_head(state_path, state, good, fixes)
+    _plan_close_calls(conv.events_dir, good, head, fixes)
+    return fixes
+
+
+def apply_repair(folder: str | os.PathLike[str], fixes: Iterable[Fix]) -> None:
+    """Carry out ``fixes`` from ``plan_repair`` (under the conversation lock)."""
+    from trajkit.events import AgentErrorEvent, ErrorClassification
+    from trajkit.store.writer import ConversationWriter
+
+    folder = Path(folder)
+    fixes = list(fixes)
+    with conversation_lock(folder):
+        for fix in fixes:
+            if fix.kind == "quarantine":
+                _quarantine(folder, fix)
+    head: str | None = None
+    for fix in fixes:
+        if fix.kind == "set_head":
+            head = fix.data["leaf_event_id"]
+    writer = ConversationWriter(folder)
+    for fix in fixes:
+        if fix.kind != "close_call":
+            continue
+        event = AgentErrorEvent(
+            tool_name=fix.data["tool_name"],
+            tool_call_id=fix.data["tool_call_id"],
+            error=RESTART_ERROR,
+            classification=ErrorClassification(kind="internal", retryable=False),
+            parent_id=fix.data["parent_id"] if head is None else head,
+        )
+        writer.append(event)
+        head = event.id
+    if head is not None:
+        _save_head(folder / BASE_STATE, head)
+
+
+def repair_conversation(folder: str | os.PathLike[str], *, dry_run: bool = False) -> list[Fix]:
+    """Plan and (unless ``dry_run``) apply; returns the fixes."""
+    fixes = plan_repair(folder)
+    if not dry_run:
+        apply_repair(folder, fixes)
+    return fixes
+
+
+# scanning -------------------------------------------------------------------------------------
+
+
+def _scan_events(conv: Any) -> _Scan:
+    scan = _Scan()
+    for ef in conv.event_files():
+        try:
+            raw = ef.read_bytes()
+            event = parse_event_bytes(ef.path, raw)
+        except InputError as exc:
+            scan.fixes.append(
+                Fix("quarantine", ef.path, f"move to {QUARANTINE_DIR}/ ({exc.message})")
+            )
+            continue
+        if event.id != ef.event_id:
+            scan.fixes.append(
+                Fix("unfixable", ef.path, f"file name id differs from content id {event.id!r}")
+            )
+        scan.events.append((ef.index, event))
+    for folder in (conv.events_dir, conv.path):
+        for name in sorted(_names(folder)):
+            if is_temp_file(name):
+                scan.fixes.append(
+                    Fix("quarantine", folder / name, f"move to {QUARANTINE_DIR}/ (leftover temp)")
+                )
+    return scan
+
+
+def _check_holes(events_dir: Path, scan: _Scan, fixes: list[Fix]) -> None:
+    indices = sorted(i for i, _ in scan.events)
+    expected = 0
+    for i in indices:
+        if i > expected:
+            fixes.append(
+                Fix(
+                    "unfixable",
+                    events_dir,
+                    f"index gap: no usable event file for index {expected}"
+                    + (f"..{i - 1}" if i - 1 > expected else "")
+                    + "; files are never renumbered, the later events stay where they are",
+                )
+            )
+        if i == expected - 1:
+            fixes.append(Fix("unfixable", events_dir, f"two event files have index {i}"))
+        expected = max(expected, i + 1)
+
+
+def _read_state(path: Path, fixes: list[Fix]) -> dict[str, Any] | None:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        fixes.append(Fix("unfixable", path, "missing; the agent configuration cannot be rebuilt"))
+        return None
+    except OSError as exc:
+        fixes.append(Fix("unfixable", path, f"unreadable: {exc.strerror or exc}"))
+        return None
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        what = "empty" if not raw.strip() else "truncated or not JSON"
+        fixes.append(Fix("unfixable", path, f"{what}; the agent configuration cannot be rebuilt"))
+        return None
+    if not isinstance(data, dict):
+        fixes.append(Fix("unfixable", path, "not a JSON object"))
+        return None
+    return data
+
+
+def _plan_head(
+    path: Path, state: dict[str, Any] | None, events: list[Any], fixes: list[Fix]
+) -> str | None:
+    """The head after repair; adds a ``set_head`` fix when it must move."""
+    candidates = [ev for ev in events if ev.kind not in _NOT_HEAD]
+    if state is None or not candidates:
+        return None
+    current = state.get("leaf_event_id")
+    last = candidates[-1].id
+    if state.get("head_is_empty") is True and current is None:
+        return None
+    ids = {ev.id for ev in events}
+    if current is None:
+        return last  # legacy: head is implied, the SDK picks the last event
+    if current not in ids:
+        reason = f"head {current!r} names no complete event"
+    elif current != last and current in _ancestors(last, events):
+        reason = f"head {current!r} lags behind later events that continue from it"
+    else:
+        return str(current)
+    fixes.append(
+        Fix("set_head", path, f"{reason}; set leaf_event_id to {last!r}", {"leaf_event_id": last})
+    )
+    return last
+
+
+def _ancestors(event_id: str, events: list[Any]) -> set[str]:
+    """Ids on the path from ``event_id`` to the root (legacy events chain to the previous one)."""
+    parents: dict[str, str | None] = {}
+    prev: str | None = None
+    for ev in events:
+        parent = ev.parent_id
+        parents[ev.id] = prev if parent is None else (None if parent == "__root__" else parent)
+        prev = ev.id
+    seen: set[str] = set()
+    node: str | None = event_id
+    while node is not None and node not in seen:
+        seen.add(node)
+        node = parents.get(node)
+    return seen
+
+
+def _plan_close_calls(
+    events_dir: Path, events: list[Any], head: str | None, fixes: list[Fix]
+) -> None:
+    answered = {
+        ev.tool_call_id
+        for ev in events
+        if ev.kind in ("ObservationEvent", "UserRejectObservation", "AgentErrorEvent")
+    }
+    for ev in events:
+        if ev.kind == "ActionEvent" and ev.tool_call_id not in answered:
+            answered.add(ev.tool_call_id)
+            fixes.append(
+                Fix(
+                    "close_call",
+                    events_dir,
+                    f"tool call {ev.tool_call_id!r} ({ev.tool_name}) has no result; "
+                    "append the crash-recovery error result",
+                    {
+                        "tool_name": ev.tool_name,
+                        "tool_call_id": ev.tool_call_id,
+                        "parent_id": head or ev.id,
+                    },
+                )
+            )
+
+
+# applying -------------------------------------------------------------------------------------
+
+
+def _quarantine(folder: Path, fix: Fix) -> None:
+    qdir = folder / QUARANTINE_DIR
+    qdir.mkdir(exist_ok=True)
+    target = qdir / fix.path.name.lstrip(".")
+    n = 1
+    while target.exists():
+        target = qdir / f"{fix.path.name.lstrip('.')}.{n}"
+        n += 1
+    os.replace(fix.path, target)
+    fsync_dir(fix.path.parent)
+    fsync_dir(qdir)
+    reasons_path = qdir / REASONS_FILE
+    try:
+        reasons = json.loads(reasons_path.read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        reasons = {}
+    rel = fix.path.relative_to(folder).as_posix()
+    reasons[target.name] = {"from": rel, "reason": fix.message}
+    atomic_write(reasons_path, json.dumps(reasons, indent=2, ensure_ascii=False) + "\n")
+
+
+def _save_head(path: Path, head: str) -> None:
+    data = orjson.loads(path.read_bytes())
+    data["leaf_event_id"] = head
+    if "head_is_empty" in data:
+        data["head_is_empty"] = False
+    atomic_write(path, json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+
+
+def _names(folder: Path) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
+
+
+__all__ = [
+    "QUARANTINE_DIR",
+    "RESTART_ERROR",
+    "Fix",
+    "apply_repair",
+    "plan_repair",
+    "repair_conversation",
+]
