@@ -1,0 +1,156 @@
+"""`trajkit convert`: conversations -> Chat Completions or Responses payloads.
+
+One conversation folder gives one JSON document; several (or a folder holding many) give JSONL,
+one conversation per line with its `conversation_id`. Bad conversations are reported on stderr
+(`Error: file:pointer: message`) and skipped; the exit code is then 1. Never writes into a
+conversation folder.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+import click
+
+from trajkit.cli._options import jobs_option, paths_argument
+
+
+@click.command("convert")
+@paths_argument()
+@click.option(
+    "--to",
+    "to",
+    type=click.Choice(["chat", "responses", "auto"]),
+    default="chat",
+    show_default=True,
+    help="Wire format; auto = the API the conversation's LLM used.",
+)
+@click.option(
+    "--view",
+    type=click.Choice(["condensed", "full"]),
+    default="condensed",
+    show_default=True,
+    help="What the model saw after condensation, or every event.",
+)
+@click.option("--no-reasoning", is_flag=True, help="Drop reasoning content and thinking blocks.")
+@click.option("--no-system", is_flag=True, help="Drop the system message (instructions).")
+@click.option(
+    "--images",
+    type=click.Choice(["keep", "placeholder"]),
+    default="keep",
+    show_default=True,
+    help="Keep image data URLs or replace each by '[image]'.",
+)
+@click.option(
+    "--dangling",
+    type=click.Choice(["drop", "synthesize", "report"]),
+    default="drop",
+    show_default=True,
+    help="Unanswered tool calls: drop them, add an error result, or only report them.",
+)
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Write here, not stdout.")
+@click.option("--overwrite", is_flag=True, help="Replace an existing output file.")
+@jobs_option
+def convert_command(
+    paths: tuple[Path, ...],
+    to: str,
+    view: str,
+    no_reasoning: bool,
+    no_system: bool,
+    images: str,
+    dangling: str,
+    output: Path | None,
+    overwrite: bool,
+    jobs: int | None,
+) -> None:
+    """Turn conversations into the messages an LLM saw (JSON for one, JSONL for many)."""
+    from trajkit.store.layout import is_conversation_folder
+
+    options: dict[str, Any] = dict(
+        to=to,
+        view=view,
+        reasoning=not no_reasoning,
+        system=not no_system,
+        images=images,
+        dangling=dangling,
+    )
+    _check_output(output, paths, overwrite)
+    if len(paths) == 1 and paths[0].is_dir() and is_conversation_folder(paths[0]):
+        _convert_one(paths[0], output, options)
+    elif _convert_many(paths, output, jobs, options):
+        sys.exit(1)
+
+
+def _convert_one(path: Path, output: Path | None, options: dict[str, Any]) -> None:
+    from trajkit.convert import convert_conversation
+
+    result = convert_conversation(path, **options)
+    for problem in result.pop("problems"):
+        click.echo(f"warning: {path}: {problem}", err=True)
+    del result["conversation_id"]
+    with _open_output(output) as out:
+        out.write(json.dumps(result, indent=2, ensure_ascii=False).encode() + b"\n")
+
+
+def _convert_many(
+    paths: tuple[Path, ...], output: Path | None, jobs: int | None, options: dict[str, Any]
+) -> int:
+    """Write JSONL; returns the number of conversations skipped."""
+    from trajkit.convert import convert_corpus
+
+    failed = converted = 0
+    with _open_output(output) as out:
+        for item in _with_progress(convert_corpus(paths, jobs=jobs, **options)):
+            for problem in item.problems:
+                click.echo(f"warning: {item.path}: {problem}", err=True)
+            if item.line is None:
+                failed += 1
+                click.echo(f"Error: {item.error}", err=True)
+            else:
+                converted += 1
+                out.write(item.line + b"\n")
+    click.echo(f"converted {converted} conversation(s), skipped {failed}", err=True)
+    return failed
+
+
+def _with_progress(items: Iterator[Any]) -> Iterator[Any]:
+    from trajkit.cli._output import progress
+
+    with progress("converting") as bar:
+        for item in items:
+            yield item
+            bar.advance(note=item.path.name)
+
+
+def _check_output(output: Path | None, paths: tuple[Path, ...], overwrite: bool) -> None:
+    from trajkit.errors import OutputExists, UsageError
+    from trajkit.store.layout import is_conversation_folder
+
+    if output is None:
+        return
+    if output.exists() and not overwrite:
+        raise OutputExists(output)
+    for folder in output.resolve().parents:
+        if is_conversation_folder(folder):
+            raise UsageError(
+                f"{output}: inside the conversation folder {folder}; "
+                "convert never writes into a conversation, choose another path"
+            )
+
+
+@contextmanager
+def _open_output(output: Path | None) -> Iterator[IO[bytes]]:
+    if output is None:
+        stdout = sys.stdout.buffer
+        yield stdout
+        stdout.flush()
+        return
+    from trajkit.store import atomic_writer
+
+    with atomic_writer(output) as f:
+        yield f

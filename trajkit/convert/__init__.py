@@ -1,0 +1,60 @@
+"""Persisted events -> the messages an LLM saw, as Chat Completions or Responses payloads.
+
+Modules: ``view`` (active branch, condensed view, full projection), ``messages``
+(``events_to_messages``), ``chat`` and ``responses`` (one per wire format), ``tools`` (tool
+definitions from the ``SystemPromptEvent``), ``adjust`` (dangling calls, reasoning, system,
+images), ``conversation`` (``convert_conversation``), ``corpus`` (``convert_corpus``).
+
+The serializers are pure and import neither litellm nor the runtime; ``trajkit.sdk`` formats its
+requests with them. ``convert_conversation`` and ``convert_corpus`` load on first use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from trajkit.convert.adjust import DanglingCall, find_dangling, fix_dangling
+from trajkit.convert.chat import chat_options_from_llm, messages_to_chat
+from trajkit.convert.messages import events_to_messages
+from trajkit.convert.responses import messages_to_responses, uses_responses_api
+from trajkit.convert.tools import tools_to_chat, tools_to_responses
+from trajkit.convert.view import active_branch, condensed_view, full_view
+
+if TYPE_CHECKING:
+    from trajkit.convert.conversation import convert_conversation, convert_events
+    from trajkit.convert.corpus import CorpusItem, convert_corpus
+
+__all__ = [
+    "CorpusItem",
+    "DanglingCall",
+    "active_branch",
+    "chat_options_from_llm",
+    "condensed_view",
+    "convert_conversation",
+    "convert_corpus",
+    "convert_events",
+    "events_to_messages",
+    "find_dangling",
+    "fix_dangling",
+    "full_view",
+    "messages_to_chat",
+    "messages_to_responses",
+    "tools_to_chat",
+    "tools_to_responses",
+    "uses_responses_api",
+]
+
+_LAZY = {
+    "convert_conversation": "trajkit.convert.conversation",
+    "convert_events": "trajkit.convert.conversation",
+    "convert_corpus": "trajkit.convert.corpus",
+    "CorpusItem": "trajkit.convert.corpus",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'trajkit.convert' has no attribute {name!r}")
