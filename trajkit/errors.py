@@ -50,6 +50,10 @@ class InputError(TrajkitError):
         self.message = message
         super().__init__(f"{self.path}:{pointer}: {message}")
 
+    def __reduce__(self) -> tuple[type[InputError], tuple[str, str, str]]:
+        # Rebuild from the three parts, so the error survives a trip from a worker process.
+        return (type(self), (self.path, self.pointer, self.message))
+
 
 class UnsafePath(InputError):
     """A file name built from data (an event id, a relative path) escapes its folder."""
@@ -62,6 +66,9 @@ class OutputExists(TrajkitError):
         self.path = os.fspath(path)
         self.hint = hint
         super().__init__(f"{self.path}: already exists; {hint}")
+
+    def __reduce__(self) -> tuple[type[OutputExists], tuple[str, str]]:
+        return (type(self), (self.path, self.hint))
 
 
 class UsageError(TrajkitError):

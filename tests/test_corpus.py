@@ -1,0 +1,90 @@
+"""Expanding PATH… into conversations, and mapping work over them on worker processes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support import fixtures as fx
+from trajkit.corpus import iter_conversation_paths, map_conversations
+from trajkit.errors import InputError
+from trajkit.store import open_conversation
+
+
+def _n_events(folder: Path) -> int:
+    return open_conversation(folder).header().n_events
+
+
+def _pid_and_events(folder: Path) -> tuple[int, int]:
+    time.sleep(0.02)  # long enough that the other worker picks up the next chunk
+    return os.getpid(), sum(1 for _ in open_conversation(folder).iter_events())
+
+
+def _fail_on_b(folder: Path) -> str:
+    if "b_terminal" in str(folder):
+        raise InputError(folder, "/x", "broken on purpose")
+    return folder.name
+
+
+def test_expands_folders_conversations_and_events_dirs():
+    a = fx.sdk_conversation("a_text")
+    found = list(iter_conversation_paths([fx.SDK_FIXTURES, a, a / "events"]))
+    assert found == [*fx.sdk_conversations(), a, a]
+
+
+def test_files_only_when_allowed(tmp_path):
+    event = next((fx.sdk_conversation("a_text") / "events").glob("event-*"))
+    assert list(iter_conversation_paths([event], allow_files=True)) == [event]
+    with pytest.raises(InputError, match="got a file"):
+        list(iter_conversation_paths([event]))
+
+
+def test_missing_path_and_empty_folder_are_input_errors(tmp_path):
+    with pytest.raises(InputError, match="no such file or folder"):
+        list(iter_conversation_paths([tmp_path / "missing"]))
+    with pytest.raises(InputError) as info:
+        list(iter_conversation_paths([tmp_path]))
+    assert str(info.value).startswith(f"{tmp_path}:: no conversation found here")
+
+
+def test_map_runs_on_two_workers_in_input_order(tmp_path):
+    # 16 conversations (two copies of each fixture), so both workers get work.
+    for i in range(2):
+        shutil.copytree(fx.SDK_FIXTURES, tmp_path / f"copy{i}")
+    folders = list(iter_conversation_paths([tmp_path]))
+    assert len(folders) == 16
+    results = list(map_conversations(_pid_and_events, iter(folders), workers=2, chunksize=3))
+    assert [n for _, n in results] == [_n_events(f) for f in folders]
+    pids = {pid for pid, _ in results}
+    assert os.getpid() not in pids and len(pids) == 2
+
+
+def test_map_with_one_worker_stays_in_process():
+    folders = fx.sdk_conversations()
+    results = list(map_conversations(_pid_and_events, folders, workers=1))
+    assert {pid for pid, _ in results} == {os.getpid()}
+
+
+def test_worker_errors_reach_the_caller_intact():
+    with pytest.raises(InputError) as info:
+        list(map_conversations(_fail_on_b, fx.sdk_conversations(), workers=2))
+    assert info.value.pointer == "/x"
+    assert str(info.value).endswith(":/x: broken on purpose")
+
+
+def test_map_pulls_items_lazily():
+    pulled = []
+
+    def items():
+        for folder in fx.sdk_conversations() * 10:
+            pulled.append(folder)
+            yield folder
+
+    results = map_conversations(_n_events, items(), workers=2)
+    next(results)
+    assert len(pulled) <= 2 * 2 + 2  # a window of chunks, not the whole input (80)
+    results.close()

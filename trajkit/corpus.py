@@ -1,0 +1,130 @@
+"""Many conversations: expand the user's PATH… lazily, and map work over them in bounded memory.
+
+`iter_conversation_paths(paths)` turns what a user typed into conversation folders (and, when
+asked, loose event files), one at a time: a conversation folder is itself; its `events/`
+folder means the conversation; any other folder is searched recursively (symlink loops end);
+a path that does not exist, or a folder with no conversation below it, is an `InputError`.
+
+`map_conversations(func, items)` applies `func` to each item on worker processes and yields
+the results in input order. Memory does not grow with the corpus: items are pulled from the
+input iterator only as workers free up (at most `2 * workers` chunks in flight), and each
+result is handed to the caller before more work is queued. `func` should return something
+small (a report, a line of output), not the parsed conversation. Workers start with `fork`
+when this process has a single thread (cheapest: the event model is already imported) and
+with `forkserver` otherwise, since forking a threaded process can deadlock. With one worker
+or fewer than two items, everything runs in this process.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from functools import partial
+from itertools import chain, islice
+from pathlib import Path
+from typing import TypeVar
+
+from trajkit.errors import InputError
+from trajkit.store.layout import EVENTS_DIR, find_conversations, is_conversation_folder
+
+__all__ = ["DEFAULT_WORKERS", "iter_conversation_paths", "map_conversations"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+DEFAULT_WORKERS = 2
+"""Worker processes used unless told otherwise (this project targets 2-core machines)."""
+
+
+def iter_conversation_paths(
+    paths: Iterable[str | os.PathLike[str]], *, allow_files: bool = False
+) -> Iterator[Path]:
+    """Yield conversation folders (and loose files if `allow_files`) for each user PATH.
+
+    Raises:
+        InputError: a path does not exist, is a file when files are not allowed, or is a folder
+            with no conversation below it.
+    """
+    for raw in paths:
+        path = Path(raw)
+        if not os.path.lexists(path):
+            raise InputError(path, "", "no such file or folder")
+        if path.is_file():
+            if not allow_files:
+                raise InputError(
+                    path, "", "expected a conversation folder (<uuid hex>/), got a file"
+                )
+            yield path
+            continue
+        if path.name == EVENTS_DIR and path.is_dir() and is_conversation_folder(path.parent):
+            yield path.parent
+            continue
+        found = False
+        for folder in find_conversations([path]):
+            found = True
+            yield folder
+        if not found:
+            raise InputError(
+                path,
+                "",
+                "no conversation found here (folders holding events/ or base_state.json)",
+            )
+
+
+def map_conversations(
+    func: Callable[[T], R],
+    items: Iterable[T],
+    *,
+    workers: int = DEFAULT_WORKERS,
+    chunksize: int = 1,
+) -> Iterator[R]:
+    """`map(func, items)` on up to `workers` processes; results in input order, bounded memory.
+
+    Args:
+        func: a picklable (module-level) function; exceptions it raises reach the caller.
+        items: usually `iter_conversation_paths(...)`; consumed lazily.
+        workers: processes to use; 1 runs everything in this process.
+        chunksize: items sent to a worker at once (raise it for many tiny conversations).
+    """
+    it = iter(items)
+    head = list(islice(it, 2))
+    workers = max(1, min(workers, os.cpu_count() or 1))
+    if workers == 1 or len(head) < 2:
+        yield from map(func, chain(head, it))
+        return
+    chunks = _chunked(chain(head, it), max(1, chunksize))
+    apply = partial(_apply_chunk, func)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
+        pending: deque[Future[list[R]]] = deque()
+        try:
+            for chunk in chunks:
+                pending.append(pool.submit(apply, chunk))
+                if len(pending) >= 2 * workers:
+                    yield from pending.popleft().result()
+            while pending:
+                yield from pending.popleft().result()
+        finally:  # the caller stopped early or a worker failed: drop queued work
+            for future in pending:
+                future.cancel()
+
+
+def _apply_chunk(func: Callable[[T], R], chunk: list[T]) -> list[R]:
+    return [func(item) for item in chunk]
+
+
+def _chunked(items: Iterator[T], size: int) -> Iterator[list[T]]:
+    while chunk := list(islice(items, size)):
+        yield chunk
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    if "forkserver" in methods:
+        return multiprocessing.get_context("forkserver")
+    return multiprocessing.get_context("spawn")
