@@ -84,7 +84,7 @@ def iter_conversation_problems(
     secrets = redact.registered_secret_values(state.data) if state else {}
     listing = yield from _list_event_files(folder)
     facts: list[EventFacts] = []
-    for index, name_id, path in listing:
+    for index, name_id, path in listing or ():
         check, fact = check_event_file(path, index=index, name_id=name_id, max_bytes=max_file_bytes)
         yield from check.problems
         yield from _event_secret_problems(path, check, secrets)
@@ -95,7 +95,7 @@ def iter_conversation_problems(
     by_id = yield from _id_problems(facts)
     yield from _parent_problems(facts, by_id)
     yield from _pairing_problems(facts, by_id)
-    if state is not None and state.data is not None:
+    if state is not None and state.data is not None and listing is not None:
         yield from _head_problems(folder / BASE_STATE, state.data, by_id, has_events=bool(facts))
 
 
@@ -135,8 +135,8 @@ def _base_state_problems(
     return check
 
 
-def _list_event_files(folder: Path) -> Generator[Problem, None, list[_Entry]]:
-    """List `events/` sorted by parsed index (generator returning the listing)."""
+def _list_event_files(folder: Path) -> Generator[Problem, None, list[_Entry] | None]:
+    """List `events/` sorted by parsed index (generator returning the listing, None if none)."""
     events = folder / EVENTS_DIR
     entries: list[_Entry] = []
     try:
@@ -152,14 +152,14 @@ def _list_event_files(folder: Path) -> Generator[Problem, None, list[_Entry]]:
                 "missing events/ folder: a conversation keeps its events there",
                 "no-events",
             )
-        return entries
+        return None
     except NotADirectoryError:
         yield error(events, "", "expected the events/ folder, got a file", "no-events")
-        return entries
+        return None
     except OSError as exc:
         reason = "symlink loop" if exc.errno == errno.ELOOP else (exc.strerror or str(exc))
         yield error(events, "", f"cannot list events/: {reason}", "no-events")
-        return entries
+        return None
     for name in names:
         if is_sidecar(name):
             continue
@@ -219,6 +219,10 @@ def _id_problems(facts: list[EventFacts]) -> Generator[Problem, None, dict[str, 
     by_id: dict[str, EventFacts] = {}
     for fact in facts:
         if fact.id is None:
+            # Unreadable file: its id from the name still counts as existing, so references
+            # to it are not reported a second time.
+            if fact.name_id is not None:
+                by_id.setdefault(fact.name_id, fact)
             continue
         first = by_id.get(fact.id)
         if first is not None:
@@ -307,6 +311,8 @@ def _result_problems(fact: EventFacts, by_id: dict[str, EventFacts]) -> Iterator
             "pairing",
         )
         return
+    if action.kind is None:
+        return  # the action's file is unreadable; already reported
     if action.kind != "ActionEvent":
         yield error(
             fact.path, "/action_id", f"names a {action.kind}, expected an ActionEvent", "pairing"
@@ -318,7 +324,10 @@ def _result_problems(fact: EventFacts, by_id: dict[str, EventFacts]) -> Iterator
             f"names a later event ({action.path.name}): a result must follow its call",
             "pairing",
         )
-    elif fact.tool_call_id is not None and action.tool_call_id != fact.tool_call_id:
+    elif (
+        None not in (fact.tool_call_id, action.tool_call_id)
+        and action.tool_call_id != fact.tool_call_id
+    ):
         message = f"tool_call_id {fact.tool_call_id!r} differs from its action's ({action.tool_call_id!r})"
         yield error(fact.path, "/tool_call_id", message, "pairing")
 

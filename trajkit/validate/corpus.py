@@ -1,25 +1,21 @@
 """Validate what the user named: conversation folders, folders of many, single files.
 
 `validate_paths()` expands each PATH into targets (a conversation folder, or a loose file),
-checks them on up to two worker processes, and yields one `ConversationReport` per target in
+checks them on up to two worker processes (`trajkit.corpus.map_conversations`), and yields one `ConversationReport` per target in
 a stable order (the order of the paths, conversations sorted within each). Memory stays
 bounded: only a few targets are in flight at a time and each report holds only its problems.
 """
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
-from collections import deque
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
-from itertools import chain, islice
 from pathlib import Path
 
 from trajkit.errors import UsageError
-from trajkit.store.layout import find_conversations, is_conversation_folder
+from trajkit.store.layout import EVENTS_DIR, find_conversations, is_conversation_folder
 from trajkit.validate.conversation import ConversationReport, validate_conversation, validate_file
 from trajkit.validate.files import MAX_FILE_BYTES, checker, read_json_object
 from trajkit.validate.problems import Problem, error
@@ -98,6 +94,8 @@ def iter_targets(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Target]:
             yield Target(path, "file")
         elif is_dir and is_conversation_folder(path):
             yield Target(path, "conversation")
+        elif is_dir and path.name == EVENTS_DIR and is_conversation_folder(path.parent):
+            yield Target(path.parent, "conversation")
         elif is_dir:
             found = False
             for folder in find_conversations([path]):
@@ -143,30 +141,14 @@ def validate_paths(
         max_file_bytes: files above this size are refused without being read.
         jobs: worker processes (default: up to 2; 1 checks in this process).
     """
+    from trajkit.corpus import DEFAULT_WORKERS, map_conversations
+
     work = partial(check_target, strict=strict, max_file_bytes=max_file_bytes)
-    yield from _map_ordered(work, iter_targets(paths), jobs=jobs)
-
-
-def _map_ordered(
-    fn: Callable[[Target], ConversationReport], targets: Iterator[Target], *, jobs: int | None
-) -> Iterator[ConversationReport]:
-    """`map(fn, targets)` on worker processes, results in input order, few items in flight."""
-    first = list(islice(targets, 2))
-    workers = min(jobs or 2, os.cpu_count() or 1)
-    if workers <= 1 or len(first) < 2:
-        for target in chain(first, targets):
-            yield fn(target)
-        return
-    checker()  # build schemas and validators once, before the workers fork
-    context = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        pending: deque[Future[ConversationReport]] = deque()
-        for target in chain(first, targets):
-            pending.append(pool.submit(fn, target))
-            if len(pending) >= workers * 4:
-                yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
+    targets = iter_targets(paths)
+    workers = jobs or DEFAULT_WORKERS
+    if workers > 1:
+        checker()  # build schemas and validators once, before workers fork
+    yield from map_conversations(work, targets, workers=workers)
 
 
 __all__ = ["Summary", "Target", "check_target", "iter_targets", "validate_paths"]

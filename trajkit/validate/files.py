@@ -133,10 +133,11 @@ def _diagnose_bad_json(path: Path, raw: bytes) -> tuple[Any, Problem | None]:
     try:
         return json.loads(text), None  # e.g. integers beyond 64 bits: valid JSON after all
     except json.JSONDecodeError as exc:
-        if exc.pos >= len(text.rstrip()):
-            message = (
-                f"truncated JSON: the text ends at offset {len(raw)} inside a value ({exc.msg})"
-            )
+        if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):
+            what = exc.msg[0].lower() + exc.msg[1:]
+            joint = " " if what.endswith(" at") else " at "
+            detail = f"{what}{joint}line {exc.lineno} column {exc.colno}"
+            message = f"truncated JSON: the text ends inside a value ({detail})"
             return None, error(path, "", message, "truncated")
         message = f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         return None, error(path, "", message, "json")
@@ -352,9 +353,28 @@ def _describe_schema_error(err: Any) -> Iterator[tuple[str, str]]:
         options = ", ".join(_short(v) for v in err.validator_value)
         yield pointer, f"expected one of {options}, got {_short(instance)}"
     elif kind in ("oneOf", "anyOf"):
-        yield pointer, f"{_json_type(instance)} does not match any allowed shape here"
+        yield pointer, _describe_alternatives(err)
     else:
         yield pointer, _shorten(err.message)
+
+
+def _describe_alternatives(err: Any) -> str:
+    """`expected integer or null, got string` for a union of plain types; else a general line."""
+    types: list[str] = []
+    for option in err.validator_value:
+        if not isinstance(option, dict):
+            break
+        if "type" in option and len(option) <= 3:  # {"type": ...} maybe with a format/title
+            names = option["type"] if isinstance(option["type"], list) else [option["type"]]
+            types.extend(_TYPE_NAMES.get(str(n), str(n)) for n in names)
+        elif "$ref" in option:
+            types.append(str(option["$ref"]).rsplit("/", 1)[-1])
+        else:
+            break
+    else:
+        if types:
+            return f"expected {' or '.join(types)}, got {_json_type(err.instance)}"
+    return f"{_json_type(err.instance)} does not match any allowed shape here"
 
 
 def _model_problems(path: Path, data: dict[str, Any], kind: str) -> Iterator[Problem]:
