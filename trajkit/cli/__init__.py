@@ -59,6 +59,7 @@ class TrajkitGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         from trajkit.errors import TrajkitError, UsageError
 
+        _tolerate_unencodable_output()
         try:
             return super().invoke(ctx)
         except UsageError as exc:
@@ -71,6 +72,17 @@ class TrajkitGroup(click.Group):
             # `trajkit validate … | head`: the reader went away; not an error of ours.
             sys.stderr.close()
             ctx.exit(1)
+
+
+def _tolerate_unencodable_output() -> None:
+    # Input may hold lone surrogates ("\udcff" is valid JSON); echoing them must not crash.
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):
+                pass
 
 
 def _load_command(name: str) -> click.Command:
