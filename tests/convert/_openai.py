@@ -6,13 +6,29 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolParam
-from openai.types.responses import FunctionToolParam, ResponseInputItemParam
+from openai.types.responses import (
+    EasyInputMessageParam,
+    FunctionToolParam,
+    ResponseFunctionToolCallParam,
+    ResponseInputItemParam,
+    ResponseOutputMessageParam,
+    ResponseReasoningItemParam,
+)
+from openai.types.responses.response_input_item_param import FunctionCallOutput
 from pydantic import TypeAdapter
 
 CHAT_MESSAGES = TypeAdapter(list[ChatCompletionMessageParam])
 CHAT_TOOLS = TypeAdapter(list[ChatCompletionToolParam])
 RESPONSES_INPUT = TypeAdapter(list[ResponseInputItemParam])
 RESPONSES_TOOLS = TypeAdapter(list[FunctionToolParam])
+# The union accepts an item as soon as any member does; check our items against their own type.
+RESPONSES_BY_TYPE: dict[tuple[str, str | None], TypeAdapter[Any]] = {
+    ("message", "user"): TypeAdapter(EasyInputMessageParam),
+    ("message", "assistant"): TypeAdapter(ResponseOutputMessageParam),
+    ("function_call", None): TypeAdapter(ResponseFunctionToolCallParam),
+    ("function_call_output", None): TypeAdapter(FunctionCallOutput),
+    ("reasoning", None): TypeAdapter(ResponseReasoningItemParam),
+}
 
 
 def _drain(value: Any) -> None:
@@ -51,5 +67,8 @@ def check_responses(
         for i in items
     ]
     _drain(RESPONSES_INPUT.validate_python(checked))
+    for item in checked:
+        adapter = RESPONSES_BY_TYPE[(item["type"], item.get("role"))]
+        _drain(adapter.validate_python(item))
     if tools is not None:
         _drain(RESPONSES_TOOLS.validate_python(tools))

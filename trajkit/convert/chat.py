@@ -17,6 +17,9 @@ Rules (v1-rendering.md section 5), applied to each message in order:
   ``content`` dropped if nothing is left; otherwise an assistant ``[]`` content becomes ``""``.
 - Tool results get ``tool_call_id`` then ``name``; ``reasoning_content`` is sent last, only for
   the models that need it back.
+- ``tool_images="user"`` (not the SDK's behaviour, which is ``"inline"``): OpenAI's Chat API takes
+  only text in tool messages, so image parts of tool results move to one user message placed
+  after the run of tool messages, each tool message keeping its text (or a note).
 
 Pure functions: no litellm, no I/O; the runtime's ``LLM.format_messages_for_llm`` calls them.
 """
@@ -24,7 +27,7 @@ Pure functions: no litellm, no I/O; the runtime's ``LLM.format_messages_for_llm`
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from trajkit.events import ImageContent, Message, TextContent, ThinkingBlock
 from trajkit.events.truncate import DEFAULT_TEXT_CONTENT_LIMIT, maybe_truncate
@@ -32,6 +35,7 @@ from trajkit.events.truncate import DEFAULT_TEXT_CONTENT_LIMIT, maybe_truncate
 __all__ = [
     "FORCE_STRING_SERIALIZER_MODELS",
     "SEND_REASONING_CONTENT_MODELS",
+    "TOOL_IMAGE_NOTE",
     "chat_options_from_llm",
     "message_to_chat",
     "messages_to_chat",
@@ -77,6 +81,7 @@ def messages_to_chat(
     native_tool_calling: bool = True,
     force_string_serializer: bool | None = None,
     send_reasoning_content: bool | None = None,
+    tool_images: Literal["inline", "user"] = "inline",
 ) -> list[dict[str, Any]]:
     """Serialize messages as Chat Completions dicts, exactly as the SDK sends them.
 
@@ -89,6 +94,8 @@ def messages_to_chat(
         native_tool_calling: the provider's native tool calling is used.
         force_string_serializer: send content as one string (None: from the model name).
         send_reasoning_content: send ``reasoning_content`` back (None: from the model name).
+        tool_images: ``"inline"`` as the SDK, or ``"user"`` to move tool-result images into a
+            user message (valid for OpenAI).
     """
     fss = (
         _name_matches(model, FORCE_STRING_SERIALIZER_MODELS)
@@ -101,7 +108,7 @@ def messages_to_chat(
         else send_reasoning_content
     )
     marks = _cache_marks(messages) if caching else {}
-    return [
+    out = [
         message_to_chat(
             m,
             caching=caching,
@@ -114,6 +121,32 @@ def messages_to_chat(
         )
         for i, m in enumerate(messages)
     ]
+    return _move_tool_images(out) if tool_images == "user" else out
+
+
+TOOL_IMAGE_NOTE = "[image output: see the next user message]"
+"""Text left in a tool message whose only content was images (``tool_images="user"``)."""
+
+
+def _move_tool_images(dicts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    pending: list[dict[str, Any]] = []
+    for d in dicts:
+        if pending and d["role"] != "tool":
+            out.append({"content": pending, "role": "user"})
+            pending = []
+        content = d.get("content")
+        if d["role"] == "tool" and isinstance(content, list):
+            images = [p for p in content if p.get("type") == "image_url"]
+            if images:
+                texts = [p for p in content if p.get("type") != "image_url"]
+                d = {**d, "content": texts or [{"type": "text", "text": TOOL_IMAGE_NOTE}]}
+                label = f"Image output of tool call {d.get('tool_call_id')}:"
+                pending += [{"type": "text", "text": label}, *images]
+        out.append(d)
+    if pending:
+        out.append({"content": pending, "role": "user"})
+    return out
 
 
 def _cache_marks(messages: Sequence[Message]) -> _CacheMarks:

@@ -5,7 +5,10 @@ Pipeline: read the events (``store``) -> active branch -> condensed view or full
 ``adjust``) -> the target's serializer plus the tool definitions of the ``SystemPromptEvent``.
 
 Chat settings come from the conversation's own ``agent.llm`` (``chat_options_from_llm``), so the
-messages are the ones that LLM was sent; ``chat_options`` overrides them. Nothing is written:
+messages are the ones that LLM was sent; ``chat_options`` overrides them. One deliberate
+difference: images returned by a tool move to a user message after the tool results
+(``tool_images="user"``), because OpenAI rejects images in tool messages; pass
+``chat_options={"tool_images": "inline"}`` for the SDK's exact bytes. Nothing is written:
 the SDK saves full terminal outputs into ``observations/`` while formatting, trajkit only renders
 the path it would have used.
 """
@@ -94,7 +97,9 @@ def convert_events(
         leaf_event_id=state.leaf_event_id if state else None,
         head_is_empty=bool(state and state.head_is_empty),
     )
-    messages = events_to_messages(VIEWS[view](branch))
+    dropped: list[tuple[str, Any]] = []
+    selected = condensed_view(branch, dropped=dropped) if view == "condensed" else full_view(branch)
+    messages = events_to_messages(selected)
     messages, found = fix_dangling(messages, dangling)
     if not reasoning:
         messages = drop_reasoning(messages)
@@ -103,10 +108,11 @@ def convert_events(
     if images == "placeholder":
         messages = replace_images(messages)
     tools = next((e.tools for e in branch if isinstance(e, SystemPromptEvent)), [])
-    options = dict(chat_options_from_llm(_llm_config(state)))
+    options = {**chat_options_from_llm(_llm_config(state)), "tool_images": "user"}
     options.update(chat_options or {})
     document = TARGETS[to](messages, tools, options)
-    problems = [d.describe() for d in found]
+    problems = [f"{e.kind} {e.id} left out of the condensed view ({rule})" for rule, e in dropped]
+    problems += [d.describe() for d in found]
     problems += [
         f"tool {n!r}: parameter schema unknown, sent as an open object"
         for n in unknown_tools(tools)

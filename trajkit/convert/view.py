@@ -122,15 +122,23 @@ def full_view(branch: Sequence[Event]) -> list[LLMConvertibleEvent]:
     ]
 
 
-def condensed_view(branch: Sequence[Event]) -> list[LLMConvertibleEvent]:
-    """The events the model saw after condensation (``View.from_events`` of SDK 1.58.2)."""
+def condensed_view(
+    branch: Sequence[Event], *, dropped: list[tuple[str, LLMConvertibleEvent]] | None = None
+) -> list[LLMConvertibleEvent]:
+    """The events the model saw after condensation (``View.from_events`` of SDK 1.58.2).
+
+    Args:
+        branch: the active branch, oldest first.
+        dropped: when given, receives ``(property, event)`` for each event a property removed
+            (condensation's own forgetting is not listed).
+    """
     view: list[LLMConvertibleEvent] = []
     for e in branch:
         if isinstance(e, Condensation):
             view = _apply_condensation(e, view)
         elif isinstance(e, LLMConvertibleEvent):
             view.append(e)
-    return _enforce_properties(view, branch)
+    return _enforce_properties(view, branch, dropped)
 
 
 def _apply_condensation(
@@ -150,7 +158,9 @@ _Property = Callable[[list[LLMConvertibleEvent], Sequence[Event]], set[str]]
 
 
 def _enforce_properties(
-    view: list[LLMConvertibleEvent], branch: Sequence[Event]
+    view: list[LLMConvertibleEvent],
+    branch: Sequence[Event],
+    dropped: list[tuple[str, LLMConvertibleEvent]] | None,
 ) -> list[LLMConvertibleEvent]:
     properties: tuple[_Property, ...] = (
         _observation_uniqueness,
@@ -164,6 +174,9 @@ def _enforce_properties(
         for prop in properties:
             drop = prop(view, branch)
             if drop:
+                if dropped is not None:
+                    name = prop.__name__.strip("_").replace("_", " ")
+                    dropped.extend((name, e) for e in view if e.id in drop)
                 view = [e for e in view if e.id not in drop]
                 changed = True
                 break
