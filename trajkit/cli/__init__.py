@@ -28,6 +28,16 @@ _COMMANDS: dict[str, tuple[str, str]] = {
         "Check conversations against the format.",
     ),
     "schema": ("trajkit.cli.schema:schema_command", "Print, check or regenerate the JSON Schemas."),
+    "ls": ("trajkit.cli.views:ls_command", "List conversations: one line each."),
+    "stats": (
+        "trajkit.cli.views:stats_command",
+        "Summarize a corpus: statuses, tools, tokens, cost.",
+    ),
+    "inspect": ("trajkit.cli.views:inspect_command", "Show one conversation in the terminal."),
+    "view": (
+        "trajkit.cli.views:view_command",
+        "Write a self-contained HTML report of a conversation.",
+    ),
     "convert": (
         "trajkit.cli.convert:convert_command",
         "Turn conversations into Chat or Responses payloads.",

@@ -1,0 +1,188 @@
+"""`trajkit ls`, `stats`, `inspect` and `view`: look at conversations without reading JSON.
+
+Each command parses its options, calls `trajkit.views`, and prints. Whatever had to be skipped
+(a folder that is no conversation, a broken event file, an empty conversation) is reported on
+stderr as `skipped: path:pointer: message` after the rest was shown, and the exit code is 1.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from trajkit.cli._options import json_option, paths_argument
+
+_SORT_KEYS = ("time", "last", "events", "cost", "status", "model", "id")
+
+
+def _report_skipped(problems: Iterable[object]) -> int:
+    """Print each problem on stderr; return the exit code (1 when anything was skipped)."""
+    code = 0
+    for problem in problems:
+        click.echo(f"skipped: {problem}", err=True)
+        code = 1
+    return code
+
+
+def _stdout_is_terminal() -> bool:
+    return bool(getattr(sys.stdout, "isatty", lambda: False)())
+
+
+@click.command("ls")
+@paths_argument()
+@click.option(
+    "--sort",
+    "sort_key",
+    type=click.Choice(_SORT_KEYS),
+    default="time",
+    show_default=True,
+    help="Order of the lines.",
+)
+@click.option("--reverse", "-r", is_flag=True, help="Reverse the order.")
+@json_option("Print the rows as one JSON list.")
+def ls_command(paths: tuple[Path, ...], sort_key: str, reverse: bool, as_json: bool) -> None:
+    """List the conversations under PATH...: one line each."""
+    from trajkit.cli._output import echo_json
+    from trajkit.views.summary import ConversationRow, iter_rows
+    from trajkit.views.tables import format_rows, sort_rows
+
+    rows: list[ConversationRow] = []
+    problems: list[object] = []
+    for item in iter_rows(paths):
+        if isinstance(item, ConversationRow):
+            rows.append(item)
+            problems.extend(item.problems)
+        else:
+            problems.append(item)
+    rows = sort_rows(rows, sort_key, reverse=reverse)
+    if as_json:
+        echo_json([r.to_dict() for r in rows])
+    else:
+        width = _width()
+        for line in format_rows(rows, width=width):
+            click.echo(line)
+    sys.exit(_report_skipped(problems))
+
+
+def _width() -> int | None:
+    """Terminal width; None (do not cut) on a pipe unless COLUMNS says otherwise."""
+    if os.environ.get("COLUMNS", "").isdigit():
+        return int(os.environ["COLUMNS"])
+    if _stdout_is_terminal():
+        return os.get_terminal_size(sys.stdout.fileno()).columns
+    return None
+
+
+@click.command("stats")
+@paths_argument()
+@json_option("Print the summary as JSON (the default when stdout is not a terminal).")
+@click.option("--table", "as_table", is_flag=True, help="Print tables even when not on a terminal.")
+def stats_command(paths: tuple[Path, ...], as_json: bool, as_table: bool) -> None:
+    """Summarize the conversations under PATH...: statuses, models, events, tools, tokens, cost."""
+    from trajkit.cli._output import echo_json, progress
+    from trajkit.errors import TrajkitError
+    from trajkit.views.summary import (
+        CorpusStats,
+        Skipped,
+        conversation_stats,
+        iter_conversation_folders,
+    )
+
+    corpus = CorpusStats()
+    skipped: list[object] = []
+    with progress("Reading conversations") as bar:
+        for item in iter_conversation_folders(paths):
+            if isinstance(item, Skipped):
+                skipped.append(item)
+                continue
+            try:
+                corpus.add(conversation_stats(item))
+            except TrajkitError as exc:
+                skipped.append(exc)
+            bar.advance(note=item.name)
+    if as_json or not (as_table or _stdout_is_terminal()):
+        echo_json(corpus.to_dict())
+    else:
+        from trajkit.views.tables import print_stats
+
+        print_stats(corpus.to_dict(), _console())
+    sys.exit(_report_skipped([*skipped, *corpus.problems]))
+
+
+def _console() -> Any:
+    from rich.console import Console
+
+    return Console(file=sys.stdout, highlight=False, soft_wrap=False)
+
+
+@click.command("inspect")
+@click.argument("path", type=click.Path(path_type=Path), metavar="DIR")
+@click.option("--full", is_flag=True, help="Show long outputs and tool arguments in full.")
+@click.option(
+    "--from", "start", type=click.IntRange(min=0), default=0, help="First event (0-based)."
+)
+@click.option(
+    "--to", "stop", type=click.IntRange(min=0), default=None, help="Last event (inclusive)."
+)
+@click.option(
+    "--pager/--no-pager",
+    default=None,
+    help="Page the output (default: on a terminal, for long conversations).",
+)
+def inspect_command(
+    path: Path, full: bool, start: int, stop: int | None, pager: bool | None
+) -> None:
+    """Show one conversation (V1 folder or V0 file) in the terminal."""
+    from trajkit.errors import UsageError
+    from trajkit.views.load import load_conversation
+    from trajkit.views.terminal import print_conversation
+
+    if stop is not None and stop < start:
+        raise UsageError(f"--to {stop} is before --from {start}")
+    loaded = load_conversation(path, event_range=(start, stop))
+    console = _console()
+    use_pager = pager if pager is not None else (_stdout_is_terminal() and len(loaded.items) > 30)
+    if use_pager:
+        with console.pager(styles=True):
+            print_conversation(loaded, console, full=full)
+    else:
+        print_conversation(loaded, console, full=full)
+    sys.exit(_report_skipped([*loaded.problems, *_empty(loaded)]))
+
+
+def _empty(loaded: Any) -> list[str]:
+    if loaded.total_events == 0:
+        return [f"{loaded.path}:: conversation has no events"]
+    return []
+
+
+@click.command("view")
+@click.argument("path", type=click.Path(path_type=Path), metavar="DIR")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="HTML file to write (default: <conversation folder name>.html).",
+)
+@click.option("--overwrite", is_flag=True, help="Replace the output file if it exists.")
+def view_command(path: Path, output: Path | None, overwrite: bool) -> None:
+    """Write one self-contained HTML report of a conversation (no network, no external assets)."""
+    from trajkit.cli._output import display_path
+    from trajkit.errors import OutputExists
+    from trajkit.store import atomic_write
+    from trajkit.views.html import conversation_to_html
+    from trajkit.views.load import load_conversation
+
+    out = output if output is not None else Path(f"{path.resolve().name}.html")
+    if out.exists() and not overwrite:
+        raise OutputExists(out)
+    loaded = load_conversation(path)
+    atomic_write(out, conversation_to_html(loaded).encode("utf-8"))
+    click.echo(f"wrote {display_path(out)} ({len(loaded.items):,} events)")
+    sys.exit(_report_skipped([*loaded.problems, *_empty(loaded)]))

@@ -1,0 +1,149 @@
+"""Read one conversation for viewing: a V1 folder, or a V0 trajectory migrated in memory.
+
+Views show as much as they can: a file that cannot be read becomes a `Broken` item in its
+place (and a problem in `problems`), an unknown event kind stays an `UnknownEvent` (shown as
+raw JSON), an unreadable `base_state.json` leaves `state` empty. Only an input that is no
+conversation at all raises `InputError`. Nothing is ever written.
+
+`event_range` limits which event files are parsed (by position, 0-based, inclusive), so
+`inspect --from 4000 --to 4010` on a long conversation lists names but parses eleven files.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from trajkit.errors import InputError, TrajkitError
+from trajkit.store import open_conversation
+from trajkit.store.layout import is_conversation_folder
+
+if TYPE_CHECKING:
+    from trajkit.events import BaseState, Event
+
+__all__ = ["Broken", "LoadedConversation", "load_conversation"]
+
+
+@dataclass(frozen=True)
+class Broken:
+    """An event file that could not be read, shown where it stands."""
+
+    path: str
+    """The file."""
+    message: str
+    """`path:pointer: message` from the reader."""
+
+
+@dataclass
+class LoadedConversation:
+    """A conversation as views see it: its state (if readable) and its events in order."""
+
+    path: Path
+    """Folder (V1) or file/folder (V0) that was read."""
+    id: str
+    """Conversation id."""
+    state: BaseState | None
+    """Parsed `base_state.json`, or None when missing or unreadable."""
+    items: list[tuple[int, Event | Broken]] = field(default_factory=list)
+    """`(position, event)` pairs in log order; `Broken` for files that could not be read."""
+    total_events: int = 0
+    """Number of event files, whether or not they were in `event_range`."""
+    problems: list[str] = field(default_factory=list)
+    """What was skipped, one `path:pointer: message` line each."""
+    origin: str = "v1"
+    """`v1`, or `v0 (<container>)` when migrated in memory."""
+
+
+def load_conversation(
+    path: str | os.PathLike[str], *, event_range: tuple[int, int | None] = (0, None)
+) -> LoadedConversation:
+    """Load the conversation at `path` (V1 folder or V0 input); see the module docstring."""
+    p = Path(path)
+    if p.is_dir() and is_conversation_folder(p):
+        return _load_v1(p, event_range)
+    v0 = _v0_container(p)
+    if v0 is not None:
+        return _load_v0(p, v0, event_range)
+    if not p.exists():
+        raise InputError(p, "", "no such file or folder")
+    raise InputError(
+        p,
+        "",
+        "not a conversation: expected a V1 folder holding base_state.json or events/, "
+        "or a V0 trajectory (trajectory.json, a session folder, output.jsonl)",
+    )
+
+
+def _load_v1(folder: Path, event_range: tuple[int, int | None]) -> LoadedConversation:
+    from trajkit.store.reader import parse_event_bytes
+
+    conv = open_conversation(folder)
+    loaded = LoadedConversation(path=folder, id=conv.id, state=None)
+    try:
+        loaded.state = conv.base_state()
+    except TrajkitError as exc:
+        loaded.problems.append(f"{exc} (base_state.json skipped)")
+    files = conv.event_files()
+    loaded.total_events = len(files)
+    start, stop = event_range
+    for pos, event_file in enumerate(files):
+        if pos < start or (stop is not None and pos > stop):
+            continue
+        try:
+            event = parse_event_bytes(event_file.path, event_file.read_bytes())
+        except InputError as exc:
+            loaded.problems.append(str(exc))
+            loaded.items.append((pos, Broken(str(event_file.path), str(exc))))
+            continue
+        loaded.items.append((pos, event))
+    return loaded
+
+
+def _v0_container(path: Path) -> str | None:
+    if not path.exists():
+        return None
+    from trajkit.migrate.containers import container_for
+
+    try:
+        return container_for(path)
+    except OSError:
+        return None
+
+
+def _load_v0(path: Path, container: str, event_range: tuple[int, int | None]) -> LoadedConversation:
+    """Migrate a V0 input in memory (`trajkit.migrate`) and view its first trajectory."""
+    from trajkit.migrate import SkippedInput, iter_v0_conversations
+
+    problems: list[str] = []
+    found = None
+    extra = 0
+    for item in iter_v0_conversations([path]):
+        if isinstance(item, SkippedInput):
+            problems.append(str(item))
+        elif found is None:
+            found = item
+        else:
+            extra += 1
+    if found is None:
+        raise InputError(path, "", problems[0] if problems else "no V0 trajectory found")
+    if extra:
+        problems.append(
+            f"{path}:: holds {extra + 1} trajectories; only the first is shown "
+            "(`trajkit migrate` writes each one to its own folder)"
+        )
+    start, stop = event_range
+    return LoadedConversation(
+        path=path,
+        id=found.id,
+        state=found.base_state,
+        items=[
+            (pos, ev)
+            for pos, ev in enumerate(found.events)
+            if pos >= start and (stop is None or pos <= stop)
+        ],
+        total_events=len(found.events),
+        problems=problems,
+        origin=f"v0 {container}",
+    )

@@ -1,0 +1,399 @@
+"""Data behind `trajkit ls` and `trajkit stats`: rows and corpus summaries, no printing.
+
+- `iter_rows(paths)` yields one `ConversationRow` per conversation found (cheap: the store's
+  `header()`, plus event files read until the first user message), or a `Skipped` record.
+- `conversation_stats(folder)` reads one conversation's events (one file at a time) and counts
+  them; `CorpusStats.add()` folds those into totals, keeping only a few numbers per
+  conversation (for the percentiles), so a corpus streams through in bounded memory.
+- `conversation_totals(state)` sums tokens and cost over every LLM of a `base_state.json`.
+
+A file that cannot be read is skipped and reported (`problems`); the rest is still counted.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from trajkit.errors import InputError, TrajkitError
+from trajkit.store import find_conversations, open_conversation
+
+if TYPE_CHECKING:
+    from trajkit.events import BaseState
+    from trajkit.store import StoredConversation
+
+__all__ = [
+    "LENGTH_BUCKETS",
+    "ConversationRow",
+    "ConversationStats",
+    "CorpusStats",
+    "Skipped",
+    "Totals",
+    "conversation_stats",
+    "conversation_totals",
+    "iter_conversation_folders",
+    "iter_rows",
+    "percentiles",
+]
+
+LENGTH_BUCKETS = ((0, 0), (1, 9), (10, 49), (50, 99), (100, 499), (500, 999), (1000, None))
+"""Event-count buckets of the length distribution (inclusive bounds; None = no upper bound)."""
+
+_FIRST_MESSAGE_SCAN = 50
+"""Event files read at most while looking for the first user message."""
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """An input that was not shown or counted, and why (`path:pointer: message`)."""
+
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass
+class Totals:
+    """Model, status, tokens and cost of a conversation from its `base_state.json`."""
+
+    model: str | None = None
+    status: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cache_read_tokens: int = 0
+    reasoning_tokens: int = 0
+    cost: float | None = None
+
+
+def conversation_totals(state: BaseState | None) -> Totals:
+    """Sum `stats.usage_to_metrics.*` (tokens, cost) and read the model and status."""
+    if state is None:
+        return Totals()
+    totals = Totals(model=state.agent.llm.model, status=state.execution_status)
+    metrics = state.stats.usage_to_metrics if state.stats is not None else None
+    for m in (metrics or {}).values():
+        if m.accumulated_cost is not None:
+            totals.cost = (totals.cost or 0.0) + m.accumulated_cost
+        tu = m.accumulated_token_usage
+        if tu is not None:
+            totals.prompt_tokens += tu.prompt_tokens or 0
+            totals.completion_tokens += tu.completion_tokens or 0
+            totals.cache_read_tokens += tu.cache_read_tokens or 0
+            totals.reasoning_tokens += tu.reasoning_tokens or 0
+    return totals
+
+
+# -- ls ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class ConversationRow:
+    """One line of `trajkit ls`."""
+
+    id: str
+    path: str
+    first_time: str | None
+    last_time: str | None
+    status: str | None
+    n_events: int
+    model: str | None
+    cost: float | None
+    first_message: str
+    problems: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able values (problems left out when there are none)."""
+        data = dict(self.__dict__)
+        if not self.problems:
+            data.pop("problems")
+        return data
+
+
+def iter_conversation_folders(
+    paths: Iterable[str | os.PathLike[str]],
+) -> Iterator[Path | Skipped]:
+    """Conversation folders under each path; a path holding none gives a `Skipped`."""
+    for raw in paths:
+        found = False
+        try:
+            for folder in find_conversations([raw]):
+                found = True
+                yield folder
+        except InputError as exc:
+            yield Skipped(str(exc))
+            continue
+        if not found:
+            yield Skipped(
+                f"{os.fspath(raw)}:: not a conversation folder and holds none "
+                "(expected <uuid hex>/ folders with base_state.json or events/)"
+            )
+
+
+def iter_rows(paths: Iterable[str | os.PathLike[str]]) -> Iterator[ConversationRow | Skipped]:
+    """One row per conversation found under `paths` (see the module docstring)."""
+    for item in iter_conversation_folders(paths):
+        if isinstance(item, Skipped):
+            yield item
+            continue
+        try:
+            yield _row(open_conversation(item))
+        except TrajkitError as exc:
+            yield Skipped(str(exc))
+
+
+def _row(conv: StoredConversation) -> ConversationRow:
+    header = conv.header()
+    row = ConversationRow(
+        id=header.id,
+        path=str(conv.path),
+        first_time=header.first_timestamp,
+        last_time=header.last_timestamp,
+        status=header.execution_status,
+        n_events=header.n_events,
+        model=header.model,
+        cost=header.accumulated_cost,
+        first_message="",
+    )
+    if header.has_base_state:
+        _check_state_json(conv, row.problems)
+    row.first_message = _first_user_message(conv, row.problems)
+    return row
+
+
+def _check_state_json(conv: StoredConversation, problems: list[str]) -> None:
+    try:
+        raw = conv.base_state_raw()
+        if raw and raw.strip():
+            orjson.loads(raw)
+    except InputError as exc:
+        problems.append(str(exc))
+    except orjson.JSONDecodeError as exc:
+        problems.append(f"{conv.base_state_path}:: not valid JSON: {exc}")
+
+
+def _first_user_message(conv: StoredConversation, problems: list[str]) -> str:
+    for n, event_file in enumerate(conv.iter_event_files()):
+        if n >= _FIRST_MESSAGE_SCAN:
+            break
+        try:
+            data = orjson.loads(event_file.read_bytes())
+        except InputError as exc:
+            problems.append(str(exc))
+            continue
+        except orjson.JSONDecodeError as exc:
+            problems.append(f"{event_file.path}:: not valid JSON: {exc}")
+            continue
+        if not isinstance(data, dict) or data.get("kind") != "MessageEvent":
+            continue
+        if data.get("source") != "user":
+            continue
+        content = (data.get("llm_message") or {}).get("content")
+        if isinstance(content, str):
+            return content
+        if isinstance(content, list):
+            return " ".join(
+                c["text"] for c in content if isinstance(c, dict) and isinstance(c.get("text"), str)
+            )
+    return ""
+
+
+# -- stats ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class ConversationStats:
+    """Counts for one conversation."""
+
+    id: str
+    status: str | None = None
+    model: str | None = None
+    n_events: int = 0
+    kinds: Counter[str] = field(default_factory=Counter)
+    tool_calls: Counter[str] = field(default_factory=Counter)
+    tool_errors: Counter[str] = field(default_factory=Counter)
+    tool_rejections: Counter[str] = field(default_factory=Counter)
+    totals: Totals = field(default_factory=Totals)
+    duration_s: float | None = None
+    problems: list[str] = field(default_factory=list)
+
+
+def conversation_stats(folder: str | os.PathLike[str]) -> ConversationStats:
+    """Read one conversation folder, one event at a time, and count what it holds."""
+    from trajkit.events import (
+        ActionEvent,
+        AgentErrorEvent,
+        ObservationEvent,
+        UserRejectObservation,
+    )
+    from trajkit.store.reader import parse_event_bytes
+
+    conv = open_conversation(folder)
+    stats = ConversationStats(id=conv.id)
+    try:
+        stats.totals = conversation_totals(conv.base_state())
+    except TrajkitError as exc:
+        stats.problems.append(str(exc))
+    stats.status, stats.model = stats.totals.status, stats.totals.model
+    first: str | None = None
+    last: str | None = None
+    for event_file in conv.iter_event_files():
+        stats.n_events += 1
+        try:
+            event = parse_event_bytes(event_file.path, event_file.read_bytes())
+        except InputError as exc:
+            stats.problems.append(str(exc))
+            continue
+        stats.kinds[event.kind] += 1
+        first = first or event.timestamp or None
+        last = event.timestamp or last
+        if isinstance(event, ActionEvent):
+            stats.tool_calls[event.tool_name] += 1
+        elif isinstance(event, AgentErrorEvent) or (
+            isinstance(event, ObservationEvent) and event.observation.is_error
+        ):
+            stats.tool_errors[event.tool_name] += 1
+        elif isinstance(event, UserRejectObservation):
+            stats.tool_rejections[event.tool_name] += 1
+    stats.duration_s = _seconds_between(first, last)
+    return stats
+
+
+def _seconds_between(first: str | None, last: str | None) -> float | None:
+    if not first or not last:
+        return None
+    try:
+        return (datetime.fromisoformat(last) - datetime.fromisoformat(first)).total_seconds()
+    except ValueError:
+        return None
+
+
+@dataclass
+class CorpusStats:
+    """Totals over many conversations; `to_dict()` is the `--json` document."""
+
+    conversations: int = 0
+    by_status: Counter[str] = field(default_factory=Counter)
+    by_model: Counter[str] = field(default_factory=Counter)
+    kinds: Counter[str] = field(default_factory=Counter)
+    tool_calls: Counter[str] = field(default_factory=Counter)
+    tool_errors: Counter[str] = field(default_factory=Counter)
+    tool_rejections: Counter[str] = field(default_factory=Counter)
+    totals: Totals = field(default_factory=Totals)
+    lengths: list[int] = field(default_factory=list)
+    costs: list[float] = field(default_factory=list)
+    prompt_tokens: list[int] = field(default_factory=list)
+    completion_tokens: list[int] = field(default_factory=list)
+    durations: list[float] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def add(self, c: ConversationStats) -> None:
+        """Fold one conversation in."""
+        self.conversations += 1
+        self.by_status[c.status or "unknown"] += 1
+        self.by_model[c.model or "unknown"] += 1
+        for mine, theirs in (
+            (self.kinds, c.kinds),
+            (self.tool_calls, c.tool_calls),
+            (self.tool_errors, c.tool_errors),
+            (self.tool_rejections, c.tool_rejections),
+        ):
+            mine.update(theirs)
+        t = self.totals
+        t.prompt_tokens += c.totals.prompt_tokens
+        t.completion_tokens += c.totals.completion_tokens
+        t.cache_read_tokens += c.totals.cache_read_tokens
+        t.reasoning_tokens += c.totals.reasoning_tokens
+        if c.totals.cost is not None:
+            t.cost = (t.cost or 0.0) + c.totals.cost
+            self.costs.append(c.totals.cost)
+        self.lengths.append(c.n_events)
+        self.prompt_tokens.append(c.totals.prompt_tokens)
+        self.completion_tokens.append(c.totals.completion_tokens)
+        if c.duration_s is not None:
+            self.durations.append(c.duration_s)
+        self.problems.extend(c.problems)
+
+    def tools(self) -> dict[str, dict[str, Any]]:
+        """Per tool: calls, errors, rejections and error rate (errors / calls)."""
+        names = sorted(set(self.tool_calls) | set(self.tool_errors) | set(self.tool_rejections))
+        out: dict[str, dict[str, Any]] = {}
+        for name in sorted(names, key=lambda n: (-self.tool_calls[n], n)):
+            calls = self.tool_calls[name]
+            errors = self.tool_errors[name]
+            out[name] = {
+                "calls": calls,
+                "errors": errors,
+                "rejections": self.tool_rejections[name],
+                "error_rate": round(errors / calls, 4) if calls else None,
+            }
+        return out
+
+    def length_distribution(self) -> dict[str, int]:
+        """Number of conversations per event-count bucket (`LENGTH_BUCKETS`)."""
+        out: dict[str, int] = {}
+        for lo, hi in LENGTH_BUCKETS:
+            label = str(lo) if lo == hi else (f"{lo}+" if hi is None else f"{lo}-{hi}")
+            out[label] = sum(1 for n in self.lengths if n >= lo and (hi is None or n <= hi))
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """The summary as plain JSON-able values."""
+        t = self.totals
+        return {
+            "conversations": self.conversations,
+            "by_status": dict(self.by_status.most_common()),
+            "by_model": dict(self.by_model.most_common()),
+            "events": {
+                "total": sum(self.kinds.values()),
+                "by_kind": dict(self.kinds.most_common()),
+            },
+            "tools": self.tools(),
+            "tokens": {
+                "prompt": t.prompt_tokens,
+                "completion": t.completion_tokens,
+                "cache_read": t.cache_read_tokens,
+                "reasoning": t.reasoning_tokens,
+            },
+            "cost": {"total": round(t.cost, 6) if t.cost is not None else None},
+            "per_conversation": {
+                "events": percentiles(self.lengths),
+                "cost": percentiles(self.costs),
+                "prompt_tokens": percentiles(self.prompt_tokens),
+                "completion_tokens": percentiles(self.completion_tokens),
+                "duration_s": percentiles(self.durations),
+            },
+            "length_distribution": self.length_distribution(),
+            "problems": list(self.problems),
+        }
+
+
+def percentiles(values: Iterable[float]) -> dict[str, float | None]:
+    """min, p50, p90, p99, max and mean (linear interpolation); None for no values."""
+    data = sorted(values)
+    keys = ("min", "p50", "p90", "p99", "max", "mean")
+    if not data:
+        return dict.fromkeys(keys)
+    out = {
+        "min": data[0],
+        "p50": _quantile(data, 0.5),
+        "p90": _quantile(data, 0.9),
+        "p99": _quantile(data, 0.99),
+        "max": data[-1],
+        "mean": sum(data) / len(data),
+    }
+    return {k: (round(v, 6) if isinstance(v, float) else v) for k, v in out.items()}
+
+
+def _quantile(data: list[float], q: float) -> float:
+    pos = (len(data) - 1) * q
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return data[lo] + (data[hi] - data[lo]) * (pos - lo)

@@ -1,0 +1,174 @@
+"""`trajkit inspect`: a conversation drawn in the terminal with rich.
+
+Layout: a header (id, model, status, events, tokens, cost), then one block per entry: a rule
+naming the position, role, tool, time and, on the first event of an LLM response, its tokens
+and cost; then the body. Messages are plain text; reasoning is dimmed; commands, file edits and
+diffs are syntax-highlighted; tool results longer than `FOLD_LINES` lines are folded to their
+head and tail unless `full`; errors and rejections are red; condensations magenta; unknown
+kinds are printed as raw JSON. On a pipe the same text is printed without colour.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from rich.console import Console, Group, RenderableType
+from rich.padding import Padding
+from rich.rule import Rule
+from rich.syntax import Syntax
+from rich.text import Text
+
+from trajkit.views.entries import CodeBlock, Entry, Usage, iter_entries, usage_by_response
+from trajkit.views.load import LoadedConversation
+from trajkit.views.summary import conversation_totals
+
+__all__ = ["FOLD_LINES", "print_conversation", "render_conversation"]
+
+FOLD_LINES = 24
+"""Longer bodies are folded to their first and last lines unless `full` is asked for."""
+_HEAD, _TAIL = 14, 6
+
+_ROLE_STYLE = {
+    "system": "bold blue",
+    "user": "bold cyan",
+    "agent": "bold green",
+    "action": "bold yellow",
+    "observation": "bold white",
+    "error": "bold red",
+    "rejection": "bold red",
+    "condensation": "bold magenta",
+    "status": "dim",
+    "unknown": "bold blue",
+    "broken": "bold red reverse",
+}
+
+
+def print_conversation(loaded: LoadedConversation, console: Console, *, full: bool = False) -> None:
+    """Print the header and every entry of `loaded` on `console`.
+
+    Off a terminal, each block is printed as plain text with trailing spaces removed.
+    """
+    for renderable in render_conversation(loaded, full=full):
+        if console.is_terminal:
+            console.print(renderable)
+            continue
+        with console.capture() as capture:
+            console.print(renderable)
+        lines = capture.get().split("\n")
+        console.file.write("\n".join(line.rstrip() for line in lines))
+
+
+def render_conversation(
+    loaded: LoadedConversation, *, full: bool = False
+) -> Iterator[RenderableType]:
+    """Renderables for the header and each entry, in order (streamed)."""
+    yield _header(loaded)
+    usage = usage_by_response(loaded.state)
+    for entry in iter_entries(loaded.items, usage):
+        yield _entry(entry, full=full)
+    if not loaded.items:
+        yield Text("(no events to show)", style="dim")
+
+
+def _header(loaded: LoadedConversation) -> RenderableType:
+    t = conversation_totals(loaded.state)
+    text = Text()
+    text.append(f"Conversation {loaded.id}\n", style="bold")
+    rows = [
+        ("path", str(loaded.path) + ("" if loaded.origin == "v1" else f"  [{loaded.origin}]")),
+        ("model", t.model or "?"),
+        ("status", t.status or "?"),
+        ("events", f"{loaded.total_events:,}" + _range_note(loaded)),
+        ("tokens", f"{t.prompt_tokens:,} prompt, {t.completion_tokens:,} completion"),
+        ("cost", f"${t.cost:.4f}" if t.cost is not None else "?"),
+    ]
+    for key, value in rows:
+        text.append(f"  {key:<7}", style="dim")
+        text.append(value + "\n")
+    return text
+
+
+def _range_note(loaded: LoadedConversation) -> str:
+    if not loaded.items or len(loaded.items) == loaded.total_events:
+        return ""
+    first, last = loaded.items[0][0], loaded.items[-1][0]
+    return f" (showing {first}–{last})"
+
+
+def _entry(entry: Entry, *, full: bool) -> RenderableType:
+    parts: list[RenderableType] = [_title(entry)]
+    body: list[RenderableType] = []
+    if entry.reasoning:
+        body.append(Text(_fold(entry.reasoning, full), style="dim italic"))
+    if entry.text:
+        style = "red" if entry.error else ("magenta" if entry.role == "condensation" else "")
+        body.append(Text(_fold(entry.text, full or entry.role in ("user", "agent")), style=style))
+    for block in entry.code:
+        body.append(_code(block, full))
+    if entry.args and (entry.args_primary or full):
+        body.append(_code(CodeBlock("arguments", "json", entry.args), full))
+    for url in entry.images:
+        body.append(Text(f"[image] {_short_url(url)}", style="cyan"))
+    for note in entry.notes:
+        body.append(Text(note, style="dim"))
+    if entry.raw:
+        body.append(_code(CodeBlock("raw JSON", "json", entry.raw), full))
+    if body:
+        parts.append(Padding(Group(*body), (0, 0, 0, 2), expand=False))
+    return Group(*parts)
+
+
+def _title(entry: Entry) -> Rule:
+    style = _ROLE_STYLE.get(entry.role, "")
+    label = f"#{entry.index} {entry.role}"
+    if entry.role in ("action", "observation") and entry.tool:
+        label += f" · {entry.tool}"
+    elif entry.title and entry.title != entry.role:
+        label += f" · {entry.title}"
+    if entry.error and entry.role == "observation":
+        label += " · ERROR"
+    if entry.time:
+        label += f" · {_clock(entry.time)}"
+    if entry.usage is not None:
+        label += f" · {_usage(entry.usage)}"
+    return Rule(Text(label, style=style), align="left", style=style if entry.error else "dim")
+
+
+def _code(block: CodeBlock, full: bool) -> RenderableType:
+    text = _fold(block.text.rstrip("\n"), full)
+    lexer = block.language
+    if lexer.startswith("file:"):
+        lexer = Syntax.guess_lexer(lexer[5:], code=text)
+    label = Text(block.label, style="dim")
+    if not text:
+        return label
+    syntax = Syntax(text, lexer, theme="ansi_dark", word_wrap=True, background_color="default")
+    return Group(label, syntax)
+
+
+def _fold(text: str, full: bool) -> str:
+    lines = text.rstrip("\n").split("\n")
+    if full or len(lines) <= FOLD_LINES:
+        return text
+    hidden = len(lines) - _HEAD - _TAIL
+    notice = f"… {hidden} more lines folded (--full shows them) …"
+    return "\n".join([*lines[:_HEAD], notice, *lines[-_TAIL:]])
+
+
+def _usage(u: Usage) -> str:
+    text = f"{u.prompt_tokens:,} in / {u.completion_tokens:,} out"
+    if u.cost is not None:
+        text += f" · ${u.cost:.4f}"
+    return text
+
+
+def _clock(timestamp: str) -> str:
+    # ISO "2026-11-29T08:53:45.003179" -> "08:53:45"
+    return timestamp[11:19] if len(timestamp) >= 19 else timestamp
+
+
+def _short_url(url: str) -> str:
+    if url.startswith("data:"):
+        head = url.split(",", 1)[0]
+        return f"{head},… ({len(url):,} characters)"
+    return url
