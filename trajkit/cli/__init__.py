@@ -28,6 +28,10 @@ _COMMANDS: dict[str, tuple[str, str]] = {
         "Check conversations against the format.",
     ),
     "schema": ("trajkit.cli.schema:schema_command", "Print, check or regenerate the JSON Schemas."),
+    "migrate": (
+        "trajkit.cli.migrate:migrate_command",
+        "Migrate OpenHands V0 trajectories to V1 folders.",
+    ),
     "ls": ("trajkit.cli.views:ls_command", "List conversations: one line each."),
     "stats": (
         "trajkit.cli.views:stats_command",
@@ -104,7 +108,7 @@ def _load_command(name: str) -> click.Command:
     return command
 
 
-@click.group(cls=TrajkitGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group("trajkit", cls=TrajkitGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="trajkit")
 def main() -> None:
     """Read, validate, convert, migrate and export OpenHands agent conversations."""
