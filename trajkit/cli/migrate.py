@@ -1,0 +1,85 @@
+"""`trajkit migrate INPUT... -o OUT_DIR`: V0 trajectories to V1 conversation folders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from trajkit.cli._options import jobs_option, json_option
+
+
+@click.command("migrate")
+@click.argument(
+    "inputs", nargs=-1, required=True, type=click.Path(path_type=Path), metavar="INPUT..."
+)
+@click.option(
+    "-o",
+    "--output",
+    "out_dir",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Folder to write one <uuid hex>/ conversation folder per trajectory into.",
+)
+@click.option("--overwrite", is_flag=True, help="Replace conversation folders that already exist.")
+@click.option(
+    "--tool-names",
+    type=click.Choice(["keep", "v1"]),
+    default="keep",
+    show_default=True,
+    help="Keep V0 tool names (execute_bash) or use V1 names (terminal, file_editor).",
+)
+@jobs_option
+@json_option("Print one JSON document listing every outcome.")
+def migrate_command(
+    inputs: tuple[Path, ...],
+    out_dir: Path,
+    overwrite: bool,
+    tool_names: str,
+    jobs: int | None,
+    as_json: bool,
+) -> None:
+    """Migrate OpenHands V0 trajectories (trajectory.json, session folders, eval output.jsonl).
+
+    Writes OUT_DIR/<uuid hex>/ with base_state.json, events/, migration_report.json and
+    v0_sidecar.json. Exits 1 when any input (or jsonl line) had to be skipped.
+    """
+    from trajkit.cli._output import display_path, echo_json, progress
+    from trajkit.migrate import Migrated, migrate_paths
+
+    done: list[Migrated] = []
+    skipped: list[str] = []
+    outcomes = migrate_paths(inputs, out_dir, overwrite=overwrite, tool_names=tool_names, jobs=jobs)  # type: ignore[arg-type]
+    with progress("migrating", enabled=not as_json) as bar:
+        for item in outcomes:
+            if isinstance(item, Migrated):
+                done.append(item)
+                if not as_json:
+                    warn = len(item.report["warnings"])
+                    click.echo(
+                        f"{display_path(item.source)} -> {display_path(item.folder)} "
+                        f"({item.events} events, {item.report['dropped']} dropped, {warn} warning(s))"
+                    )
+            else:
+                skipped.append(str(item))
+                if not as_json:
+                    click.echo(f"skipped {item}", err=True)
+            bar.advance(note=item.source if isinstance(item, Migrated) else item.path)
+    if as_json:
+        echo_json({"migrated": [vars(m) for m in done], "skipped": skipped})
+    else:
+        click.echo(_summary(done, len(skipped), display_path(out_dir)))
+    if skipped:
+        click.get_current_context().exit(1)
+
+
+def _summary(done: list, skipped: int, out: str) -> str:  # type: ignore[type-arg]
+    events = sum(m.events for m in done)
+    dropped = sum(m.report["dropped"] for m in done)
+    synth = sum(m.report["synthesized"] for m in done)
+    warnings = sum(len(m.report["warnings"]) for m in done)
+    return (
+        f"migrated {len(done)} conversation(s) into {out}: {events} events, {dropped} V0 events "
+        f"dropped, {synth} synthesized, {warnings} warning(s) (see migration_report.json); "
+        f"{skipped} input(s) skipped"
+    )

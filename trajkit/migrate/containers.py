@@ -1,0 +1,354 @@
+"""Find V0 trajectories in the user's paths, whatever container holds them.
+
+A small registry (`CONTAINERS`) says which handler takes a path: each entry looks at the path
+(folder or file name) and at the first bytes, and yields *inputs*: cheap, picklable handles that
+are loaded later (`V0Input.load()`), possibly in a worker process. Containers (spec v0-format §1):
+
+- `session-folder`: `sessions/<sid>/events/<n>.json`, one event per file, read in numeric
+  order (`10.json` after `9.json`); `metadata.json` kept; `event_cache/` ignored;
+  `agent_state.pkl` is never opened (a warning says it was skipped).
+- `eval-jsonl`: an evaluation `output.jsonl`; one conversation per line (`history` flat, as
+  pairs, or lossy resolver records), named after its `instance_id`. Read line by line, so a
+  file of any size streams; a broken line is skipped and reported, the others still migrate.
+- `trajectory-json`: a JSON file holding a list of events (CLI/GUI `trajectory.json`), the REST
+  answer `{"trajectory": [...]}`, or one eval record `{"history": [...]}`.
+
+A folder that is no session folder is walked (sorted) for session folders and `*.json` /
+`*.jsonl` files, so `users/<uid>/conversations/<sid>/` layouts are found too. Problems are
+values (`SkippedInput`), never exceptions, so one bad input never stops the others.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from trajkit.errors import InputError
+from trajkit.migrate.v0 import looks_like_history
+
+__all__ = [
+    "CONTAINERS",
+    "SkippedInput",
+    "V0Input",
+    "V0Source",
+    "container_for",
+    "iter_v0_inputs",
+]
+
+_SNIFF_BYTES = 4096
+_EVENT_FILE_RE = re.compile(r"^(\d+)\.json$")
+_SID_RE = re.compile(r"^[0-9a-fA-F]{32}$")
+
+
+@dataclass
+class V0Source:
+    """One V0 trajectory, loaded: raw event items plus where they came from."""
+
+    path: str
+    """File or folder the trajectory was read from (with `:<line>` for jsonl lines)."""
+    container: str
+    """`session-folder`, `eval-jsonl`, `json-list`, `api-response` or `eval-record`."""
+    name: str
+    """Human name: file stem, session id, or the eval line's `instance_id`."""
+    items: list[Any]
+    """The V0 history as stored (event dicts, or `[action, observation]` pairs)."""
+    content_key: str
+    """Digest of the events; conversation and event ids derive from it."""
+    fixed_id: str | None = None
+    """A V0 conversation id (32 hex) to reuse, when the container names one."""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    """Session `metadata.json`, or the eval record without `history`."""
+    warnings: list[str] = field(default_factory=list)
+    """Problems met while reading the container."""
+
+
+@dataclass(frozen=True)
+class SkippedInput:
+    """An input (file, folder, jsonl line) that could not be migrated, and why."""
+
+    path: str
+    """File (with `:<line>` for a jsonl line) or folder."""
+    pointer: str
+    """JSON pointer inside it ("" for the whole input)."""
+    message: str
+    """What was expected and what was found."""
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.pointer}: {self.message}"
+
+
+@dataclass(frozen=True)
+class V0Input:
+    """A handle on one trajectory, loaded on demand; picklable so a worker can load it."""
+
+    path: str
+    """The file or folder."""
+    container: str
+    """Registry name of the container."""
+    line: int | None = None
+    """1-based line number (jsonl)."""
+    data: bytes | None = None
+    """The line's bytes (jsonl)."""
+
+    @property
+    def label(self) -> str:
+        """`path` or `path:line`."""
+        return self.path if self.line is None else f"{self.path}:{self.line}"
+
+    def load(self) -> V0Source:
+        """Read and unwrap the trajectory; raises `InputError` naming file, pointer and problem."""
+        return CONTAINERS[self.container].load(self)
+
+
+@dataclass(frozen=True)
+class _Container:
+    handles: Callable[[Path, bytes], bool]
+    """Whether this container takes the path (given its first bytes; b"" for folders)."""
+    inputs: Callable[[Path], Iterator[V0Input | SkippedInput]]
+    """The trajectories in the path."""
+    load: Callable[[V0Input], V0Source]
+    """Load one of them."""
+
+
+# -- session folder ------------------------------------------------------------------------
+
+
+def _is_session_folder(path: Path, head: bytes = b"") -> bool:
+    events = path / "events"
+    if not path.is_dir() or not events.is_dir():
+        return False
+    return any(_EVENT_FILE_RE.match(p.name) for p in events.iterdir())
+
+
+def _session_inputs(path: Path) -> Iterator[V0Input | SkippedInput]:
+    yield V0Input(str(path), "session-folder")
+
+
+def _load_session(inp: V0Input) -> V0Source:
+    folder = Path(inp.path)
+    numbered = []
+    for p in (folder / "events").iterdir():
+        m = _EVENT_FILE_RE.match(p.name)
+        if m:
+            numbered.append((int(m.group(1)), p))
+    numbered.sort()
+    warnings: list[str] = []
+    items: list[Any] = []
+    for _, p in numbered:
+        try:
+            items.append(json.loads(p.read_bytes()))
+        except (ValueError, OSError) as exc:
+            warnings.append(f"{p}: skipped an event file that is not valid JSON ({exc})")
+    if (folder / "agent_state.pkl").exists():
+        warnings.append(
+            "agent_state.pkl skipped: it is a Python pickle and is never unpickled "
+            "(iteration counters and delegate state it holds are not migrated)"
+        )
+    metadata: dict[str, Any] = {}
+    meta_path = folder / "metadata.json"
+    if meta_path.is_file():
+        try:
+            loaded = json.loads(meta_path.read_bytes())
+            metadata = loaded if isinstance(loaded, dict) else {}
+        except (ValueError, OSError) as exc:
+            warnings.append(f"{meta_path}: ignored, not valid JSON ({exc})")
+    if not looks_like_history(items):
+        raise InputError(
+            folder, "", "events/ holds no V0 events (objects with 'action' or 'observation')"
+        )
+    sid = (
+        metadata.get("conversation_id")
+        if isinstance(metadata.get("conversation_id"), str)
+        else folder.name
+    )
+    return V0Source(
+        path=str(folder),
+        container="session-folder",
+        name=folder.name,
+        items=items,
+        content_key=_digest(items),
+        fixed_id=sid if _SID_RE.match(sid or "") else None,
+        metadata=metadata,
+        warnings=warnings,
+    )
+
+
+# -- eval output.jsonl ---------------------------------------------------------------------
+
+
+def _is_jsonl(path: Path, head: bytes) -> bool:
+    if not path.is_file():
+        return False
+    if path.suffix == ".jsonl":
+        return True
+    first, sep, _ = head.partition(b"\n")
+    if not sep or not first.strip().startswith(b"{"):
+        return False
+    try:
+        return isinstance(json.loads(first), dict)  # a whole object on line one: JSON lines
+    except ValueError:
+        return False
+
+
+def _jsonl_inputs(path: Path) -> Iterator[V0Input | SkippedInput]:
+    with path.open("rb") as fh:
+        for number, line in enumerate(fh, start=1):
+            if line.strip():
+                yield V0Input(str(path), "eval-jsonl", line=number, data=line)
+
+
+def _load_jsonl_line(inp: V0Input) -> V0Source:
+    label = inp.label
+    try:
+        record = json.loads(inp.data or b"")
+    except ValueError as exc:
+        raise InputError(
+            label, "", f"line is not valid JSON ({exc}); expected one eval record"
+        ) from None
+    if not isinstance(record, dict) or "history" not in record:
+        raise InputError(label, "", "expected an eval record: a JSON object with a 'history' list")
+    return _eval_record(record, label, "eval-jsonl", Path(inp.path).stem + f"-line{inp.line}")
+
+
+def _eval_record(record: dict[str, Any], label: str, container: str, fallback: str) -> V0Source:
+    history = record.get("history")
+    if not looks_like_history(history):
+        raise InputError(
+            label, "/history", "expected a list of V0 events or [action, observation] pairs"
+        )
+    assert isinstance(history, list)
+    instance = record.get("instance_id")
+    name = str(instance) if isinstance(instance, str | int) and str(instance) else fallback
+    meta = {k: v for k, v in record.items() if k != "history"}
+    return V0Source(
+        path=label,
+        container=container,
+        name=name,
+        items=history,
+        content_key=_digest([name, history]),
+        metadata=meta,
+    )
+
+
+# -- one JSON file ---------------------------------------------------------------------------
+
+
+def _is_json_file(path: Path, head: bytes) -> bool:
+    return path.is_file()
+
+
+def _json_inputs(path: Path) -> Iterator[V0Input | SkippedInput]:
+    yield V0Input(str(path), "trajectory-json")
+
+
+def _load_json(inp: V0Input) -> V0Source:
+    path = Path(inp.path)
+    data = path.read_bytes()
+    if not data.strip():
+        raise InputError(path, "", "file is empty; expected a JSON list of V0 events")
+    try:
+        value = json.loads(data)
+    except UnicodeDecodeError:
+        raise InputError(path, "", "not a text file; expected a JSON list of V0 events") from None
+    except ValueError as exc:
+        hint = " (the file looks truncated)" if _looks_truncated(data, exc) else ""
+        raise InputError(
+            path, "", f"not valid JSON{hint}: {exc}; expected a JSON list of V0 events"
+        ) from None
+    if isinstance(value, dict) and "trajectory" in value:
+        items, container, pointer = value["trajectory"], "api-response", "/trajectory"
+    elif isinstance(value, dict) and "history" in value:
+        return _eval_record(value, str(path), "eval-record", path.stem)
+    else:
+        items, container, pointer = value, "json-list", ""
+    if not looks_like_history(items):
+        raise InputError(
+            path,
+            pointer,
+            f"not a V0 trajectory: expected a list of event objects with 'action' or "
+            f"'observation', found {_describe(items)}",
+        )
+    return V0Source(
+        path=str(path),
+        container=container,
+        name=path.stem,
+        items=items,
+        content_key=_digest(items),
+    )
+
+
+def _looks_truncated(data: bytes, exc: ValueError) -> bool:
+    pos = getattr(exc, "pos", None)
+    return isinstance(pos, int) and pos >= len(data.rstrip()) - 1
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, list):
+        return "an empty list" if not value else f"a list of {type(value[0]).__name__}"
+    if isinstance(value, dict):
+        keys = ", ".join(sorted(value)[:5])
+        return f"an object with keys {keys}" if keys else "an empty object"
+    return f"a JSON {type(value).__name__}"
+
+
+CONTAINERS: dict[str, _Container] = {
+    "session-folder": _Container(_is_session_folder, _session_inputs, _load_session),
+    "eval-jsonl": _Container(_is_jsonl, _jsonl_inputs, _load_jsonl_line),
+    "trajectory-json": _Container(_is_json_file, _json_inputs, _load_json),
+}
+"""Registry, in the order detection tries it."""
+
+
+def container_for(path: Path) -> str | None:
+    """Name of the container that handles `path`, or None (a plain folder is walked instead)."""
+    head = b""
+    if path.is_file():
+        with path.open("rb") as fh:
+            head = fh.read(_SNIFF_BYTES)
+    for name, container in CONTAINERS.items():
+        if container.handles(path, head):
+            return name
+    return None
+
+
+def iter_v0_inputs(paths: Iterable[str | os.PathLike[str]]) -> Iterator[V0Input | SkippedInput]:
+    """Every V0 trajectory handle under `paths`, in a stable order, and what had to be skipped."""
+    for raw in paths:
+        path = Path(raw)
+        if not path.exists():
+            yield SkippedInput(str(path), "", "no such file or folder")
+            continue
+        yield from _inputs_of(path, top=True)
+
+
+def _inputs_of(path: Path, *, top: bool) -> Iterator[V0Input | SkippedInput]:
+    name = container_for(path)
+    if name is not None:
+        yield from CONTAINERS[name].inputs(path)
+        return
+    if not path.is_dir():
+        yield SkippedInput(str(path), "", "not a file or folder trajkit can read")
+        return
+    found = False
+    for child in sorted(path.iterdir()):
+        if child.name.startswith("."):
+            continue
+        if child.is_dir() or child.suffix in (".json", ".jsonl"):
+            for item in _inputs_of(child, top=False):
+                found = True
+                yield item
+    if top and not found:
+        yield SkippedInput(
+            str(path), "", "no V0 trajectory found (no events/<n>.json, *.json or *.jsonl)"
+        )
+
+
+def _digest(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

@@ -1,0 +1,208 @@
+"""Migrate many V0 trajectories: in memory (`iter_v0_conversations`) or to folders (`migrate_paths`).
+
+Writing a conversation never leaves a partial folder: everything goes to a hidden temp folder
+`OUT/.<hex>.tmp-<pid>-<n>/` (each file through `store.atomic_write`), which is renamed to
+`OUT/<hex>/` only when complete. With `overwrite`, an existing folder is first renamed aside and
+removed after the new one is in place; without it, an existing folder is left untouched and the
+conversation is reported as skipped (`OutputExists`, "pass --overwrite to replace it").
+
+Large inputs stream: inputs are handles (a jsonl line is read, not parsed, by the main process)
+and are mapped and written by a pool of worker processes (`jobs`, default: one per core) with at
+most `2 * jobs` in flight, so memory stays bounded by a few conversations. Results come back in
+input order. Nothing here prints; callers get one `Migrated` or `SkippedInput` per input.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import itertools
+import json
+import os
+import shutil
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from trajkit.errors import InputError, OutputExists, TrajkitError
+from trajkit.migrate.containers import SkippedInput, V0Input, iter_v0_inputs
+from trajkit.migrate.mapping import MigratedConversation, ToolNames, v0_to_v1
+from trajkit.migrate.report import REPORT_FILE, SIDECAR_FILE
+
+__all__ = ["Migrated", "iter_v0_conversations", "migrate_paths", "write_conversation"]
+
+_counter = itertools.count()
+
+
+@dataclass(frozen=True)
+class Migrated:
+    """One conversation written to disk."""
+
+    source: str
+    """Input it came from (`path:line` for jsonl lines)."""
+    name: str
+    """Conversation name."""
+    conversation_id: str
+    """V1 conversation id (dashed uuid)."""
+    folder: str
+    """The written folder `OUT/<hex>`."""
+    events: int
+    """V1 events written."""
+    report: dict[str, Any]
+    """The `migration_report.json` content."""
+
+
+def iter_v0_conversations(
+    paths: Iterable[str | os.PathLike[str]], *, tool_names: ToolNames = "keep"
+) -> Iterator[MigratedConversation | SkippedInput]:
+    """Every V0 trajectory under `paths` as a V1 conversation in memory (nothing is written)."""
+    for inp in iter_v0_inputs(paths):
+        if isinstance(inp, SkippedInput):
+            yield inp
+            continue
+        yield _convert(inp, tool_names)
+
+
+def migrate_paths(
+    paths: Iterable[str | os.PathLike[str]],
+    out_dir: str | os.PathLike[str],
+    *,
+    overwrite: bool = False,
+    tool_names: ToolNames = "keep",
+    jobs: int | None = None,
+) -> Iterator[Migrated | SkippedInput]:
+    """Write one V1 folder per V0 trajectory under `paths` into `out_dir`, yielding outcomes."""
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise InputError(out, "", "output path exists and is not a folder")
+    out.mkdir(parents=True, exist_ok=True)
+    jobs = jobs or min(2, os.cpu_count() or 1)
+    inputs = iter_v0_inputs(paths)
+    head = list(itertools.islice(inputs, 2))
+    all_inputs = itertools.chain(head, inputs)
+    if jobs <= 1 or len(head) < 2:
+        for inp in all_inputs:
+            yield (
+                inp
+                if isinstance(inp, SkippedInput)
+                else _migrate_one(inp, str(out), overwrite, tool_names)
+            )
+        return
+    yield from _in_pool(all_inputs, str(out), overwrite, tool_names, jobs)
+
+
+def _in_pool(
+    inputs: Iterator[V0Input | SkippedInput],
+    out: str,
+    overwrite: bool,
+    tool_names: ToolNames,
+    jobs: int,
+) -> Iterator[Migrated | SkippedInput]:
+    window: deque[cf.Future[Migrated | SkippedInput] | SkippedInput] = deque()
+    with cf.ProcessPoolExecutor(max_workers=jobs) as pool:
+        for inp in inputs:
+            if isinstance(inp, SkippedInput):
+                window.append(inp)
+            else:
+                window.append(pool.submit(_migrate_one, inp, out, overwrite, tool_names))
+            while len(window) > 2 * jobs:
+                yield _result(window.popleft())
+        while window:
+            yield _result(window.popleft())
+
+
+def _result(item: cf.Future[Migrated | SkippedInput] | SkippedInput) -> Migrated | SkippedInput:
+    return item if isinstance(item, SkippedInput) else item.result()
+
+
+def _convert(inp: V0Input, tool_names: ToolNames) -> MigratedConversation | SkippedInput:
+    try:
+        return v0_to_v1(inp.load(), tool_names=tool_names)
+    except InputError as exc:
+        return SkippedInput(exc.path, exc.pointer, exc.message)
+    except OSError as exc:
+        return SkippedInput(inp.label, "", f"cannot read: {exc.strerror or exc}")
+    except RecursionError:
+        return SkippedInput(inp.label, "", "JSON nested too deeply to read")
+    except Exception as exc:  # noqa: BLE001 - one odd trajectory must not stop a corpus
+        return SkippedInput(
+            inp.label,
+            "",
+            f"could not be migrated ({type(exc).__name__}: {exc}); please report this",
+        )
+
+
+def _migrate_one(
+    inp: V0Input, out: str, overwrite: bool, tool_names: ToolNames
+) -> Migrated | SkippedInput:
+    conv = _convert(inp, tool_names)
+    if isinstance(conv, SkippedInput):
+        return conv
+    try:
+        folder = write_conversation(conv, out, overwrite=overwrite)
+    except OutputExists as exc:
+        return SkippedInput(inp.label, "", f"{exc} (output of this input: {exc.path})")
+    except (TrajkitError, OSError) as exc:
+        return SkippedInput(inp.label, "", f"could not write the conversation: {exc}")
+    return Migrated(
+        source=conv.source,
+        name=conv.name,
+        conversation_id=conv.id,
+        folder=str(folder),
+        events=len(conv.events),
+        report=conv.report.to_dict(),
+    )
+
+
+def write_conversation(
+    conv: MigratedConversation, out_dir: str | os.PathLike[str], *, overwrite: bool = False
+) -> Path:
+    """Write `conv` as `out_dir/<hex>/` (temp folder, then rename); returns the folder."""
+    from trajkit.events import dump_event
+    from trajkit.events.state import dump_base_state
+    from trajkit.store import atomic_write, event_file_name
+
+    out = Path(out_dir)
+    final = out / conv.folder_name
+    if final.exists() and not overwrite:
+        raise OutputExists(final)
+    tmp = out / f".{conv.folder_name}.tmp-{os.getpid()}-{next(_counter)}"
+    try:
+        (tmp / "events").mkdir(parents=True)
+        for index, event in enumerate(conv.events):
+            atomic_write(tmp / "events" / event_file_name(index, event.id), dump_event(event))
+        state = conv.base_state.model_copy(update={"persistence_dir": str(final.resolve())})
+        atomic_write(tmp / "base_state.json", dump_base_state(state))
+        atomic_write(tmp / REPORT_FILE, _json(conv.report.to_dict()))
+        atomic_write(tmp / SIDECAR_FILE, _json(conv.sidecar, indent=None))
+        _put_in_place(tmp, final, overwrite=overwrite)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return final
+
+
+def _put_in_place(tmp: Path, final: Path, *, overwrite: bool) -> None:
+    if not final.exists():
+        try:
+            os.rename(tmp, final)
+        except OSError:
+            if final.exists():  # another worker wrote the same conversation meanwhile
+                raise OutputExists(final) from None
+            raise
+        return
+    if not overwrite:
+        raise OutputExists(final)
+    old = final.with_name(f".{final.name}.old-{os.getpid()}-{next(_counter)}")
+    os.rename(final, old)
+    try:
+        os.rename(tmp, final)
+    except BaseException:
+        os.rename(old, final)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _json(value: Any, *, indent: int | None = 2) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=indent, default=str) + "\n"
