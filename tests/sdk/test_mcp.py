@@ -1,0 +1,176 @@
+"""MCP: a real stdio server (tests/support/mcp_server.py) started, listed and called."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import pytest
+
+from tests.support.mcp_server import server_config
+from trajkit.convert.tools import tools_to_chat
+from trajkit.events import ImageContent, MCPToolAction, TextContent
+from trajkit.sdk.mcp import (
+    MCPError,
+    MCPServerConnection,
+    MCPTimeouts,
+    normalize_mcp_config,
+    result_to_observation,
+    start_mcp_tools,
+)
+
+
+@pytest.fixture(scope="module")
+def toolset():
+    ts = start_mcp_tools({"mcpServers": {"test": server_config(TRAJKIT_MCP_VAR="from-env")}})
+    yield ts
+    ts.close()
+
+
+def _tool(ts, name):
+    return next(t for t in ts.tools if t.name == name)
+
+
+def test_normalize_accepts_both_forms():
+    server = {"command": "uvx", "args": ["mcp-server-fetch"]}
+    assert normalize_mcp_config({"mcpServers": {"fetch": server}}) == {"fetch": server}
+    assert normalize_mcp_config({"fetch": server}) == {"fetch": server}
+    assert normalize_mcp_config(None) == {}
+    assert normalize_mcp_config({}) == {}
+
+
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [
+        ({"mcpServers": {"x": {"args": []}}}, "mcp_config/x: expected 'command'"),
+        ({"x": {"command": "a", "args": "b"}}, "mcp_config/x/args: expected a list"),
+        ({"x": {"command": "a", "env": {"K": 1}}}, "mcp_config/x/env"),
+        ({"mcpServers": ["x"]}, "expected an object mapping names"),
+    ],
+)
+def test_normalize_rejects_malformed(config, expected):
+    with pytest.raises(MCPError, match=expected):
+        normalize_mcp_config(config)
+
+
+def test_lists_tools_with_definitions(toolset):
+    assert toolset.errors == []
+    names = [t.name for t in toolset.tools]
+    assert names[:2] == ["add", "echo"]
+    definition = _tool(toolset, "add").definition()
+    dumped = definition.model_dump(mode="json", exclude_none=True)
+    assert dumped["kind"] == "MCPToolDefinition"
+    assert dumped["action_type"] == "MCPToolAction"
+    assert dumped["observation_type"] == "MCPToolObservation"
+    assert dumped["title"] == "add"
+    assert dumped["mcp_tool"]["name"] == "add"
+    assert dumped["mcp_tool"]["description"] == "Add two integers and return the sum."
+    assert dumped["mcp_tool"]["inputSchema"]["required"] == ["a", "b"]
+
+
+def test_llm_schema_matches_conversion_of_the_persisted_definition(toolset):
+    """What the LLM is sent equals what `convert` rebuilds from the SystemPromptEvent entry."""
+    for tool in toolset.tools:
+        assert [tool.to_chat_tool()] == tools_to_chat([tool.definition()])
+    params = _tool(toolset, "add").parameters_schema()
+    assert list(params["properties"])[:2] == ["security_risk", "summary"]
+    assert params["properties"]["a"] == {"type": "integer"}
+
+
+def test_call_text_and_env(toolset):
+    add = _tool(toolset, "add")
+    action = add.action_from_arguments({"a": 2, "b": 40, "security_risk": "LOW", "summary": "s"})
+    assert action == MCPToolAction(data={"a": 2, "b": 40})
+    obs = add(action)
+    assert obs.tool_name == "add"
+    assert not obs.is_error
+    assert [c.text for c in obs.content] == ["[Tool 'add' executed.]", "42"]
+    echo = _tool(toolset, "echo")
+    obs = echo(MCPToolAction(data={"text": "hi", "env_var": "TRAJKIT_MCP_VAR"}))
+    assert obs.content[1] == TextContent(text="hi from-env")
+
+
+def test_call_image_and_error(toolset):
+    obs = _tool(toolset, "pixel")(MCPToolAction(data={}))
+    assert isinstance(obs.content[1], ImageContent)
+    assert obs.content[1].image_urls[0].startswith("data:image/png;base64,iVBOR")
+    obs = _tool(toolset, "fail")(MCPToolAction(data={"reason": "bad input"}))
+    assert obs.is_error
+    assert obs.content[0].text == "[Tool 'fail' executed.]"
+    assert "bad input" in obs.content[1].text
+
+
+def test_call_timeout_is_bounded():
+    ts = start_mcp_tools({"t": server_config()}, timeouts=MCPTimeouts(call=0.5))
+    try:
+        start = time.monotonic()
+        obs = _tool(ts, "sleep")(MCPToolAction(data={"seconds": 5}))
+        assert time.monotonic() - start < 3
+        assert obs.is_error
+        assert "did not answer within 0.5s" in obs.content[0].text
+        # the session is still usable afterwards
+        assert _tool(ts, "add")(MCPToolAction(data={"a": 1, "b": 1})).content[1].text == "2"
+    finally:
+        ts.close()
+
+
+def test_server_that_dies_gives_error_observations_fast():
+    ts = start_mcp_tools({"t": server_config()})
+    try:
+        start = time.monotonic()
+        obs = _tool(ts, "crash")(MCPToolAction(data={}))
+        assert obs.is_error
+        assert "MCP server 't'" in obs.content[0].text
+        later = _tool(ts, "add")(MCPToolAction(data={"a": 1, "b": 1}))
+        assert later.is_error
+        assert time.monotonic() - start < 5
+    finally:
+        ts.close()
+
+
+def test_missing_command_is_a_clear_error_not_a_crash():
+    ts = start_mcp_tools({"mcpServers": {"fetch": {"command": "uvx-missing-xyz", "args": ["a"]}}})
+    assert ts.tools == []
+    assert len(ts.errors) == 1
+    message = str(ts.errors[0])
+    assert "MCP server 'fetch'" in message
+    assert "uvx-missing-xyz a" in message
+    assert "not found on PATH" in message
+
+
+def test_uvx_hint_when_uv_is_missing(monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")
+    ts = start_mcp_tools(
+        {"mcpServers": {"fetch": {"command": "uvx", "args": ["mcp-server-fetch"]}}}
+    )
+    assert "install uv" in str(ts.errors[0])
+
+
+def test_server_that_exits_at_start():
+    code = "import sys; sys.stderr.write('boom: no config\\n'); sys.exit(2)"
+    conn = MCPServerConnection("early", {"command": sys.executable, "args": ["-c", code]})
+    start = time.monotonic()
+    with pytest.raises(MCPError) as info:
+        conn.start()
+    assert time.monotonic() - start < 10
+    assert "MCP server 'early'" in str(info.value)
+    assert "boom: no config" in str(info.value)
+
+
+def test_server_that_never_answers_times_out():
+    code = "import time; time.sleep(60)"
+    conn = MCPServerConnection(
+        "mute", {"command": sys.executable, "args": ["-c", code]}, timeouts=MCPTimeouts(start=1)
+    )
+    start = time.monotonic()
+    with pytest.raises(MCPError, match="did not start .* within 1s"):
+        conn.start()
+    assert time.monotonic() - start < 8
+
+
+def test_result_to_observation_keeps_other_blocks_readable():
+    obs = result_to_observation(
+        "r", {"content": [{"type": "resource_link", "uri": "file:///x", "name": "x"}]}
+    )
+    assert obs.content[1].text.startswith('{"type": "resource_link"')
+    assert not obs.is_error
