@@ -165,11 +165,19 @@ class StoredConversation:
         Args:
             skip_empty: skip zero-byte files as the SDK's iteration does, instead of raising.
         """
-        for event_file in self.iter_event_files():
-            raw = event_file.read_bytes()
-            if skip_empty and not raw.strip():
-                continue
-            yield parse_event_bytes(event_file.path, raw)
+        from trajkit.events import parse_event
+
+        for event_file in self.event_files():  # the hot loop of every reader: keep it flat
+            raw = read_file_bytes(event_file.path)
+            if not raw or raw.isspace():
+                if skip_empty:
+                    continue
+                raise _empty_event_file(event_file.path)
+            try:
+                event = parse_event(raw)
+            except ValueError as exc:  # pydantic's ValidationError and orjson's are ValueErrors
+                raise _input_error(event_file.path, raw, exc) from None
+            yield event
 
     def header(self) -> ConversationHeader:
         """Cheap summary: reads `base_state.json` and at most two event files."""
@@ -246,22 +254,30 @@ def parse_event_bytes(path: Path, raw: bytes) -> Event:
     """Parse one event file's bytes, turning any failure into `InputError` for `path`."""
     from trajkit.events import parse_event
 
-    if not raw.strip():
-        raise InputError(path, "", "empty file; expected one JSON object (an event)")
+    if not raw or raw.isspace():
+        raise _empty_event_file(path)
     return _parse(path, raw, parse_event)
 
 
-def _parse(path: Path, raw: bytes, parse: Callable[[bytes], _T]) -> _T:
-    from pydantic import ValidationError
+def _empty_event_file(path: Path) -> InputError:
+    return InputError(path, "", "empty file; expected one JSON object (an event)")
 
+
+def _parse(path: Path, raw: bytes, parse: Callable[[bytes], _T]) -> _T:
     try:
         return parse(raw)
-    except ValidationError as exc:
-        raise input_error_from_validation(path, exc, raw) from None
-    except orjson.JSONDecodeError as exc:
-        raise InputError(path, "", f"not valid JSON: {exc}") from None
     except ValueError as exc:
-        raise InputError(path, "", str(exc)) from None
+        raise _input_error(path, raw, exc) from None
+
+
+def _input_error(path: Path, raw: bytes, exc: ValueError) -> InputError:
+    from pydantic import ValidationError
+
+    if isinstance(exc, ValidationError):
+        return input_error_from_validation(path, exc, raw)
+    if isinstance(exc, orjson.JSONDecodeError):
+        return InputError(path, "", f"not valid JSON: {exc}")
+    return InputError(path, "", str(exc))
 
 
 def input_error_from_validation(
