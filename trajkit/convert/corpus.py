@@ -1,6 +1,6 @@
 """Convert many conversations: one JSONL line per conversation, bad ones reported and skipped.
 
-Conversations are found lazily (``find_conversations``) and converted in worker processes; each
+Conversations are found lazily and converted on worker processes (``trajkit.corpus``); each
 worker returns the finished JSON line (bytes), so memory holds a few conversations at a time,
 never the corpus. Results come back in the order the conversations were found.
 """
@@ -10,14 +10,15 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from trajkit.convert.conversation import convert_conversation
+from trajkit.corpus import DEFAULT_WORKERS, iter_conversation_paths, map_conversations
 from trajkit.errors import TrajkitError
-from trajkit.store import find_conversations
 
 __all__ = ["CorpusItem", "convert_corpus"]
 
@@ -38,8 +39,7 @@ class CorpusItem:
     """Warnings about a converted conversation (dangling calls, unknown tool schemas)."""
 
 
-def _convert_one(args: tuple[Path, dict[str, Any]]) -> CorpusItem:
-    path, options = args
+def _convert_one(path: Path, options: dict[str, Any]) -> CorpusItem:
     try:
         result = convert_conversation(path, **options)
     except TrajkitError as exc:
@@ -55,16 +55,11 @@ def convert_corpus(
 
     Args:
         paths: conversation folders or folders holding many.
-        jobs: worker processes (default: up to 2; 1 converts in this process).
-    """
-    folders = (Path(p) for p in find_conversations([Path(p) for p in paths]))
-    tasks = ((folder, options) for folder in folders)
-    workers = jobs if jobs is not None else min(2, os.cpu_count() or 1)
-    if workers <= 1:
-        yield from map(_convert_one, tasks)
-        return
-    import multiprocessing
+        jobs: worker processes (default ``DEFAULT_WORKERS``; 1 converts in this process).
 
-    ctx = multiprocessing.get_context("forkserver" if os.name == "posix" else "spawn")
-    with ctx.Pool(workers) as pool:
-        yield from pool.imap(_convert_one, tasks, chunksize=1)
+    Raises:
+        InputError: a path does not exist or holds no conversation.
+    """
+    work = partial(_convert_one, options=options)
+    workers = DEFAULT_WORKERS if jobs is None else jobs
+    yield from map_conversations(work, iter_conversation_paths(paths), workers=workers)
