@@ -1,0 +1,34 @@
+"""The trajkit runtime: an LLM, an agent with tools, and conversations persisted as the
+OpenHands SDK persists them (``<persistence_dir>/<id hex>/base_state.json`` + ``events/``).
+
+```python
+from trajkit.sdk import LLM, Agent, Conversation, Tool
+from trajkit.tools.terminal import TerminalTool
+
+agent = Agent(llm=LLM(model="openai/gpt-4o", api_key=...), tools=[Tool(name=TerminalTool.name)])
+conversation = Conversation(agent=agent, workspace=".", persistence_dir=".conversations")
+conversation.send_message("List the files.")
+conversation.run()
+```
+"""
+
+from trajkit.events import Event, LLMConvertibleEvent
+from trajkit.sdk.agent import Agent
+from trajkit.sdk.conversation import Conversation
+from trajkit.sdk.llm import LLM, LLMError
+from trajkit.sdk.logger import get_logger
+from trajkit.sdk.state import ConversationExecutionStatus, ConversationState
+from trajkit.sdk.tool import Tool
+
+__all__ = [
+    "LLM",
+    "Agent",
+    "Conversation",
+    "ConversationExecutionStatus",
+    "ConversationState",
+    "Event",
+    "LLMConvertibleEvent",
+    "LLMError",
+    "Tool",
+    "get_logger",
+]

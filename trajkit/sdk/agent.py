@@ -1,0 +1,288 @@
+"""``Agent``: the persisted agent configuration and its step.
+
+The model holds what ``base_state.json`` stores under ``agent`` (field names and order of the
+SDK's ``Agent``): the LLM, `Tool` specs, ``mcp_config``, the built-in tools to include, the
+system prompt settings. ``mcp_config`` is accepted both as the plain server map the SDK 1.58
+persists and in the ``{"mcpServers": {...}}`` form of Claude-style configs; it is stored as the
+plain map, which both read.
+
+One `Agent.step` is one LLM call plus the tool calls it asks for:
+
+1. The messages are the active branch's condensed view (``trajkit.convert``), so the request
+   is what ``trajkit convert`` later rebuilds from the files.
+2. Text without tool calls becomes an agent ``MessageEvent`` and the run is finished.
+3. Every tool call becomes an ``ActionEvent`` (thought and reasoning on the first only); all of
+   them are emitted before any runs. A call naming no known tool, or with arguments that are not
+   valid JSON for the tool, gets ``action=None`` and, in its turn, an ``AgentErrorEvent`` that
+   quotes the original arguments text; the run continues so the model can correct itself.
+4. The calls run one after another, in order; each result is an ``ObservationEvent`` (or an
+   ``AgentErrorEvent`` when the tool raised). ``finish`` ends the run.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from trajkit.events import (
+    ActionEvent,
+    AgentErrorEvent,
+    FinishAction,
+    Message,
+    MessageEvent,
+    ObservationEvent,
+    SystemPromptEvent,
+    TextContent,
+)
+from trajkit.sdk.builtins import DEFAULT_TOOL_NAMES
+from trajkit.sdk.llm import LLM
+from trajkit.sdk.tool import (
+    RuntimeTool,
+    Tool,
+    ToolContext,
+    default_summary,
+    parse_arguments,
+    resolve_tool,
+)
+
+if TYPE_CHECKING:
+    from trajkit.sdk.conversation import Conversation
+
+__all__ = ["DEFAULT_SYSTEM_PROMPT", "Agent"]
+
+DEFAULT_SYSTEM_PROMPT = """You are trajkit's coding agent, a helpful AI assistant that can \
+interact with a computer to solve tasks.
+
+<ROLE>
+* Your primary role is to assist users by executing commands, modifying code, and solving \
+technical problems effectively. Be thorough and methodical.
+* If the user asks a question, like "why is X happening", don't try to fix the problem. Just \
+give an answer to the question.
+</ROLE>
+
+<TOOLS>
+* Use the tools you are given; call several tools in one response when they are independent.
+* The terminal keeps its working directory and environment between commands.
+* Edit files with the file editor using absolute paths.
+* When the task is done, or you cannot go further, call `finish` with a short summary.
+</TOOLS>
+
+<SECURITY>
+* For every tool that takes a `security_risk` argument, rate the action LOW (read-only), MEDIUM \
+(project-scoped changes) or HIGH (system-wide changes, sending data out).
+</SECURITY>
+
+<ENVIRONMENT>
+Working directory: {working_dir}
+</ENVIRONMENT>"""
+
+
+class Agent(BaseModel):
+    """An LLM with tools; persisted with the conversation."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, use_attribute_docstrings=True)
+
+    llm: LLM
+    """The model."""
+    tools: list[Tool] = Field(default_factory=list)
+    """Tool specs, resolved through the registry when a conversation starts."""
+    mcp_config: dict[str, Any] = Field(default_factory=dict)
+    """MCP servers by name (``{"name": {"command", "args", "env"}}``)."""
+    filter_tools_regex: str | None = None
+    """Only offer tools whose name matches."""
+    include_default_tools: list[str] = Field(default_factory=lambda: ["FinishTool", "ThinkTool"])
+    """Built-in tools: ``FinishTool``, ``ThinkTool``."""
+    agent_context: dict[str, Any] | None = None
+    """Skills, prompt suffixes (kept as given)."""
+    system_prompt: str | None = None
+    """Full system prompt; None uses trajkit's default."""
+    system_prompt_filename: str = "system_prompt.j2"
+    """SDK template name (kept for compatibility)."""
+    security_policy_filename: str = "security_policy.j2"
+    """SDK template name (kept for compatibility)."""
+    system_prompt_kwargs: dict[str, Any] = Field(default_factory=dict)
+    """Template variables (kept for compatibility)."""
+    condenser: dict[str, Any] | None = None
+    """Condenser configuration (kept as given; trajkit does not condense)."""
+    critic: dict[str, Any] | None = None
+    """Critic configuration (kept as given)."""
+    tool_concurrency_limit: int = Field(default=1, ge=1)
+    """Tool calls of one response run one at a time."""
+    kind: Literal["Agent"] = "Agent"
+    """Agent class name."""
+
+    @field_validator("mcp_config", mode="before")
+    @classmethod
+    def _plain_server_map(cls, v: Any) -> Any:
+        # Claude/Cursor-style configs (and the SDK docs) wrap servers in "mcpServers"; SDK 1.58
+        # persists the plain map. Accept both, store the plain map.
+        if isinstance(v, dict) and isinstance(v.get("mcpServers"), dict):
+            return dict(v["mcpServers"])
+        return v
+
+    @field_validator("mcp_config")
+    @classmethod
+    def _servers_are_objects(cls, v: dict[str, Any]) -> dict[str, Any]:
+        for name, server in v.items():
+            if not isinstance(server, dict):
+                raise ValueError(f"mcp_config[{name!r}] must be an object, got {server!r}")
+        return v
+
+    # -- tools -----------------------------------------------------------------------
+    def tool_names(self) -> list[str]:
+        """Names of the spec'd tools plus the built-in ones (for the restore check)."""
+        names = [t.name for t in self.tools]
+        names += [DEFAULT_TOOL_NAMES.get(d, d) for d in self.include_default_tools]
+        return names
+
+    def resolve_tools(self, ctx: ToolContext) -> dict[str, RuntimeTool]:
+        """Live tools by name: specs in order, then the built-ins."""
+        out: dict[str, RuntimeTool] = {}
+        for spec in [*self.tools, *(Tool(name=d) for d in self.include_default_tools)]:
+            for tool in resolve_tool(spec, ctx):
+                out[tool.name] = tool
+        if self.filter_tools_regex:
+            rx = re.compile(self.filter_tools_regex)
+            out = {n: t for n, t in out.items() if rx.match(n) or n in DEFAULT_TOOL_NAMES.values()}
+        return out
+
+    def verify(self, persisted_agent: dict[str, Any]) -> None:
+        """Refuse to continue a conversation written by another agent class or with fewer tools."""
+        kind = persisted_agent.get("kind", "Agent")
+        if kind != self.kind:
+            raise ValueError(
+                f"this conversation was written by a {kind!r} agent; it cannot be continued "
+                f"with {self.kind!r}"
+            )
+        tools = persisted_agent.get("tools") or []
+        persisted = {t.get("name") for t in tools if isinstance(t, dict)}
+        defaults = persisted_agent.get("include_default_tools", ["FinishTool", "ThinkTool"])
+        persisted |= {DEFAULT_TOOL_NAMES.get(d, d) for d in defaults or []}
+        missing = sorted(str(n) for n in persisted - set(self.tool_names()))
+        if missing:
+            raise ValueError(
+                "tools were removed mid-conversation: the conversation used "
+                f"{', '.join(missing)}, which this agent does not have; tools may be added, "
+                "not removed"
+            )
+
+    # -- prompt ----------------------------------------------------------------------
+    def system_prompt_event(
+        self, tools: dict[str, RuntimeTool], ctx: ToolContext
+    ) -> SystemPromptEvent:
+        text = self.system_prompt or DEFAULT_SYSTEM_PROMPT.format(working_dir=ctx.working_dir)
+        return SystemPromptEvent(
+            system_prompt=TextContent(text=text),
+            tools=[t.definition() for t in tools.values()],
+        )
+
+    # -- the step --------------------------------------------------------------------
+    def step(self, conversation: Conversation) -> None:
+        """One LLM call and the tool calls it asks for (see the module docstring)."""
+        messages = conversation.llm_messages()
+        tools = conversation.tools
+        response = self.llm.call(messages, list(tools.values()))
+        message = response.message
+        if not message.tool_calls:
+            conversation.emit(
+                MessageEvent(source="agent", llm_message=message, llm_response_id=response.id)
+            )
+            conversation.finish()
+            return
+        planned = [
+            self._action_event(message, i, response.id, tools)
+            for i in range(len(message.tool_calls))
+        ]
+        for event, _ in planned:
+            conversation.emit(event)
+        for event, error in planned:
+            if error is not None:
+                conversation.emit(error)
+            else:
+                self._execute(conversation, event)
+        if any(isinstance(e.action, FinishAction) for e, err in planned if err is None):
+            conversation.finish()
+
+    def _action_event(
+        self, message: Message, i: int, response_id: str, tools: dict[str, RuntimeTool]
+    ) -> tuple[ActionEvent, AgentErrorEvent | None]:
+        assert message.tool_calls is not None
+        call = message.tool_calls[i]
+        first = i == 0
+        common: dict[str, Any] = {
+            "thought": [c for c in message.content if isinstance(c, TextContent)] if first else [],
+            "reasoning_content": message.reasoning_content if first else None,
+            "thinking_blocks": list(message.thinking_blocks) if first else [],
+            "responses_reasoning_item": message.responses_reasoning_item if first else None,
+            "tool_name": call.name,
+            "tool_call_id": call.id,
+            "tool_call": call,
+            "llm_response_id": response_id,
+        }
+        tool = tools.get(call.name)
+        if tool is None:
+            err = (
+                f"Tool '{call.name}' not found. Available: {', '.join(tools)}. "
+                f"The call's arguments were: {call.arguments}"
+            )
+            return _failed(common, call.name, call.arguments, err)
+        try:
+            args = parse_arguments(call.arguments)
+            action = tool.action_from_arguments(args)
+        except (ValueError, ValidationError) as e:
+            reason = _validation_reason(e)
+            err = f"Error validating args {call.arguments} for tool '{call.name}': {reason}"
+            return _failed(common, call.name, call.arguments, err)
+        summary = args.get("summary")
+        event = ActionEvent(
+            **common,
+            action=action,
+            summary=summary
+            if isinstance(summary, str)
+            else default_summary(call.name, call.arguments),
+        )
+        return event, None
+
+    def _execute(self, conversation: Conversation, event: ActionEvent) -> None:
+        tool = conversation.tools[event.tool_name]
+        assert event.action is not None
+        try:
+            observation = tool(event.action)
+        except Exception as e:  # a tool bug must not end the conversation
+            conversation.emit(
+                AgentErrorEvent(
+                    tool_name=event.tool_name,
+                    tool_call_id=event.tool_call_id,
+                    error=f"Error executing tool '{event.tool_name}': {type(e).__name__}: {e}",
+                )
+            )
+            return
+        conversation.emit(
+            ObservationEvent(
+                tool_name=event.tool_name,
+                tool_call_id=event.tool_call_id,
+                observation=observation,
+                action_id=event.id,
+            )
+        )
+
+
+def _failed(
+    common: dict[str, Any], name: str, arguments: str, error: str
+) -> tuple[ActionEvent, AgentErrorEvent]:
+    event = ActionEvent(**common, action=None, summary=default_summary(name, arguments))
+    return event, AgentErrorEvent(
+        tool_name=common["tool_name"], tool_call_id=common["tool_call_id"], error=error
+    )
+
+
+def _validation_reason(e: Exception) -> str:
+    if isinstance(e, ValidationError):
+        parts = []
+        for err in e.errors():
+            loc = ".".join(str(p) for p in err["loc"]) or "arguments"
+            parts.append(f"{loc}: {err['msg']}")
+        return "; ".join(parts)
+    return str(e)

@@ -1,0 +1,450 @@
+"""``Conversation``: runs an agent, persists every event at once, restores from disk.
+
+Where: ``<persistence_dir>/<conversation_id.hex>/`` (``persistence_dir`` defaults to
+``<workspace>/conversations``), holding ``base_state.json`` and ``events/event-NNNNN-<id>.json``
+exactly as the OpenHands SDK lays them out, so either can read the other's conversations.
+
+Crash safety: each event is written as its own file, atomically (temp, fsync, rename, fsync
+folder) under the SDK's ``events/.eventlog.lock``, *before* callbacks see it; the base state is
+rewritten atomically right after (HEAD moved to the new event). A SIGKILL at any point leaves
+every completed event on disk and a whole ``base_state.json``. On restore:
+
+- the HEAD is moved forward over events written after the last base-state save;
+- an action that has no result (the process died while the tool ran) gets an
+  ``AgentErrorEvent`` saying so, so the model never sees an unanswered call; a conversation
+  persisted as ``running`` comes back as ``error`` and `Conversation.run` continues it;
+- the agent class must match and tools may be added but not removed (SDK rule);
+- the LLM's metrics are restored from ``stats``, so the accumulated cost keeps counting.
+
+Refused: a ``conversation_id`` that is not a UUID (it names the folder), a relative
+``persistence_dir`` that climbs out of the current directory, and a conversation folder that
+is a link leading outside ``persistence_dir``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import threading
+import uuid
+import weakref
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from trajkit.errors import InputError, UnsafePath
+from trajkit.events import (
+    ActionEvent,
+    AgentErrorEvent,
+    ConversationErrorEvent,
+    ConversationStateUpdateEvent,
+    ErrorClassification,
+    Event,
+    LLMConvertibleEvent,
+    Message,
+    MessageEvent,
+    ObservationEvent,
+    PauseEvent,
+    SystemPromptEvent,
+    TextContent,
+    UserRejectObservation,
+)
+from trajkit.sdk.agent import Agent
+from trajkit.sdk.llm import LLMError
+from trajkit.sdk.logger import get_logger
+from trajkit.sdk.metrics import Metrics
+from trajkit.sdk.state import ConversationExecutionStatus, ConversationState, LocalWorkspace
+from trajkit.sdk.tool import RuntimeTool, ToolContext
+from trajkit.store import ConversationWriter, folder_name, open_conversation
+
+__all__ = ["Conversation", "ConversationCallback"]
+
+logger = get_logger(__name__)
+
+ConversationCallback = Callable[[Event], None]
+Status = ConversationExecutionStatus
+
+RESTART_ERROR = (
+    "A restart occurred while this tool was in progress. The call was interrupted and its "
+    "result is unknown; check the current state before retrying it."
+)
+_STUCK_REPEATS = 4
+
+
+class Conversation:
+    """An agent working in a workspace, persisted event by event."""
+
+    def __init__(
+        self,
+        agent: Agent,
+        callbacks: Sequence[ConversationCallback] | None = None,
+        workspace: str | os.PathLike[str] | LocalWorkspace | None = None,
+        persistence_dir: str | os.PathLike[str] | None = None,
+        conversation_id: uuid.UUID | str | None = None,
+        max_iterations: int = 500,
+        stuck_detection: bool = True,
+    ) -> None:
+        working_dir = _working_dir(workspace)
+        cid = _conversation_id(conversation_id, persistence_dir)
+        base = _persistence_base(persistence_dir, working_dir)
+        folder = _conversation_folder(base, cid)
+        self.agent = agent
+        self.id = cid
+        self._callbacks = list(callbacks or [])
+        self._writer = ConversationWriter(folder)
+        self._emit_lock = threading.RLock()
+        self._run_lock = threading.Lock()
+        self._pause = threading.Event()
+        ctx = ToolContext(working_dir=working_dir, conversation_dir=str(folder))
+        self.tools: dict[str, RuntimeTool] = agent.resolve_tools(ctx)
+        self._finalizer = weakref.finalize(self, _close_tools, list(self.tools.values()))
+        if agent.mcp_config:
+            logger.warning(
+                "MCP servers are configured (%s) but not started by this trajkit version",
+                ", ".join(agent.mcp_config),
+            )
+        raw = _read_base_state(folder)
+        if raw:
+            self.state = self._resume(raw, folder, working_dir, max_iterations)
+        else:
+            self.state = self._fresh(folder, working_dir, max_iterations, stuck_detection)
+        self._bind_metrics()
+        self.state.save()
+        if not any(isinstance(e, SystemPromptEvent) for e in self.state._events):
+            self.emit(agent.system_prompt_event(self.tools, ctx))
+        self._answer_interrupted_calls()
+
+    # -- construction ----------------------------------------------------------------
+    def _fresh(
+        self, folder: Path, working_dir: str, max_iterations: int, stuck_detection: bool
+    ) -> ConversationState:
+        state = ConversationState(
+            id=self.id,
+            agent=self.agent,
+            workspace=LocalWorkspace(working_dir=working_dir),
+            persistence_dir=str(folder),
+            max_iterations=max_iterations,
+            stuck_detection=stuck_detection,
+        )
+        if (folder / "events").is_dir():  # adopt events already there, as the SDK does
+            state._events = list(open_conversation(folder).iter_events(skip_empty=True))
+        state.attach(self._writer)
+        return state
+
+    def _resume(
+        self, raw: bytes, folder: Path, working_dir: str, max_iterations: int
+    ) -> ConversationState:
+        path = folder / "base_state.json"
+        try:
+            data = json.loads(raw)
+        except ValueError as e:
+            raise InputError(
+                path, "", f"not valid JSON ({e}); the conversation cannot be restored"
+            ) from None
+        if not isinstance(data, dict):
+            raise InputError(path, "", "expected a JSON object")
+        try:
+            persisted_id = uuid.UUID(str(data.get("id")))
+        except ValueError:
+            raise InputError(path, "/id", f"expected a UUID, got {data.get('id')!r}") from None
+        if persisted_id != self.id:
+            raise InputError(
+                path,
+                "/id",
+                f"conversation id mismatch: file says {persisted_id}, asked for {self.id}",
+            )
+        agent_data = data.get("agent")
+        self.agent.verify(agent_data if isinstance(agent_data, dict) else {})
+        data.update(
+            agent=self.agent,
+            workspace=LocalWorkspace(working_dir=working_dir),
+            persistence_dir=str(folder),
+            max_iterations=max_iterations,
+        )
+        state = ConversationState.model_validate(data)
+        state._events = list(open_conversation(folder).iter_events(skip_empty=True))
+        state.attach(self._writer)
+        with state:
+            _move_head_forward(state)
+            if state.execution_status == Status.RUNNING:
+                state.execution_status = Status.ERROR  # the process died during run()
+        return state
+
+    def _bind_metrics(self) -> None:
+        llm = self.agent.llm
+        persisted = self.state.stats.usage_to_metrics.get(llm.usage_id)
+        if isinstance(persisted, Metrics) and persisted is not llm.metrics:
+            llm.restore_metrics(persisted)
+        self.state.stats.usage_to_metrics[llm.usage_id] = llm.metrics
+
+    def _answer_interrupted_calls(self) -> None:
+        for action in _unanswered_actions(self._branch()):
+            self.emit(
+                AgentErrorEvent(
+                    tool_name=action.tool_name,
+                    tool_call_id=action.tool_call_id,
+                    error=RESTART_ERROR,
+                    classification=ErrorClassification(kind="internal"),
+                )
+            )
+
+    # -- events ----------------------------------------------------------------------
+    def emit(self, event: Event) -> Event:
+        """Persist ``event`` (its own file, at once), move the HEAD, then run the callbacks."""
+        with self._emit_lock:
+            st = self.state
+            if event.parent_id is None and st.leaf_event_id is not None:
+                event = event.model_copy(update={"parent_id": st.leaf_event_id})
+            self._writer.append(event)
+            st._events.append(event)
+            with st:
+                if not isinstance(event, ConversationStateUpdateEvent):
+                    st.leaf_event_id = event.id
+                    st.head_is_empty = False
+                if isinstance(event, MessageEvent) and event.source == "user":
+                    st.last_user_message_id = event.id
+            for callback in self._callbacks:
+                try:
+                    callback(event)
+                except Exception:
+                    logger.exception("conversation callback failed on %s", event.kind)
+        return event
+
+    def _branch(self) -> list[Event]:
+        from trajkit.convert import active_branch
+
+        return active_branch(
+            self.state._events,
+            leaf_event_id=self.state.leaf_event_id,
+            head_is_empty=self.state.head_is_empty,
+        )
+
+    def llm_messages(self) -> list[Message]:
+        """The messages of the next LLM request (condensed view of the active branch)."""
+        from trajkit.convert import condensed_view, events_to_messages
+
+        return events_to_messages(condensed_view(self._branch()))
+
+    # -- user API --------------------------------------------------------------------
+    def send_message(self, message: str | Message) -> None:
+        """Add a user message; a finished (or failed) conversation becomes idle again."""
+        if isinstance(message, str):
+            message = Message(role="user", content=[TextContent(text=message)])
+        self.emit(MessageEvent(source="user", llm_message=message))
+        if self.state.execution_status in (Status.FINISHED, Status.ERROR, Status.STUCK):
+            self.state.execution_status = Status.IDLE
+
+    def run(self) -> None:
+        """Step the agent until it finishes, is paused, fails, is stuck or hits max_iterations."""
+        with self._run_lock:
+            st = self.state
+            if st.execution_status == Status.FINISHED:
+                return
+            self._pause.clear()
+            st.execution_status = Status.RUNNING
+            st._iteration = 0
+            while True:
+                if self._pause.is_set():
+                    st.execution_status = Status.PAUSED
+                    return
+                if st.execution_status != Status.RUNNING:
+                    return
+                if st._iteration >= st.max_iterations:
+                    self._fail(
+                        "MaxIterationsReached", f"reached max_iterations ({st.max_iterations})"
+                    )
+                    return
+                try:
+                    self.agent.step(self)
+                except LLMError as e:
+                    self._fail(e.kind, str(e), _classify(e))
+                    return
+                except Exception as e:
+                    logger.exception("agent step failed")
+                    self._fail(type(e).__name__, f"{type(e).__name__}: {e}")
+                    return
+                st._iteration += 1
+                if st.stuck_detection and st.execution_status == Status.RUNNING and self._stuck():
+                    st.execution_status = Status.STUCK
+                    return
+
+    def pause(self) -> None:
+        """Stop the run after the current step (safe to call from another thread)."""
+        if self.state.execution_status in (Status.FINISHED, Status.ERROR, Status.STUCK):
+            return
+        self._pause.set()
+        self.emit(PauseEvent())
+        self.state.execution_status = Status.PAUSED
+
+    def finish(self) -> None:
+        """Mark the run finished (the agent calls this)."""
+        self.state.execution_status = Status.FINISHED
+
+    def close(self) -> None:
+        """Stop the tools' processes (the terminal's bash)."""
+        self._finalizer()
+
+    def __enter__(self) -> Conversation:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- internals -------------------------------------------------------------------
+    def _fail(
+        self, code: str, detail: str, classification: ErrorClassification | None = None
+    ) -> None:
+        logger.error("conversation %s stopped: %s", self.id, detail)
+        self.emit(
+            ConversationErrorEvent(
+                source="environment", code=code, detail=detail, classification=classification
+            )
+        )
+        self.state.execution_status = Status.ERROR
+
+    def _stuck(self) -> bool:
+        """The same action and result, or the same error, several times in a row."""
+        events = [e for e in self.state._events if isinstance(e, LLMConvertibleEvent)]
+        tail = events[-2 * _STUCK_REPEATS :]
+        if len(tail) < 2 * _STUCK_REPEATS:
+            return False
+        pairs = list(zip(tail[::2], tail[1::2], strict=False))
+        keys = set()
+        for a, o in pairs:
+            if not isinstance(a, ActionEvent) or not isinstance(
+                o, ObservationEvent | AgentErrorEvent
+            ):
+                return False
+            action = a.action.model_dump_json() if a.action is not None else a.tool_call.arguments
+            result = o.observation.model_dump_json() if isinstance(o, ObservationEvent) else o.error
+            keys.add((a.tool_name, action, result))
+        return len(keys) == 1
+
+
+def _close_tools(tools: list[RuntimeTool]) -> None:
+    for tool in tools:
+        with contextlib.suppress(Exception):  # closing is best effort
+            tool.close()
+
+
+def _classify(e: LLMError) -> ErrorClassification:
+    kinds = {
+        "AuthenticationError": ("auth", False, "settings"),
+        "PermissionDeniedError": ("auth", False, "settings"),
+        "RateLimitError": ("rate_limit", True, "retry"),
+        "APIConnectionError": ("transient", True, "retry"),
+        "Timeout": ("transient", True, "retry"),
+        "InternalServerError": ("transient", True, "retry"),
+        "ServiceUnavailableError": ("transient", True, "retry"),
+        "NotFoundError": ("config", False, "settings"),
+        "BadRequestError": ("config", False, "settings"),
+    }
+    kind, retryable, action = kinds.get(e.kind, ("unknown", False, "none"))
+    return ErrorClassification(kind=kind, retryable=retryable, user_action=action)  # type: ignore[arg-type]
+
+
+def _unanswered_actions(branch: Sequence[Event]) -> list[ActionEvent]:
+    answered = {
+        e.tool_call_id
+        for e in branch
+        if isinstance(e, ObservationEvent | UserRejectObservation | AgentErrorEvent)
+    }
+    return [e for e in branch if isinstance(e, ActionEvent) and e.tool_call_id not in answered]
+
+
+def _move_head_forward(state: ConversationState) -> None:
+    """After a crash between an event write and the base-state save, the HEAD lags: move it to
+    the newest event that descends from it, so no completed event is left off the branch."""
+    events = state._events
+    leaf = state.leaf_event_id
+    if not events or leaf is None:
+        return
+    index = {e.id: i for i, e in enumerate(events)}
+    candidates = [
+        i
+        for i, e in enumerate(events)
+        if not isinstance(e, ConversationStateUpdateEvent | ConversationErrorEvent)
+    ]
+    if leaf not in index:
+        logger.warning("leaf_event_id %s is not in the log; using the last event", leaf)
+        state.leaf_event_id = events[candidates[-1]].id if candidates else None
+        return
+    if not candidates or candidates[-1] <= index[leaf]:
+        return
+    i: int | None = candidates[-1]
+    seen: set[int] = set()
+    while i is not None and i not in seen:
+        seen.add(i)
+        if events[i].id == leaf:
+            state.leaf_event_id = events[candidates[-1]].id
+            return
+        parent = events[i].parent_id
+        i = (i - 1 if i > 0 else None) if parent is None else index.get(parent)
+
+
+def _read_base_state(folder: Path) -> bytes:
+    try:
+        return (folder / "base_state.json").read_bytes().strip()
+    except FileNotFoundError:
+        return b""
+
+
+def _working_dir(workspace: Any) -> str:
+    if workspace is None:
+        path = Path.cwd()
+    elif isinstance(workspace, LocalWorkspace) or hasattr(workspace, "working_dir"):
+        path = Path(workspace.working_dir)
+    else:
+        path = Path(workspace)
+    path = path.expanduser().resolve()
+    path.mkdir(parents=True, exist_ok=True)
+    return str(path)
+
+
+def _conversation_id(value: uuid.UUID | str | None, persistence_dir: Any) -> uuid.UUID:
+    if value is None:
+        return uuid.uuid4()
+    if isinstance(value, uuid.UUID):
+        return value
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        raise UnsafePath(
+            os.fspath(persistence_dir or "."),
+            "",
+            f"conversation_id {str(value)!r} is not a UUID; it names the conversation folder "
+            "(<persistence_dir>/<uuid hex>), so only UUIDs are accepted",
+        ) from None
+
+
+def _persistence_base(persistence_dir: Any, working_dir: str) -> Path:
+    if persistence_dir is None:
+        return Path(working_dir) / "conversations"
+    raw = os.fspath(persistence_dir)
+    if "\x00" in raw:
+        raise UnsafePath(raw, "", "persistence_dir contains a NUL character")
+    path = Path(raw).expanduser()
+    if not path.is_absolute():
+        normalized = os.path.normpath(raw)
+        if normalized == ".." or normalized.startswith(".." + os.sep):
+            raise UnsafePath(
+                raw,
+                "",
+                "persistence_dir climbs out of the current directory; pass an absolute path "
+                "if that folder is really meant",
+            )
+        path = Path.cwd() / normalized
+    return path
+
+
+def _conversation_folder(base: Path, cid: uuid.UUID) -> Path:
+    folder = base / folder_name(cid)
+    if folder.exists() or folder.is_symlink():
+        real_base = base.resolve()
+        real = folder.resolve()
+        if real.parent != real_base:
+            raise UnsafePath(
+                folder, "", f"the conversation folder leads outside {base} (to {real}); refusing it"
+            )
+    return folder

@@ -1,0 +1,176 @@
+"""``ConversationState``: what ``base_state.json`` holds, saved on every public field change.
+
+The fields, their order and defaults are the SDK's ``ConversationState`` (v1-format section 2),
+so the file loads in the SDK and in ``trajkit.events.state.BaseState``.
+
+Autosave: assigning a public field (``state.execution_status = "paused"``) rewrites
+``base_state.json`` at once through `trajkit.store.ConversationWriter.save_base_state`, which
+replaces the file atomically (temp file, fsync, rename, fsync folder). Inside ``with state:``
+the saves are batched into one at the end of the outermost block. Changing a list or dict in
+place does not save by itself (as in the SDK): reassign it, e.g.
+``state.agent_state = {**state.agent_state, "k": v}``. The LLM metrics in ``stats`` are live
+objects and are written with every save.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from trajkit.sdk.agent import Agent
+from trajkit.sdk.metrics import ConversationStats
+
+if TYPE_CHECKING:
+    from trajkit.events import Event
+    from trajkit.store import ConversationWriter
+
+__all__ = ["ConversationExecutionStatus", "ConversationState", "LocalWorkspace"]
+
+
+class ConversationExecutionStatus(StrEnum):
+    """Where a conversation's run stands."""
+
+    IDLE = "idle"
+    RUNNING = "running"
+    PAUSED = "paused"
+    WAITING_FOR_CONFIRMATION = "waiting_for_confirmation"
+    FINISHED = "finished"
+    ERROR = "error"
+    STUCK = "stuck"
+    DELETING = "deleting"
+
+
+class LocalWorkspace(BaseModel):
+    """The folder the agent works in."""
+
+    model_config = ConfigDict(extra="ignore", use_attribute_docstrings=True)
+
+    working_dir: str
+    """Absolute path of the workspace."""
+    kind: Literal["LocalWorkspace"] = "LocalWorkspace"
+    """Workspace class name."""
+
+
+_MISSING = object()
+
+
+class ConversationState(BaseModel):
+    """The persisted state of one conversation (everything but the events)."""
+
+    model_config = ConfigDict(extra="ignore", use_attribute_docstrings=True)
+
+    id: uuid.UUID
+    """Conversation id (the folder name is its hex form)."""
+    agent: Agent
+    """The agent configuration (secrets masked on disk)."""
+    workspace: LocalWorkspace
+    """The workspace."""
+    persistence_dir: str | None = None
+    """The conversation folder ``<persistence_dir>/<id hex>``."""
+    max_iterations: int = Field(default=500, gt=0)
+    """Agent steps allowed per run."""
+    stuck_detection: bool = True
+    """Stop runs that repeat themselves."""
+    execution_status: ConversationExecutionStatus = ConversationExecutionStatus.IDLE
+    """idle, running, paused, waiting_for_confirmation, finished, error or stuck."""
+    confirmation_policy: dict[str, Any] = Field(default_factory=lambda: {"kind": "NeverConfirm"})
+    """When actions need confirmation."""
+    security_analyzer: dict[str, Any] | None = None
+    """Security analyzer configuration."""
+    activated_knowledge_skills: list[str] = Field(default_factory=list)
+    """Knowledge skills already triggered."""
+    activated_path_rules: list[str] = Field(default_factory=list)
+    """Path rules already injected."""
+    invoked_skills: list[str] = Field(default_factory=list)
+    """Skills invoked through ``invoke_skill``."""
+    blocked_actions: dict[str, str] = Field(default_factory=dict)
+    """Action id to block reason."""
+    blocked_messages: dict[str, str] = Field(default_factory=dict)
+    """Message id to block reason."""
+    last_user_message_id: str | None = None
+    """Id of the last user message."""
+    leaf_event_id: str | None = None
+    """HEAD of the event tree: parent of the next event."""
+    head_is_empty: bool = False
+    """HEAD deliberately emptied."""
+    stats: ConversationStats = Field(default_factory=ConversationStats)
+    """LLM usage metrics by usage id."""
+    secret_registry: dict[str, Any] = Field(default_factory=lambda: {"secret_sources": {}})
+    """Secret sources (values masked or encrypted on disk)."""
+    tags: dict[str, str] = Field(default_factory=dict)
+    """Tags."""
+    agent_state: dict[str, Any] = Field(default_factory=dict)
+    """Free-form runtime state for agents."""
+    hook_config: dict[str, Any] | None = None
+    """Hooks."""
+
+    _writer: ConversationWriter | None = PrivateAttr(default=None)
+    _autosave: bool = PrivateAttr(default=False)
+    _depth: int = PrivateAttr(default=0)
+    _dirty: bool = PrivateAttr(default=False)
+    _lock: Any = PrivateAttr(default_factory=threading.RLock)
+    _events: list[Event] = PrivateAttr(default_factory=list)
+    _iteration: int = PrivateAttr(default=0)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name.startswith("_") or name not in type(self).model_fields:
+            super().__setattr__(name, value)
+            return
+        if name == "execution_status" and isinstance(value, str):
+            value = ConversationExecutionStatus(value)
+        old = getattr(self, name, _MISSING)
+        super().__setattr__(name, value)
+        if self._autosave and (old is _MISSING or old != value):
+            self._changed()
+
+    def __enter__(self) -> ConversationState:
+        self._lock.acquire()
+        self._depth += 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self._depth -= 1
+            if self._depth == 0 and self._dirty:
+                self._dirty = False
+                self.save()
+        finally:
+            self._lock.release()
+
+    def _changed(self) -> None:
+        if self._depth > 0:
+            self._dirty = True
+        else:
+            self.save()
+
+    def attach(self, writer: ConversationWriter | None) -> None:
+        """Bind to the folder writer and turn autosave on."""
+        self._writer = writer
+        self._autosave = True
+
+    def save(self) -> None:
+        """Write ``base_state.json`` now (atomically)."""
+        if self._writer is None:
+            return
+        with self._lock:
+            self._writer.save_base_state(self.model_dump_json(exclude_none=True))
+
+    # -- runtime views (not persisted) -----------------------------------------------
+    @property
+    def events(self) -> list[Event]:
+        """Every event of the conversation, in log order (read-only view)."""
+        return list(self._events)
+
+    @property
+    def iteration(self) -> int:
+        """Agent steps taken in the current (or last) run."""
+        return self._iteration
+
+    @property
+    def agent_status(self) -> ConversationExecutionStatus:
+        """Old name of ``execution_status``."""
+        return self.execution_status
