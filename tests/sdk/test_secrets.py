@@ -1,0 +1,145 @@
+"""Secrets: registry, environment for commands, masking, and how they are written to disk."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from pydantic import SecretStr
+
+from trajkit.sdk.secrets import (
+    HIDDEN,
+    MASK,
+    Cipher,
+    LookupSecret,
+    SecretRegistry,
+    StaticSecret,
+    dump_secret,
+    load_secret,
+    mask_data,
+)
+
+TOKEN = "ghp_s3cr3tValue1234567890abcdefABCDEF0000"
+
+
+def test_env_only_for_commands_that_name_the_secret():
+    reg = SecretRegistry()
+    reg.update_secrets({"GITHUB_TOKEN": TOKEN, "OTHER_KEY": SecretStr("other-value-123")})
+    assert reg.env_for_command('curl -H "Authorization: $GITHUB_TOKEN" x') == {
+        "GITHUB_TOKEN": TOKEN
+    }
+    assert reg.env_for_command("echo $github_token") == {"GITHUB_TOKEN": TOKEN}
+    assert reg.env_for_command("ls -la") == {}
+
+
+def test_mask_hides_every_value():
+    reg = SecretRegistry()
+    reg.update_secrets({"A": "alpha-secret", "B": "alpha-secret-longer"})
+    assert reg.mask("x alpha-secret-longer y alpha-secret") == f"x {HIDDEN} y {HIDDEN}"
+    data = {"content": [{"text": "got alpha-secret"}], "n": 3}
+    assert mask_data(data, reg.known_values()) == {"content": [{"text": f"got {HIDDEN}"}], "n": 3}
+
+
+def test_without_cipher_values_are_masked_and_lost_on_restore():
+    reg = SecretRegistry()
+    reg.update_secrets({"GITHUB_TOKEN": TOKEN})
+    dumped = reg.model_dump_json()
+    assert TOKEN not in dumped
+    data = json.loads(dumped)
+    assert data == {"secret_sources": {"GITHUB_TOKEN": {"value": MASK, "kind": "StaticSecret"}}}
+    back = SecretRegistry.model_validate(data)
+    assert back.get_value("GITHUB_TOKEN") is None
+    assert "GITHUB_TOKEN" in back.secret_sources
+
+
+def test_with_cipher_values_are_encrypted_and_restored():
+    cipher = Cipher("my-secret-key")
+    reg = SecretRegistry()
+    reg.update_secrets({"GITHUB_TOKEN": StaticSecret(value=SecretStr(TOKEN), description="gh")})
+    data = json.loads(reg.model_dump_json(context={"cipher": cipher}))
+    stored = data["secret_sources"]["GITHUB_TOKEN"]
+    assert stored["value"].startswith("gAAAAA")
+    assert stored["description"] == "gh"
+    assert TOKEN not in json.dumps(data)
+    back = SecretRegistry.model_validate(data, context={"cipher": cipher})
+    assert back.get_value("GITHUB_TOKEN") == TOKEN
+    # a wrong key drops the value (warning), no exception
+    wrong = SecretRegistry.model_validate(data, context={"cipher": Cipher("other")})
+    assert wrong.get_value("GITHUB_TOKEN") is None
+    # no cipher: the ciphertext is kept as the value (SDK behaviour)
+    assert SecretRegistry.from_json(data, None).get_value("GITHUB_TOKEN") == stored["value"]
+    # saving again does not encrypt twice
+    again = json.loads(
+        SecretRegistry.from_json(data, None).model_dump_json(context={"cipher": cipher})
+    )
+    assert again["secret_sources"]["GITHUB_TOKEN"]["value"] == stored["value"]
+
+
+def test_fernet_key_is_the_sdk_derivation():
+    import base64
+    import hashlib
+
+    from cryptography.fernet import Fernet
+
+    token = Cipher("k").encrypt("v")
+    key = base64.urlsafe_b64encode(hashlib.sha256(b"k").digest())
+    assert Fernet(key).decrypt(token.encode()) == b"v"
+
+
+def test_dump_and_load_one_secret_field():
+    cipher = Cipher("abc")
+    assert dump_secret(SecretStr("sk-123"), None) == MASK
+    assert dump_secret(None, cipher) is None
+    token = dump_secret("sk-123", cipher)
+    assert token is not None and token.startswith("gAAAAA")
+    assert load_secret(token, cipher) == "sk-123"
+    assert load_secret(MASK, cipher) is None
+    assert load_secret("  ", None) is None
+
+
+@pytest.fixture
+def secret_http():
+    seen: list[dict[str, str]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            seen.append(dict(self.headers))
+            body = b"looked-up-value-42"
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/secret", seen
+    server.shutdown()
+    server.server_close()
+
+
+def test_lookup_secret_fetches_and_protects_headers(secret_http):
+    url, seen = secret_http
+    reg = SecretRegistry()
+    lookup = LookupSecret(url=url, headers={"Authorization": "Bearer hdr-token-777", "X-Team": "a"})
+    reg.update_secrets({"API_TOKEN": lookup})
+    assert reg.env_for_command("echo $API_TOKEN") == {"API_TOKEN": "looked-up-value-42"}
+    assert seen[0]["Authorization"] == "Bearer hdr-token-777"
+    assert reg.mask("v=looked-up-value-42") == f"v={HIDDEN}"
+    masked = json.loads(reg.model_dump_json())
+    assert masked["secret_sources"]["API_TOKEN"]["headers"] == {
+        "Authorization": MASK,
+        "X-Team": "a",
+    }
+    cipher = Cipher("k2")
+    data = json.loads(reg.model_dump_json(context={"cipher": cipher}))
+    assert "hdr-token-777" not in json.dumps(data)
+    back = SecretRegistry.model_validate(data, context={"cipher": cipher})
+    source = back.secret_sources["API_TOKEN"]
+    assert isinstance(source, LookupSecret)
+    assert source.headers["Authorization"] == "Bearer hdr-token-777"
