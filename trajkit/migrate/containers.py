@@ -80,7 +80,8 @@ class SkippedInput:
     """What was expected and what was found."""
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.pointer}: {self.message}"
+        where = f"{self.path}:{self.pointer}" if self.pointer else self.path
+        return f"{where}: {self.message}"
 
 
 @dataclass(frozen=True)

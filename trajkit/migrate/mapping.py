@@ -474,10 +474,10 @@ class _Builder:
             elif action["action"] == "finish":
                 self._synth_finish(action)
             elif action["action"] == "condensation_request":
+                self._synth_result(action, "Requesting a condensation of the conversation history.")
                 self._emit(
                     action, {"kind": "CondensationRequest", "source": "environment"}, tag="request"
                 )
-                self._synth_result(action, "Requesting a condensation of the conversation history.")
             else:
                 self._synth_error(action)
 
@@ -619,12 +619,12 @@ class _Builder:
         self._synth_result(action, message, kind="FinishObservation")
 
     def _synth_result(
-        self, action: dict[str, Any], text: str, *, kind: str = "V0Observation"
+        self, action: dict[str, Any], text: str, *, kind: str = "MCPToolObservation"
     ) -> None:
         call = self.actions_out[action["id"]]
         payload: dict[str, Any] = {"content": [{"type": "text", "text": text}], "kind": kind}
-        if kind == "V0Observation":
-            payload["v0_type"] = action["action"]
+        if kind == "MCPToolObservation":
+            payload["tool_name"] = call["tool_name"]
         d = {
             "kind": "ObservationEvent",
             "source": "environment",
@@ -668,10 +668,15 @@ class _Builder:
         elif kind not in OBSERVATION_TYPES:
             self._opaque(ev)
         else:
-            # A result whose call is not in the trajectory: V0 showed such text as a user message.
+            # Untied text, or a result whose call is not in the trajectory: V0 showed it as a
+            # user message.
             self._text_message(ev, "environment", "user", text_of(ev.get("content")))
             self._mapped(ev, Fields(ev.get("extras")))
-            self.report.warn("an observation without its action was kept as an environment message")
+            if ev.get("cause") is not None or tool_call_info(ev) is not None:
+                self.report.warn(
+                    "an observation whose action is not in the trajectory was kept as an "
+                    "environment message"
+                )
 
     def _state_change(self, ev: dict[str, Any]) -> None:
         extras = Fields(ev.get("extras"))
@@ -898,6 +903,8 @@ def _reasoning(message: dict[str, Any]) -> dict[str, Any]:
 
 
 def _rebuilt_arguments(payload: dict[str, Any]) -> dict[str, Any]:
+    if payload.get("kind") == "MCPToolAction" and isinstance(payload.get("data"), dict):
+        return dict(payload["data"])
     return {k: v for k, v in payload.items() if k != "kind" and v is not None}
 
 

@@ -7,24 +7,24 @@ removed after the new one is in place; without it, an existing folder is left un
 conversation is reported as skipped (`OutputExists`, "pass --overwrite to replace it").
 
 Large inputs stream: inputs are handles (a jsonl line is read, not parsed, by the main process)
-and are mapped and written by a pool of worker processes (`jobs`, default: one per core) with at
-most `2 * jobs` in flight, so memory stays bounded by a few conversations. Results come back in
-input order. Nothing here prints; callers get one `Migrated` or `SkippedInput` per input.
+and are mapped and written on worker processes by `trajkit.corpus.map_conversations` (`jobs`,
+default 2), which keeps at most `2 * jobs` in flight, so memory stays bounded by a few
+conversations. Results come back in input order. Nothing here prints; callers get one `Migrated` or `SkippedInput` per input.
 """
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import itertools
 import json
 import os
 import shutil
-from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from trajkit.corpus import DEFAULT_WORKERS, map_conversations
 from trajkit.errors import InputError, OutputExists, TrajkitError
 from trajkit.migrate.containers import SkippedInput, V0Input, iter_v0_inputs
 from trajkit.migrate.mapping import MigratedConversation, ToolNames, v0_to_v1
@@ -77,43 +77,16 @@ def migrate_paths(
     if out.exists() and not out.is_dir():
         raise InputError(out, "", "output path exists and is not a folder")
     out.mkdir(parents=True, exist_ok=True)
-    jobs = jobs or min(2, os.cpu_count() or 1)
-    inputs = iter_v0_inputs(paths)
-    head = list(itertools.islice(inputs, 2))
-    all_inputs = itertools.chain(head, inputs)
-    if jobs <= 1 or len(head) < 2:
-        for inp in all_inputs:
-            yield (
-                inp
-                if isinstance(inp, SkippedInput)
-                else _migrate_one(inp, str(out), overwrite, tool_names)
-            )
-        return
-    yield from _in_pool(all_inputs, str(out), overwrite, tool_names, jobs)
+    work = partial(_migrate_item, out=str(out), overwrite=overwrite, tool_names=tool_names)
+    yield from map_conversations(work, iter_v0_inputs(paths), workers=jobs or DEFAULT_WORKERS)
 
 
-def _in_pool(
-    inputs: Iterator[V0Input | SkippedInput],
-    out: str,
-    overwrite: bool,
-    tool_names: ToolNames,
-    jobs: int,
-) -> Iterator[Migrated | SkippedInput]:
-    window: deque[cf.Future[Migrated | SkippedInput] | SkippedInput] = deque()
-    with cf.ProcessPoolExecutor(max_workers=jobs) as pool:
-        for inp in inputs:
-            if isinstance(inp, SkippedInput):
-                window.append(inp)
-            else:
-                window.append(pool.submit(_migrate_one, inp, out, overwrite, tool_names))
-            while len(window) > 2 * jobs:
-                yield _result(window.popleft())
-        while window:
-            yield _result(window.popleft())
-
-
-def _result(item: cf.Future[Migrated | SkippedInput] | SkippedInput) -> Migrated | SkippedInput:
-    return item if isinstance(item, SkippedInput) else item.result()
+def _migrate_item(
+    inp: V0Input | SkippedInput, *, out: str, overwrite: bool, tool_names: ToolNames
+) -> Migrated | SkippedInput:
+    if isinstance(inp, SkippedInput):
+        return inp
+    return _migrate_one(inp, out, overwrite, tool_names)
 
 
 def _convert(inp: V0Input, tool_names: ToolNames) -> MigratedConversation | SkippedInput:
@@ -142,7 +115,9 @@ def _migrate_one(
     try:
         folder = write_conversation(conv, out, overwrite=overwrite)
     except OutputExists as exc:
-        return SkippedInput(inp.label, "", f"{exc} (output of this input: {exc.path})")
+        return SkippedInput(
+            inp.label, "", f"already migrated to {exc.path}; pass --overwrite to replace it"
+        )
     except (TrajkitError, OSError) as exc:
         return SkippedInput(inp.label, "", f"could not write the conversation: {exc}")
     return Migrated(
