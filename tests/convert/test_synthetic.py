@@ -498,3 +498,13 @@ def test_function_call_item_ids() -> None:
     _, items = messages_to_responses([m])
     assert [i["id"] for i in items] == ["fc_abc", "fc_orig", "fc_call_2"]
     assert [i["call_id"] for i in items] == ["fc_abc", "call_1", "call_2"]
+
+
+def test_unknown_event_kinds_are_reported_not_silently_dropped() -> None:
+    log = Log()
+    log.system()
+    log.user(text("hi"))
+    log.add("FutureThoughtEvent", source="agent", thought="from a newer SDK")
+    chat, _ = both(log)
+    assert len(chat["messages"]) == 2
+    assert chat["problems"] == ["events of unknown kind left out: FutureThoughtEvent"]

@@ -27,7 +27,7 @@ Pure functions: no litellm, no I/O; the runtime's ``LLM.format_messages_for_llm`
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, assert_never
 
 from trajkit.events import ImageContent, Message, TextContent, ThinkingBlock
 from trajkit.events.truncate import DEFAULT_TEXT_CONTENT_LIMIT, maybe_truncate
@@ -225,6 +225,8 @@ def _list_form(
     tool_cache = False
     for j, item in enumerate(message.content):
         cached = caching and marks.get((index, j), item.cache_prompt)
+        if cached and is_tool:
+            tool_cache = True  # set even for an image that vision then drops, as the SDK does
         if isinstance(item, TextContent):
             part: dict[str, Any] = {
                 "type": "text",
@@ -242,8 +244,8 @@ def _list_form(
             if cached and images and not is_tool:
                 images[-1]["cache_control"] = dict(_EPHEMERAL)
             parts.extend(images)
-        if cached and is_tool:
-            tool_cache = True
+        else:
+            assert_never(item)
     out: dict[str, Any] = {"content": parts, "role": role}
     if tool_cache:
         out["cache_control"] = dict(_EPHEMERAL)

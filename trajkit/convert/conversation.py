@@ -32,7 +32,7 @@ from trajkit.convert.responses import messages_to_responses, uses_responses_api
 from trajkit.convert.tools import tools_to_chat, tools_to_responses, unknown_tools
 from trajkit.convert.view import BranchError, active_branch, condensed_view, full_view
 from trajkit.errors import InputError, UsageError
-from trajkit.events import BaseState, Event, Message, SystemPromptEvent
+from trajkit.events import BaseState, Event, Message, SystemPromptEvent, UnknownEvent
 from trajkit.store import StoredConversation, open_conversation
 
 __all__ = ["TARGETS", "VIEWS", "convert_conversation", "convert_events"]
@@ -113,6 +113,9 @@ def convert_events(
     document = TARGETS[to](messages, tools, options)
     problems = [f"{e.kind} {e.id} left out of the condensed view ({rule})" for rule, e in dropped]
     problems += [d.describe() for d in found]
+    unknown = sorted({e.kind for e in branch if isinstance(e, UnknownEvent)})
+    if unknown:
+        problems.append(f"events of unknown kind left out: {', '.join(unknown)}")
     problems += [
         f"tool {n!r}: parameter schema unknown, sent as an open object"
         for n in unknown_tools(tools)
