@@ -5,6 +5,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.trajkit-installed
+PYTEST_ARGS ?=
 
 .PHONY: demo test venv lint bench
 
@@ -12,7 +13,7 @@ demo: $(STAMP)
 	$(BIN)/trajkit validate fixtures/sdk
 
 test: $(STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest $(PYTEST_ARGS)
 
 venv: $(STAMP)
 
