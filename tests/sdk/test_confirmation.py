@@ -1,0 +1,59 @@
+"""Confirmation policies: which risks stop a run (the runtime flow is tested below them)."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from trajkit.sdk.confirmation import (
+    AlwaysConfirm,
+    ConfirmRisky,
+    LLMSecurityAnalyzer,
+    NeverConfirm,
+    parse_confirmation_policy,
+    parse_security_analyzer,
+)
+
+
+@pytest.mark.parametrize(
+    ("policy", "risk", "expected"),
+    [
+        (NeverConfirm(), "HIGH", False),
+        (AlwaysConfirm(), "LOW", True),
+        (ConfirmRisky(), "HIGH", True),
+        (ConfirmRisky(), "MEDIUM", False),
+        (ConfirmRisky(), "UNKNOWN", True),
+        (ConfirmRisky(confirm_unknown=False), "UNKNOWN", False),
+        (ConfirmRisky(threshold="MEDIUM"), "MEDIUM", True),
+        (ConfirmRisky(threshold="MEDIUM"), "LOW", False),
+    ],
+)
+def test_should_confirm(policy, risk, expected):
+    assert policy.should_confirm(risk) is expected
+
+
+def test_parse_policy_shapes():
+    assert parse_confirmation_policy(None) == NeverConfirm()
+    assert parse_confirmation_policy({"kind": "AlwaysConfirm"}) == AlwaysConfirm()
+    assert parse_confirmation_policy("ConfirmRisky") == ConfirmRisky()
+    risky = parse_confirmation_policy(
+        {"kind": "ConfirmRisky", "threshold": "MEDIUM", "confirm_unknown": False}
+    )
+    assert risky.model_dump() == {
+        "threshold": "MEDIUM",
+        "confirm_unknown": False,
+        "kind": "ConfirmRisky",
+    }
+    with pytest.raises(ValidationError):
+        parse_confirmation_policy({"kind": "ConfirmRisky", "threshold": "UNKNOWN"})
+    with pytest.raises(ValidationError):
+        parse_confirmation_policy({"kind": "SometimesConfirm"})
+
+
+def test_llm_security_analyzer():
+    analyzer = parse_security_analyzer({"kind": "LLMSecurityAnalyzer"})
+    assert isinstance(analyzer, LLMSecurityAnalyzer)
+    assert analyzer.security_risk({"security_risk": "high"}) == "HIGH"
+    assert analyzer.security_risk({"security_risk": "HIGH"}, read_only=True) == "UNKNOWN"
+    assert analyzer.security_risk({}) == "UNKNOWN"
+    assert parse_security_analyzer(None) is None

@@ -1,0 +1,139 @@
+"""Confirmation policies and the security analyzer that feeds them.
+
+Before executing the actions of one LLM response the agent asks the conversation's policy
+whether any of them needs the user's confirmation (v1-format §2 ``confirmation_policy``):
+
+- ``{"kind": "NeverConfirm"}``: run everything (the default);
+- ``{"kind": "AlwaysConfirm"}``: stop before every action;
+- ``{"kind": "ConfirmRisky", "threshold": "HIGH", "confirm_unknown": true}``: stop when an action's
+  ``security_risk`` is at or above the threshold, or unknown and ``confirm_unknown``.
+
+When it must confirm, the run stops with status ``waiting_for_confirmation`` and the actions stay
+unanswered on disk. ``conversation.run()`` then executes them; ``reject_pending_actions(reason)``
+answers each with a ``UserRejectObservation``. An action's ``security_risk`` is the LLM's own
+prediction only when a security analyzer (``{"kind": "LLMSecurityAnalyzer"}``) is set, otherwise
+``UNKNOWN``, as in the SDK.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
+
+__all__ = [
+    "AlwaysConfirm",
+    "ConfirmRisky",
+    "ConfirmationPolicy",
+    "LLMSecurityAnalyzer",
+    "NeverConfirm",
+    "SecurityRisk",
+    "parse_confirmation_policy",
+    "parse_security_analyzer",
+    "risk_level",
+]
+
+SecurityRisk = Literal["UNKNOWN", "LOW", "MEDIUM", "HIGH"]
+_LEVELS = {"LOW": 1, "MEDIUM": 2, "HIGH": 3}
+
+
+def risk_level(risk: str | None) -> int:
+    """0 for unknown, then 1 (LOW) to 3 (HIGH)."""
+    return _LEVELS.get(str(risk or "UNKNOWN").upper(), 0)
+
+
+class _Policy(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore", use_attribute_docstrings=True)
+
+    def should_confirm(self, risk: str | None = "UNKNOWN") -> bool:  # pragma: no cover
+        raise NotImplementedError
+
+
+class NeverConfirm(_Policy):
+    """Never stop for confirmation."""
+
+    kind: Literal["NeverConfirm"] = "NeverConfirm"
+    """Policy class name."""
+
+    def should_confirm(self, risk: str | None = "UNKNOWN") -> bool:
+        return False
+
+
+class AlwaysConfirm(_Policy):
+    """Stop before every action."""
+
+    kind: Literal["AlwaysConfirm"] = "AlwaysConfirm"
+    """Policy class name."""
+
+    def should_confirm(self, risk: str | None = "UNKNOWN") -> bool:
+        return True
+
+
+class ConfirmRisky(_Policy):
+    """Stop before actions at or above a risk threshold."""
+
+    threshold: SecurityRisk = "HIGH"
+    """Lowest risk that needs confirmation (LOW, MEDIUM or HIGH)."""
+    confirm_unknown: bool = True
+    """Whether an action of unknown risk needs confirmation."""
+    kind: Literal["ConfirmRisky"] = "ConfirmRisky"
+    """Policy class name."""
+
+    @field_validator("threshold")
+    @classmethod
+    def _known_threshold(cls, value: str) -> str:
+        if value == "UNKNOWN":
+            raise ValueError("threshold cannot be UNKNOWN")
+        return value
+
+    def should_confirm(self, risk: str | None = "UNKNOWN") -> bool:
+        level = risk_level(risk)
+        if level == 0:
+            return self.confirm_unknown
+        return level >= risk_level(self.threshold)
+
+
+ConfirmationPolicy = Annotated[
+    NeverConfirm | AlwaysConfirm | ConfirmRisky, Field(discriminator="kind")
+]
+_POLICY: TypeAdapter[NeverConfirm | AlwaysConfirm | ConfirmRisky] = TypeAdapter(ConfirmationPolicy)
+
+
+def parse_confirmation_policy(
+    data: NeverConfirm | AlwaysConfirm | ConfirmRisky | Mapping[str, Any] | str | None,
+) -> NeverConfirm | AlwaysConfirm | ConfirmRisky:
+    """A policy from a model, its JSON object, or its kind name; None means NeverConfirm."""
+    if data is None:
+        return NeverConfirm()
+    if isinstance(data, _Policy):
+        return data  # type: ignore[return-value]
+    if isinstance(data, str):
+        data = {"kind": data}
+    return _POLICY.validate_python(dict(data))
+
+
+class LLMSecurityAnalyzer(BaseModel):
+    """Trust the risk the LLM predicts in each call's ``security_risk`` argument."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore", use_attribute_docstrings=True)
+
+    kind: Literal["LLMSecurityAnalyzer"] = "LLMSecurityAnalyzer"
+    """Analyzer class name."""
+
+    def security_risk(self, arguments: Mapping[str, Any], *, read_only: bool = False) -> str:
+        """The action's risk: the LLM's prediction (UNKNOWN for read-only tools or none given)."""
+        predicted = str(arguments.get("security_risk") or "UNKNOWN").upper()
+        if read_only or predicted not in ("LOW", "MEDIUM", "HIGH"):
+            return "UNKNOWN"
+        return predicted
+
+
+def parse_security_analyzer(data: Any) -> LLMSecurityAnalyzer | None:
+    """The analyzer for a persisted ``security_analyzer`` (None when absent or unknown kind)."""
+    if data is None:
+        return None
+    if isinstance(data, LLMSecurityAnalyzer):
+        return data
+    kind = data.get("kind") if isinstance(data, Mapping) else getattr(data, "kind", None)
+    return LLMSecurityAnalyzer() if kind == "LLMSecurityAnalyzer" else None
