@@ -47,6 +47,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
         "Turn conversations into Chat or Responses payloads.",
     ),
     "repair": ("trajkit.cli.repair:repair_command", "Quarantine damaged files and fix the head."),
+    "export": ("trajkit.cli.export:export_command", "Export conversations to Parquet tables."),
 }
 
 

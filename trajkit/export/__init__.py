@@ -1,0 +1,29 @@
+"""Export conversations to Parquet datasets: `conversations/` and `events/` tables.
+
+`export_dataset()` runs a whole export; `conversation_rows()` is the per-conversation job
+(pure: a location in, rows out), usable on any executor; `arrow_schema` holds the stable schemas.
+"""
+
+from trajkit.export.dataset import TABLES, ExportReport, export_dataset
+from trajkit.export.rows import (
+    ConversationRows,
+    ExportFilters,
+    Filtered,
+    RowOptions,
+    Skipped,
+    Unchanged,
+    conversation_rows,
+)
+
+__all__ = [
+    "TABLES",
+    "ConversationRows",
+    "ExportFilters",
+    "ExportReport",
+    "Filtered",
+    "RowOptions",
+    "Skipped",
+    "Unchanged",
+    "conversation_rows",
+    "export_dataset",
+]

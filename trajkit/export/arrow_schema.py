@@ -1,0 +1,135 @@
+"""The stable Arrow schemas of the two exported tables, `conversations/` and `events/`.
+
+These schemas are a public contract: readers (Hugging Face `datasets`, DuckDB, Polars, Spark)
+address columns by name and type, so a column is only ever *added* (with a bump of
+`SCHEMA_VERSION`), never renamed, retyped or removed. The README section "Export dataset schema"
+documents every column; a test checks the two stay in step.
+
+Choices:
+- `messages` follows Hugging Face TRL's conversational layout: a list of structs with `role`,
+  `content` (a string), `tool_calls` (OpenAI shape, `arguments` kept as the JSON string the model
+  wrote), `tool_call_id`, `name` and `reasoning_content`. `tools` is the Chat Completions tool list
+  as JSON text (TRL's documented fallback for `datasets` without the `Json()` type), because tool
+  parameter schemas are arbitrary JSON that no fixed struct can hold.
+- `conversion` is the exact Chat Completions document (`{"messages", "tools"}`) that
+  `trajkit convert --to chat` writes, as JSON text, for lossless use (images, thinking blocks,
+  cache marks).
+- Timestamps are `timestamp[us]` without a time zone: the SDK writes naive local time.
+- Counts are `int64` and flags `bool`; every column is nullable except the keys.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+__all__ = [
+    "CONVERSATIONS_SCHEMA",
+    "EVENTS_SCHEMA",
+    "MESSAGE_TYPE",
+    "SCHEMA_VERSION",
+    "TOOL_CALL_TYPE",
+    "schema_for",
+]
+
+SCHEMA_VERSION = "1"
+"""Version of both schemas, written in each shard's metadata as `trajkit.schema_version`."""
+
+TOOL_CALL_TYPE = pa.struct(
+    [
+        pa.field("id", pa.string()),
+        pa.field("type", pa.string()),
+        pa.field(
+            "function",
+            pa.struct([pa.field("name", pa.string()), pa.field("arguments", pa.string())]),
+        ),
+    ]
+)
+"""One OpenAI tool call: `{id, type: "function", function: {name, arguments}}`."""
+
+MESSAGE_TYPE = pa.struct(
+    [
+        pa.field("role", pa.string()),
+        pa.field("content", pa.string()),
+        pa.field("tool_calls", pa.list_(TOOL_CALL_TYPE)),
+        pa.field("tool_call_id", pa.string()),
+        pa.field("name", pa.string()),
+        pa.field("reasoning_content", pa.string()),
+    ]
+)
+"""One chat message in TRL's conversational layout."""
+
+_TIMESTAMP = pa.timestamp("us")
+
+
+def _doc(name: str, type_: pa.DataType, doc: str, *, nullable: bool = True) -> pa.Field:
+    return pa.field(name, type_, nullable=nullable, metadata={"description": doc})
+
+
+CONVERSATIONS_SCHEMA = pa.schema(
+    [
+        _doc("conversation_id", pa.string(), "Dashed conversation UUID.", nullable=False),
+        _doc("source_path", pa.string(), "Folder (or V0 file[:line]) the conversation came from."),
+        _doc("source_format", pa.string(), "`v1`, or `v0:<container>` for migrated input."),
+        _doc("created_at", _TIMESTAMP, "Timestamp of the first event (naive local time)."),
+        _doc("last_event_at", _TIMESTAMP, "Timestamp of the last event."),
+        _doc("model", pa.string(), "The agent LLM's model name (`agent.llm.model`)."),
+        _doc("agent_kind", pa.string(), "Agent class (`agent.kind`)."),
+        _doc("tool_names", pa.list_(pa.string()), "Names of the tools offered to the model."),
+        _doc("execution_status", pa.string(), "Run status from base_state.json."),
+        _doc("n_events", pa.int64(), "Events in the log (every branch)."),
+        _doc("n_llm_calls", pa.int64(), "Distinct LLM responses that produced events."),
+        _doc("n_tool_calls", pa.int64(), "ActionEvents (one per tool call)."),
+        _doc("n_errors", pa.int64(), "Error events plus observations flagged is_error."),
+        _doc("n_messages", pa.int64(), "Messages in the `messages` column."),
+        _doc("accumulated_cost", pa.float64(), "Total LLM cost in USD over all usage ids."),
+        _doc("prompt_tokens", pa.int64(), "Accumulated prompt tokens."),
+        _doc("completion_tokens", pa.int64(), "Accumulated completion tokens."),
+        _doc("cache_read_tokens", pa.int64(), "Accumulated prompt tokens read from cache."),
+        _doc("cache_write_tokens", pa.int64(), "Accumulated prompt tokens written to cache."),
+        _doc("reasoning_tokens", pa.int64(), "Accumulated reasoning tokens."),
+        _doc("first_user_message", pa.string(), "Text of the first user message."),
+        _doc("final_answer", pa.string(), "The finish tool's message, else the last agent text."),
+        _doc("view", pa.string(), "`condensed` (what the model saw) or `full`."),
+        _doc("messages", pa.list_(MESSAGE_TYPE), "Chat messages in TRL's conversational layout."),
+        _doc("tools", pa.string(), "Chat Completions tool definitions, JSON text."),
+        _doc("conversion", pa.string(), "Exact `trajkit convert --to chat` document, JSON text."),
+        _doc(
+            "problems", pa.list_(pa.string()), "Conversion notes (dangling calls, unknown tools)."
+        ),
+        _doc("n_redactions", pa.int64(), "Secret values masked in this conversation's rows."),
+    ],
+    metadata={"trajkit.table": "conversations", "trajkit.schema_version": SCHEMA_VERSION},
+)
+"""One row per conversation."""
+
+EVENTS_SCHEMA = pa.schema(
+    [
+        _doc("conversation_id", pa.string(), "Dashed conversation UUID.", nullable=False),
+        _doc("index", pa.int64(), "Position in the log (the file name's index).", nullable=False),
+        _doc("event_id", pa.string(), "Event id."),
+        _doc("parent_id", pa.string(), "Parent event id (`__root__` for an explicit root)."),
+        _doc("kind", pa.string(), "Event class name, e.g. `ActionEvent`."),
+        _doc("source", pa.string(), "`agent`, `user`, `environment` or `hook`."),
+        _doc("timestamp", _TIMESTAMP, "Event time (naive local time)."),
+        _doc("tool_name", pa.string(), "Tool name on actions and their results."),
+        _doc("tool_call_id", pa.string(), "Tool call id on actions and their results."),
+        _doc("llm_response_id", pa.string(), "LLM response that produced the event."),
+        _doc("action_kind", pa.string(), "Action payload class, e.g. `TerminalAction`."),
+        _doc("observation_kind", pa.string(), "Observation payload class."),
+        _doc("is_error", pa.bool_(), "True for error events and observations flagged is_error."),
+        _doc("llm_text", pa.string(), "Text of the LLM message this event becomes (null if none)."),
+        _doc(
+            "tool_arguments", pa.string(), "Tool call arguments, the JSON string the model wrote."
+        ),
+        _doc("event_json", pa.string(), "The whole event as JSON text, as stored."),
+    ],
+    metadata={"trajkit.table": "events", "trajkit.schema_version": SCHEMA_VERSION},
+)
+"""One row per event."""
+
+_SCHEMAS = {"conversations": CONVERSATIONS_SCHEMA, "events": EVENTS_SCHEMA}
+
+
+def schema_for(table: str) -> pa.Schema:
+    """The schema of `conversations` or `events`."""
+    return _SCHEMAS[table]

@@ -1,0 +1,361 @@
+"""`export_dataset(paths, out_dir)`: conversations -> `conversations/` and `events/` Parquet tables.
+
+Flow: check OUT_DIR (before any work) -> expand PATH… lazily (V1 folders, or V0 inputs with
+`from_v0`) -> `rows.conversation_rows` on worker processes (`trajkit.corpus.map_conversations`:
+ordered, bounded window) -> each worker turns its rows into Arrow record batches -> this
+process appends them to the two `ShardWriter`s (row groups as they come) -> at the end, rows of
+conversations that changed since the last export are removed from their old shards (each
+rewritten under a new name), the manifest is replaced, and replaced shards are deleted.
+
+Memory is bounded by the pool's window (a few conversations per worker) plus one row group per
+table, whatever the corpus size. If anything fails midway, the shards of this run are removed
+and the previous export (manifest and the shards it lists) is untouched.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from trajkit.errors import InputError, OutputExists, TrajkitError, UsageError
+from trajkit.export.manifest import MANIFEST_NAME, Manifest, read_manifest, write_manifest
+from trajkit.export.rows import (
+    ConversationRows,
+    Filtered,
+    RowOptions,
+    Skipped,
+    Unchanged,
+    conversation_rows,
+    location_label,
+)
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from trajkit.migrate.containers import V0Input
+
+__all__ = ["TABLES", "ExportReport", "export_dataset"]
+
+TABLES = ("conversations", "events")
+"""The table folders inside OUT_DIR."""
+
+
+@dataclass
+class ExportReport:
+    """What an export did."""
+
+    out_dir: Path
+    exported: int = 0
+    """Conversations written in this run (new or changed)."""
+    replaced: int = 0
+    """Of those, conversations that replaced rows of an earlier export."""
+    events: int = 0
+    """Event rows written in this run."""
+    unchanged: int = 0
+    """Conversations already exported with the same content."""
+    filtered: int = 0
+    """Conversations left out by a filter."""
+    skipped: list[Skipped] = field(default_factory=list)
+    """Invalid inputs, with reasons."""
+    redactions: int = 0
+    """Secret values masked in the rows written."""
+    shards: list[str] = field(default_factory=list)
+    """Shard files written (`conversations/part-00000.parquet`, ...)."""
+    seconds: float = 0.0
+    """Wall time."""
+
+    @property
+    def processed(self) -> int:
+        """Inputs looked at so far."""
+        return self.exported + self.unchanged + self.filtered + len(self.skipped)
+
+
+@dataclass
+class _WorkResult:
+    result: ConversationRows | Unchanged | Filtered | Skipped
+    conversation: pa.RecordBatch | None = None
+    events: pa.RecordBatch | None = None
+
+
+def _work(options: RowOptions, task: tuple[Path | V0Input, str | None]) -> _WorkResult:
+    """Run in a worker: build the rows and turn them into Arrow batches (small to send back)."""
+    import pyarrow as pa
+
+    from trajkit.export.arrow_schema import CONVERSATIONS_SCHEMA, EVENTS_SCHEMA
+
+    location, previous = task
+    result = conversation_rows(location, options, previous_fingerprint=previous)
+    if not isinstance(result, ConversationRows):
+        return _WorkResult(result)
+    conv = pa.RecordBatch.from_pylist([result.conversation], schema=CONVERSATIONS_SCHEMA)
+    events = pa.RecordBatch.from_pylist(result.events, schema=EVENTS_SCHEMA)
+    result.conversation = {}
+    result.events = []
+    return _WorkResult(result, conv, events)
+
+
+def export_dataset(
+    paths: Iterable[str | os.PathLike[str]],
+    out_dir: str | os.PathLike[str],
+    *,
+    options: RowOptions | None = None,
+    overwrite: bool = False,
+    from_v0: bool = False,
+    workers: int | None = None,
+    progress: Callable[[ExportReport], None] | None = None,
+    row_group_rows: int | None = None,
+    shard_rows: int | None = None,
+) -> ExportReport:
+    """Export conversations under `paths` into `out_dir` (see the module docstring).
+
+    Args:
+        paths: conversation folders or folders holding many (V0 files/folders with `from_v0`).
+        out_dir: empty or missing folder, or an earlier export (incremental).
+        options: view, redaction, filters.
+        overwrite: start over: remove an earlier export's files in `out_dir` first.
+        from_v0: read V0 trajectories through the migrator.
+        workers: processes (default 2); 1 runs in this process.
+        progress: called after each conversation with the report so far.
+        row_group_rows: event rows per row group (conversations use a tenth); for tests.
+        shard_rows: event rows per shard (conversations use a tenth); for tests.
+
+    Raises:
+        OutputExists: `out_dir` is not empty and holds no export, without `overwrite`.
+        UsageError: `out_dir` holds an export made with other options, without `overwrite`.
+        TrajkitError: `out_dir` cannot be created or written.
+    """
+    from trajkit.corpus import DEFAULT_WORKERS, map_conversations
+    from trajkit.export.arrow_schema import SCHEMA_VERSION
+
+    options = options or RowOptions()
+    started = time.perf_counter()
+    out = Path(out_dir)
+    manifest = _prepare_out_dir(out, options, overwrite=overwrite, version=SCHEMA_VERSION)
+    report = ExportReport(out)
+    by_source = manifest.fingerprints_by_source()
+    tasks = (
+        (loc, by_source.get(location_label(loc)))
+        for loc in _locations(paths, from_v0=from_v0, skipped=report.skipped)
+    )
+    results = map_conversations(partial(_work, options), tasks, workers=workers or DEFAULT_WORKERS)
+    run = _Run(out, manifest, report, row_group_rows or 10_000, shard_rows or 500_000)
+    try:
+        for item in results:
+            run.add(item)
+            if progress is not None:
+                progress(report)
+        run.finish()
+    except BaseException:
+        run.abort()
+        raise
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+class _Run:
+    """The writing side of one export: shard writers, manifest updates, stale rows."""
+
+    def __init__(
+        self, out: Path, manifest: Manifest, report: ExportReport, group_rows: int, shard_rows: int
+    ) -> None:
+        from trajkit.export.arrow_schema import schema_for
+        from trajkit.export.shards import ShardWriter, shard_name
+
+        self.out = out
+        self.manifest = manifest
+        self.report = report
+        self.new_entries: dict[str, dict[str, Any]] = {}
+        self.sources: dict[str, str] = {}
+        self.stale: dict[tuple[str, str], set[str]] = defaultdict(set)
+
+        def next_name() -> str:
+            return shard_name(manifest.new_shard_number())
+
+        metadata = {"trajkit.view": str(manifest.options.get("view"))}
+        self.writers = {
+            table: ShardWriter(
+                out / table,
+                schema_for(table).with_metadata({**schema_for(table).metadata, **metadata}),
+                next_name,
+                row_group_rows=group_rows if table == "events" else max(1, group_rows // 10),
+                shard_rows=shard_rows if table == "events" else max(1, shard_rows // 10),
+            )
+            for table in TABLES
+        }
+        self.known_sources = {e["source"]: cid for cid, e in manifest.conversations.items()}
+
+    def add(self, item: _WorkResult) -> None:
+        result, report = item.result, self.report
+        if isinstance(result, Skipped):
+            report.skipped.append(result)
+            return
+        if isinstance(result, Filtered):
+            report.filtered += 1
+            return
+        if isinstance(result, Unchanged):
+            report.unchanged += 1
+            return
+        cid = result.conversation_id
+        if cid in self.sources:
+            report.skipped.append(
+                Skipped(
+                    result.source,
+                    f"{result.source}: conversation id {cid} was already exported in this run "
+                    f"from {self.sources[cid]}; skipped the copy",
+                )
+            )
+            return
+        self.sources[cid] = result.source
+        assert item.conversation is not None and item.events is not None
+        conv_shard = self.writers["conversations"].write(item.conversation)
+        events_shard = self.writers["events"].write(item.events)
+        old = self.manifest.conversations.get(cid)
+        if old is not None:
+            report.replaced += 1
+            self.stale[("conversations", old["conversations_shard"])].add(cid)
+            self.stale[("events", old["events_shard"])].add(cid)
+        self.new_entries[cid] = {
+            "source": result.source,
+            "fingerprint": result.fingerprint,
+            "conversations_shard": conv_shard,
+            "events_shard": events_shard,
+            "n_events": item.events.num_rows,
+        }
+        report.exported += 1
+        report.events += item.events.num_rows
+        report.redactions += result.n_redactions
+
+    def finish(self) -> None:
+        manifest = self.manifest
+        for table, writer in self.writers.items():
+            closed = writer.close()
+            manifest.shards[table].extend(closed)
+            self.report.shards.extend(f"{table}/{n}" for n in closed)
+        replaced = self._drop_stale_rows()
+        manifest.conversations.update(self.new_entries)
+        write_manifest(self.out / MANIFEST_NAME, manifest)
+        for path in replaced:
+            path.unlink(missing_ok=True)
+
+    def _drop_stale_rows(self) -> list[Path]:
+        """Rewrite each old shard holding replaced conversations; returns the files to delete."""
+        from trajkit.export.shards import filter_shard, shard_name
+
+        manifest = self.manifest
+        to_delete: list[Path] = []
+        for (table, old_name), ids in sorted(self.stale.items()):
+            old = self.out / table / old_name
+            new_name = shard_name(manifest.new_shard_number())
+            kept = filter_shard(old, self.out / table / new_name, ids)
+            shards = manifest.shards[table]
+            position = shards.index(old_name) if old_name in shards else len(shards)
+            if old_name in shards:
+                shards.remove(old_name)
+            if kept:
+                shards.insert(position, new_name)
+                self.report.shards.append(f"{table}/{new_name}")
+            else:
+                (self.out / table / new_name).unlink(missing_ok=True)
+            key = f"{table}_shard"
+            for entry in manifest.conversations.values():
+                if entry.get(key) == old_name:
+                    entry[key] = new_name
+            to_delete.append(old)
+        return to_delete
+
+    def abort(self) -> None:
+        for table, writer in self.writers.items():
+            writer.abort()
+            for name in writer.closed_shards:
+                (self.out / table / name).unlink(missing_ok=True)
+
+
+def _locations(
+    paths: Iterable[str | os.PathLike[str]], *, from_v0: bool, skipped: list[Skipped]
+) -> Iterator[Path | V0Input]:
+    """Expand the user's paths lazily; paths that hold nothing usable are recorded as skipped."""
+    if from_v0:
+        from trajkit.migrate.containers import SkippedInput, iter_v0_inputs
+
+        for item in iter_v0_inputs(paths):
+            if isinstance(item, SkippedInput):
+                skipped.append(Skipped(item.path, str(item)))
+            else:
+                yield item
+        return
+    from trajkit.corpus import iter_conversation_paths
+
+    for path in paths:
+        try:
+            yield from iter_conversation_paths([path])
+        except InputError as exc:
+            skipped.append(Skipped(os.fspath(path), str(exc)))
+
+
+# -- OUT_DIR -------------------------------------------------------------------------------
+
+
+def _prepare_out_dir(out: Path, options: RowOptions, *, overwrite: bool, version: str) -> Manifest:
+    """Check and set up OUT_DIR before any work; returns the manifest to extend."""
+    from trajkit.export.shards import remove_leftovers
+
+    wanted = {"view": options.view, "redact": options.redact}
+    if out.exists() and not out.is_dir():
+        raise OutputExists(out, "it is a file; choose a folder for the dataset")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except OSError as exc:
+        reason = exc.strerror.lower() if exc.strerror else str(exc)
+        raise TrajkitError(f"{out}: cannot write the dataset here ({reason})") from None
+    manifest_path = out / MANIFEST_NAME
+    if overwrite:
+        _remove_export_files(out)
+        return Manifest(options=wanted, schema_version=version)
+    if manifest_path.exists():
+        manifest = read_manifest(manifest_path)
+        if manifest.options != wanted:
+            raise UsageError(
+                f"{out}: holds an export made with {_describe(manifest.options)}, not "
+                f"{_describe(wanted)}; use the same options, or pass --overwrite to start over"
+            )
+        if manifest.schema_version != version:
+            raise UsageError(
+                f"{out}: holds an export with schema version {manifest.schema_version}, this "
+                f"trajkit writes {version}; pass --overwrite to start over"
+            )
+        for table in TABLES:
+            remove_leftovers(out / table, manifest.shards.get(table, []))
+        return manifest
+    if any(out.iterdir()):
+        raise OutputExists(
+            out,
+            "the folder is not empty and holds no trajkit export (manifest.json); choose an "
+            "empty folder, or pass --overwrite to write the dataset into it",
+        )
+    return Manifest(options=wanted, schema_version=version)
+
+
+def _describe(options: dict[str, Any]) -> str:
+    return f"--view {options.get('view')}" + ("" if options.get("redact") else " --no-redact")
+
+
+def _remove_export_files(out: Path) -> None:
+    """Remove what an export writes (shards, temp files, manifest); nothing else."""
+    from trajkit.export.shards import remove_leftovers
+
+    for table in TABLES:
+        folder = out / table
+        remove_leftovers(folder, ())
+        if folder.is_dir() and not any(folder.iterdir()):
+            shutil.rmtree(folder)
+    (out / MANIFEST_NAME).unlink(missing_ok=True)

@@ -1,0 +1,183 @@
+"""Mask secrets in exported rows, and count what was masked.
+
+Two kinds of secret are masked in every string column, JSON text included:
+- the *values* of a conversation's secrets: registered secrets written in clear, clear values of
+  secret fields (`api_key`, secret headers, ...), secrets decrypted with the user's secret key,
+  and any extra values the caller passes; each becomes `<secret-hidden>` (as the SDK hides them
+  in tool output);
+- substrings that look like provider API keys (`trajkit.redact`'s patterns); each becomes
+  `**********`.
+
+Speed: nearly every event holds no secret, so `Redactor.is_clean(raw)` first searches the event's
+stored bytes once (a compiled byte regex plus a substring test per value); only rows built from a
+dirty event are walked string by string. A value is also searched in its JSON-escaped form, so a
+secret holding quotes or backslashes is found inside JSON text; masking keeps JSON text valid
+because both masks hold no character that JSON escapes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import orjson
+
+from trajkit.redact import (
+    HIDDEN,
+    MASK,
+    MIN_SECRET_LENGTH,
+    contains_api_key,
+    decrypt,
+    find_api_keys,
+    find_clear_secrets,
+    is_encrypted,
+    mask_api_keys,
+    registered_secret_values,
+)
+
+__all__ = ["KEY_PREFIXES", "Redactor", "secret_values"]
+
+KEY_PREFIXES = (
+    "sk-",
+    "AKIA",
+    "ASIA",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "AIza",
+    "xox",
+    "hf_",
+)
+"""Literal starts of `trajkit.redact`'s API-key patterns, for the prefilter.
+
+Python's `re` scans the full key pattern at about 12 MB/s (alternation plus lookarounds), far
+too slow for every byte of a corpus. `Redactor.dirty()` instead runs one RE2 alternation of
+these prefixes (pyarrow compute, hundreds of MB/s) over a conversation's texts, and the exact
+`trajkit.redact` patterns only on the few texts it flags. A test checks that every pattern of
+`trajkit.redact` starts with one of these prefixes.
+"""
+
+_PREFILTER = "|".join(re.escape(p) for p in KEY_PREFIXES)
+
+
+class Redactor:
+    """Masks known secret values and API-key-looking strings; `count` says how many were masked."""
+
+    def __init__(self, values: Iterable[str] = ()) -> None:
+        forms: set[str] = set()
+        for value in values:
+            if not isinstance(value, str) or len(value) < MIN_SECRET_LENGTH:
+                continue
+            forms.add(value)
+            forms.add(orjson.dumps(value).decode()[1:-1])
+            forms.add(json.dumps(value)[1:-1])
+        self._values = sorted(forms, key=len, reverse=True)
+        self._bytes = [v.encode() for v in self._values]
+        self.count = 0
+
+    def dirty(self, texts: list[str]) -> list[bool]:
+        """For each text: might it hold a secret? (False is certain; True is checked by `text`.)"""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if not texts:
+            return []
+        array = pa.array(texts, pa.string())
+        mask = pc.match_substring_regex(array, _PREFILTER)
+        for value in self._values:
+            mask = pc.or_(mask, pc.match_substring(array, value))
+        return [bool(x) for x in mask.to_pylist()]
+
+    def is_clean(self, raw: bytes) -> bool:
+        """True when `raw` holds neither a secret value nor an API-key-looking string."""
+        if contains_api_key(raw) is not None:
+            return False
+        return not any(v in raw for v in self._bytes)
+
+    def text(self, text: str) -> str:
+        """`text` with secrets masked (counted)."""
+        for value in self._values:
+            n = text.count(value)
+            if n:
+                self.count += n
+                text = text.replace(value, HIDDEN)
+        n = sum(1 for _ in find_api_keys(text))
+        if n:
+            self.count += n
+            text = mask_api_keys(text)
+        return text
+
+    def value(self, data: Any) -> Any:
+        """A copy of a row value (str, list, dict, scalar) with every string masked."""
+        if isinstance(data, str):
+            return self.text(data)
+        if isinstance(data, dict):
+            return {k: self.value(v) for k, v in data.items()}
+        if isinstance(data, list):
+            return [self.value(v) for v in data]
+        return data
+
+
+def secret_values(
+    state: Mapping[str, Any] | None,
+    *,
+    secret_key: str | None = None,
+    extra: Iterable[str] = (),
+) -> list[str]:
+    """Secret values a conversation's `base_state.json` reveals, to search for in its events.
+
+    Clear registered secrets, clear values of secret fields, registered secrets decrypted with
+    `secret_key` (the SDK's cipher key) when given, plus `extra`.
+    """
+    found = list(extra)
+    if not isinstance(state, Mapping):
+        return found
+    found.extend(registered_secret_values(state).values())
+    for pointer, _ in find_clear_secrets(state):
+        value = _at(state, pointer)
+        if isinstance(value, str) and value != MASK:
+            found.append(value)
+    if secret_key:
+        found.extend(_decrypted(state, secret_key))
+    return found
+
+
+def _decrypted(state: Mapping[str, Any], secret_key: str) -> list[str]:
+    registry = state.get("secret_registry")
+    sources = registry.get("secret_sources") if isinstance(registry, Mapping) else None
+    out: list[str] = []
+    tokens: list[Any] = []
+    if isinstance(sources, Mapping):
+        for source in sources.values():
+            if isinstance(source, Mapping):
+                tokens.append(source.get("value"))
+                headers = source.get("headers")
+                if isinstance(headers, Mapping):
+                    tokens.extend(headers.values())
+    llm = state.get("agent", {}).get("llm") if isinstance(state.get("agent"), Mapping) else None
+    if isinstance(llm, Mapping):
+        tokens.extend(llm.get(k) for k in ("api_key", "aws_secret_access_key", "aws_session_token"))
+    for token in tokens:
+        if is_encrypted(token):
+            clear = decrypt(str(token), secret_key)
+            if clear:
+                out.append(clear)
+    return out
+
+
+def _at(data: Any, pointer: str) -> Any:
+    node = data
+    for part in pointer.split("/")[1:]:
+        key = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, Mapping):
+            node = node.get(key)
+        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
+            node = node[int(key)]
+        else:
+            return None
+    return node
