@@ -363,7 +363,7 @@ class CorpusStats:
                 "cache_read": t.cache_read_tokens,
                 "reasoning": t.reasoning_tokens,
             },
-            "cost": {"total": round(t.cost, 6) if t.cost is not None else None},
+            "cost": {"total": t.cost},
             "per_conversation": {
                 "events": percentiles(self.lengths),
                 "cost": percentiles(self.costs),

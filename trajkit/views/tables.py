@@ -1,7 +1,8 @@
 """Text for `trajkit ls` (aligned lines, no rich) and rich tables for `trajkit stats`.
 
 `format_rows()` aligns the columns over all rows and cuts the first user message (whitespace
-collapsed) so each line fits `width`; other columns are never cut. `print_stats()` draws the
+collapsed) so each line fits `width`; other columns are never cut (a line is longer than `width`
+only when they alone are). `print_stats()` draws the
 `CorpusStats.to_dict()` document as tables; rich is imported only there.
 """
 
@@ -17,7 +18,8 @@ if TYPE_CHECKING:
 
 __all__ = ["format_rows", "print_stats", "sort_rows"]
 
-_MIN_MESSAGE = 12
+_MIN_MESSAGE = 4
+"""Below this many columns left, the message is left out rather than cut to nothing."""
 
 
 def sort_rows(
@@ -55,9 +57,9 @@ def format_rows(rows: list[ConversationRow], *, width: int | None) -> Iterator[s
         line = "  ".join(parts)
         message = " ".join(row.first_message.split())
         if width is not None:
-            room = max(width - len(line) - 2, _MIN_MESSAGE)
+            room = width - len(line) - 2
             if len(message) > room:
-                message = message[: room - 1] + "…"
+                message = message[: room - 1] + "…" if room >= _MIN_MESSAGE else ""
         yield (line + "  " + message).rstrip()
 
 

@@ -46,14 +46,16 @@ _ROLE_STYLE = {
 def print_conversation(loaded: LoadedConversation, console: Console, *, full: bool = False) -> None:
     """Print the header and every entry of `loaded` on `console`.
 
-    Off a terminal, each block is printed as plain text with trailing spaces removed.
+    Off a terminal, each block is printed as plain text with trailing spaces removed. The
+    header is never wrapped (a long path stays on one line).
     """
-    for renderable in render_conversation(loaded, full=full):
+    for n, renderable in enumerate(render_conversation(loaded, full=full)):
+        soft = n == 0
         if console.is_terminal:
-            console.print(renderable)
+            console.print(renderable, soft_wrap=soft)
             continue
         with console.capture() as capture:
-            console.print(renderable)
+            console.print(renderable, soft_wrap=soft)
         lines = capture.get().split("\n")
         console.file.write("\n".join(line.rstrip() for line in lines))
 
@@ -142,6 +144,8 @@ def _code(block: CodeBlock, full: bool) -> RenderableType:
     label = Text(block.label, style="dim")
     if not text:
         return label
+    if lexer == "bash" and "\n" not in text:
+        return Text.assemble(("$ " if block.label == "command" else "> ", "dim"), (text, "bold"))
     syntax = Syntax(text, lexer, theme="ansi_dark", word_wrap=True, background_color="default")
     return Group(label, syntax)
 
