@@ -203,8 +203,13 @@ def convert_conversation(
 def _branch_input_error(
     conv: StoredConversation, events: Sequence[Event], exc: BranchError
 ) -> InputError:
+    files = conv.event_files()
+    message = str(exc)
+    skipped = next((f for f in files if exc.missing and f.event_id == exc.missing), None)
+    if skipped is not None:  # the named event's file exists but is empty (skipped on reading)
+        message += f" (its file {skipped.path.name} is empty)"
     if exc.index is None:
-        return InputError(conv.base_state_path, "/leaf_event_id", str(exc))
+        return InputError(conv.base_state_path, "/leaf_event_id", message)
     event_id = events[exc.index].id
-    path = next((f.path for f in conv.iter_event_files() if f.event_id == event_id), conv.path)
-    return InputError(path, "/parent_id", str(exc))
+    path = next((f.path for f in files if f.event_id == event_id), conv.path)
+    return InputError(path, "/parent_id", message)

@@ -40,8 +40,9 @@ __all__ = ["BranchError", "active_branch", "condensed_view", "full_view"]
 class BranchError(ValueError):
     """The parent links do not form a path to the leaf (missing id or a cycle)."""
 
-    def __init__(self, index: int | None, message: str) -> None:
+    def __init__(self, index: int | None, message: str, missing: str | None = None) -> None:
         self.index = index
+        self.missing = missing
         super().__init__(message)
 
 
@@ -78,9 +79,8 @@ def _leaf_index(
 ) -> int | None:
     if leaf_event_id is not None:
         if leaf_event_id not in index:
-            raise BranchError(
-                None, f"leaf_event_id {leaf_event_id!r} is not an event id in the log"
-            )
+            message = f"leaf_event_id {leaf_event_id!r} is not an event id in the log"
+            raise BranchError(None, message, leaf_event_id)
         return index[leaf_event_id]
     if head_is_empty:
         return None
@@ -109,7 +109,7 @@ def _parent_index(events: Sequence[Event], index: dict[str, int], i: int) -> int
     if parent is None:
         return i - 1 if i > 0 else None
     if parent not in index:
-        raise BranchError(i, f"parent_id {parent!r} is not an event id in the log")
+        raise BranchError(i, f"parent_id {parent!r} is not an event id in the log", parent)
     return index[parent]
 
 

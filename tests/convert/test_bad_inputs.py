@@ -1,0 +1,59 @@
+"""Every hand-made bad conversation in fixtures/bad goes through `trajkit convert`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tests.support import fixtures as fx
+from trajkit.cli import main
+
+BAD = sorted(p for p in fx.BAD_FIXTURES.iterdir() if p.is_dir())
+
+# Defects that make the active branch unreadable; the rest still convert (the view decides
+# what the model saw), and validate is the command that reports them.
+MUST_FAIL = {
+    "dangling_parent": "/parent_id: parent_id '99999999-9999-4999-8999-999999999999' is not an event id",
+    "parent_cycle": "/parent_id: parent_id links loop back",
+    "leaf_event_missing": "base_state.json:/leaf_event_id: leaf_event_id",
+    "empty_event_file": "is empty)",
+    "truncated_event_json": ":: not valid JSON",
+    "truncated_base_state": "base_state.json:: not valid JSON",
+    "top_level_array": ":: an event must be a JSON object",
+    "invalid_utf8": "event-00001-",
+    "missing_required_fields": ":/tool_call_id: Field required",
+    "missing_events_folder": "/leaf_event_id",
+}
+
+
+def _tree(folder: Path) -> dict[Path, tuple[int, int]]:
+    return {p: (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*")}
+
+
+@pytest.mark.parametrize("folder", BAD, ids=[p.name for p in BAD])
+def test_bad_conversation(folder: Path) -> None:
+    before = _tree(folder)
+    result = CliRunner().invoke(main, ["convert", str(folder), "--view", "full"])
+    assert "Traceback" not in result.stderr
+    assert _tree(folder) == before
+    if folder.name in MUST_FAIL:
+        assert result.exit_code == 1
+        assert result.stdout == ""
+        assert result.stderr.startswith(f"Error: {folder}")
+        assert MUST_FAIL[folder.name] in result.stderr
+    else:
+        assert result.exit_code == 0, result.stderr
+        assert result.stdout.startswith('{\n  "messages": [')
+
+
+def test_bad_conversations_are_skipped_in_a_corpus() -> None:
+    result = CliRunner().invoke(main, ["convert", str(fx.BAD_FIXTURES), "-j", "2"])
+    assert result.exit_code == 1
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error: ")]
+    assert len(errors) == len(MUST_FAIL)
+    assert len(result.stdout.splitlines()) == len(BAD) - len(MUST_FAIL)
+    assert result.stderr.splitlines()[-1] == (
+        f"converted {len(BAD) - len(MUST_FAIL)} conversation(s), skipped {len(MUST_FAIL)}"
+    )
