@@ -182,3 +182,47 @@ def test_two_processes_appending_500_each_lose_nothing(tmp_path):
         ".eventlog-len-1000.marker",
         ".eventlog.lock",
     ]
+
+
+_KILLED_WRITER = """
+import sys, uuid
+from trajkit.store.writer import ConversationWriter
+from tests.store.test_store_writer import _event_json
+writer = ConversationWriter(sys.argv[1])
+print("ready", flush=True)
+while True:
+    eid = str(uuid.uuid4())
+    writer.append_json(eid, _event_json(eid, "x" * 50_000))
+    writer.save_base_state(b'{"leaf_event_id": "%s", "pad": "%s"}' % (eid.encode(), b"y" * 50_000))
+"""
+
+
+@pytest.mark.parametrize("delay", [0.1, 0.25, 0.5])
+def test_killed_writer_leaves_only_whole_files(tmp_path, delay):
+    """SIGKILL a process mid-append: every file left is whole; leftovers are only *.tmp."""
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _KILLED_WRITER, str(tmp_path)],
+        stdout=subprocess.PIPE,
+        cwd=fx.REPO,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    time.sleep(delay)
+    proc.kill()
+    proc.wait(timeout=10)
+    conv = open_conversation(tmp_path)
+    files = list(conv.iter_event_files())
+    assert files, "the writer was killed before its first append; raise the delay"
+    assert [f.index for f in files] == list(range(len(files)))
+    assert len(list(conv.iter_events())) == len(files)  # every event file parses
+    if (tmp_path / "base_state.json").exists():  # whole, whichever version it is
+        assert len(orjson.loads((tmp_path / "base_state.json").read_bytes())["pad"]) == 50_000
+    strays = [n for n in os.listdir(tmp_path / "events") if n.startswith(".")]
+    assert all(n.endswith((".tmp", ".marker", ".lock")) for n in strays)
+    # And the log can be continued after the crash.
+    eid = str(uuid.uuid4())
+    assert ConversationWriter(tmp_path).append_json(eid, _event_json(eid)) == len(files)
