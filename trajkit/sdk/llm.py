@@ -239,7 +239,7 @@ class LLM(BaseModel):
 
     def restore_metrics(self, metrics: Metrics) -> None:
         """Adopt persisted metrics so accumulated cost keeps counting after a restore."""
-        if self._metrics is None or not self._metrics.token_usages:
+        if self._metrics is None or not (self._metrics.token_usages or self._metrics.costs):
             self._metrics = metrics
         elif self._metrics is not metrics:
             self._metrics.merge(metrics)

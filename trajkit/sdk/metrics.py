@@ -111,11 +111,20 @@ class Metrics(_Model):
         )
 
     def merge(self, other: Metrics) -> None:
-        """Add ``other``'s history to this one (restore after a restart)."""
-        self.accumulated_cost += other.accumulated_cost
-        self.costs = [*other.costs, *self.costs]
-        self.response_latencies = [*other.response_latencies, *self.response_latencies]
-        usages = [*other.token_usages, *self.token_usages]
+        """Add the calls of ``other`` this object does not already hold (restore after a
+        restart, or into an LLM object that was reused and already counted some of them)."""
+        known_costs = {(c.model, c.cost, c.timestamp) for c in self.costs}
+        new_costs = [c for c in other.costs if (c.model, c.cost, c.timestamp) not in known_costs]
+        known_ids = {u.response_id for u in self.token_usages}
+        new_usages = [u for u in other.token_usages if u.response_id not in known_ids]
+        known_lat = {(r.response_id, r.latency) for r in self.response_latencies}
+        new_lat = [
+            r for r in other.response_latencies if (r.response_id, r.latency) not in known_lat
+        ]
+        self.accumulated_cost += sum(c.cost for c in new_costs)
+        self.costs = sorted([*new_costs, *self.costs], key=lambda c: c.timestamp)
+        self.response_latencies = [*new_lat, *self.response_latencies]
+        usages = [*new_usages, *self.token_usages]
         self.token_usages = []
         self.accumulated_token_usage = None
         for u in usages:
