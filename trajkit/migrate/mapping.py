@@ -308,6 +308,7 @@ class _Builder:
             self._text_message(
                 ev, "agent", "assistant", _display(ev) or "Task is rejected by the agent."
             )
+            self._mapped(ev, Fields(ev.get("args")))
         elif (kind in LEGACY_ACTIONS or kind not in ACTION_TYPES) and not has_call:
             self._opaque(ev)
         elif source == "user" and kind in _USER_TEXT_ACTIONS and not has_call:

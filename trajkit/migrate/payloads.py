@@ -133,7 +133,6 @@ def action_payload(
     """The V1 `action` payload for a V0 tool-call action."""
     ca = call_args or {}
     args.get("thought")
-    args.get("confirmation_state")
     args.get("security_risk")
     if v0_type == "run":
         return {
@@ -163,8 +162,9 @@ def action_payload(
             "kind": "TaskTrackerAction",
         }
     # No V1 payload for this tool: an MCP-style call whose data are the LLM's own arguments.
-    rest = args.rest()
-    return {"data": call_args if call_args is not None else rest, "kind": "MCPToolAction"}
+    if call_args is not None:
+        return {"data": call_args, "kind": "MCPToolAction"}  # V0 args stay in the sidecar
+    return {"data": args.rest(), "kind": "MCPToolAction"}
 
 
 def _editor_action(command: str, args: Fields, ca: dict[str, Any]) -> dict[str, Any]:
