@@ -145,3 +145,15 @@ def test_convert_does_not_import_litellm_or_the_runtime() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_reasoning_content_flag() -> None:
+    folder = str(fx.sdk_conversation("g_reasoning_chat"))
+    code, out, _ = run(folder)
+    assert "reasoning_content" not in out  # gpt-4o is not sent its reasoning back
+    code, out, _ = run(folder, "--reasoning-content")
+    assert code == 0
+    messages = json.loads(out)["messages"]
+    assert messages[-1]["reasoning_content"] == "The output is a year; answer briefly."
+    code, _, err = run(folder, "--reasoning-content", "--no-reasoning")
+    assert code == 2 and "contradict" in err

@@ -38,6 +38,12 @@ from trajkit.cli._options import jobs_option, paths_argument
     help="What the model saw after condensation, or every event.",
 )
 @click.option("--no-reasoning", is_flag=True, help="Drop reasoning content and thinking blocks.")
+@click.option(
+    "--reasoning-content",
+    is_flag=True,
+    help="Chat: send reasoning_content on every assistant message that has one "
+    "(the SDK sends it back only to the models that need it).",
+)
 @click.option("--no-system", is_flag=True, help="Drop the system message (instructions).")
 @click.option(
     "--images",
@@ -61,6 +67,7 @@ def convert_command(
     to: str,
     view: str,
     no_reasoning: bool,
+    reasoning_content: bool,
     no_system: bool,
     images: str,
     dangling: str,
@@ -79,6 +86,10 @@ def convert_command(
         images=images,
         dangling=dangling,
     )
+    if reasoning_content:
+        if no_reasoning:
+            raise click.UsageError("--reasoning-content and --no-reasoning contradict each other")
+        options["chat_options"] = {"send_reasoning_content": True}
     _check_output(output, paths, overwrite)
     if len(paths) == 1 and paths[0].is_dir() and is_conversation_folder(paths[0]):
         _convert_one(paths[0], output, options)

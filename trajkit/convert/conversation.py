@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from trajkit.convert.adjust import (
@@ -35,7 +36,15 @@ from trajkit.errors import InputError, UsageError
 from trajkit.events import BaseState, Event, Message, SystemPromptEvent, UnknownEvent
 from trajkit.store import StoredConversation, open_conversation
 
-__all__ = ["TARGETS", "VIEWS", "convert_conversation", "convert_events"]
+__all__ = [
+    "TARGETS",
+    "VIEWS",
+    "Prepared",
+    "convert_conversation",
+    "convert_events",
+    "prepare_messages",
+    "resolve_target",
+]
 
 Target = Literal["chat", "responses", "auto"]
 ViewName = Literal["condensed", "full"]
@@ -72,6 +81,67 @@ def _check(name: str, value: str, allowed: Sequence[str]) -> None:
         raise UsageError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """Everything a target needs: the final ``Message`` list, tools, chat options, problems."""
+
+    messages: list[Message]
+    """Messages after view, batching, merging and the options."""
+    tools: list[Any]
+    """``SystemPromptEvent.tools`` of the branch (tool definitions, stored order)."""
+    chat_options: dict[str, Any]
+    """Keyword arguments for ``messages_to_chat``."""
+    problems: list[str]
+    """One line per thing the caller should know (dangling calls, dropped or unknown events)."""
+
+
+def prepare_messages(
+    events: Sequence[Event],
+    *,
+    view: ViewName = "condensed",
+    state: BaseState | None = None,
+    reasoning: bool = True,
+    system: bool = True,
+    images: ImagesMode = "keep",
+    dangling: DanglingPolicy = "drop",
+    chat_options: Mapping[str, Any] | None = None,
+) -> Prepared:
+    """The shared pipeline up to the wire format (``export`` and ``convert`` both use it).
+
+    Raises ``BranchError`` when the parent links do not lead to the leaf.
+    """
+    _check("view", view, tuple(VIEWS))
+    _check("images", images, ("keep", "placeholder"))
+    _check("dangling", dangling, ("report", "drop", "synthesize"))
+    branch = active_branch(
+        events,
+        leaf_event_id=state.leaf_event_id if state else None,
+        head_is_empty=bool(state and state.head_is_empty),
+    )
+    dropped: list[tuple[str, Any]] = []
+    selected = condensed_view(branch, dropped=dropped) if view == "condensed" else full_view(branch)
+    messages, found = fix_dangling(events_to_messages(selected), dangling)
+    if not reasoning:
+        messages = drop_reasoning(messages)
+    if not system:
+        messages = drop_system(messages)
+    if images == "placeholder":
+        messages = replace_images(messages)
+    tools = next((list(e.tools) for e in branch if isinstance(e, SystemPromptEvent)), [])
+    options = {**chat_options_from_llm(_llm_config(state)), "tool_images": "user"}
+    options.update(chat_options or {})
+    problems = [f"{e.kind} {e.id} left out of the condensed view ({rule})" for rule, e in dropped]
+    problems += [d.describe() for d in found]
+    unknown = sorted({e.kind for e in branch if isinstance(e, UnknownEvent)})
+    if unknown:
+        problems.append(f"events of unknown kind left out: {', '.join(unknown)}")
+    problems += [
+        f"tool {n!r}: parameter schema unknown, sent as an open object"
+        for n in unknown_tools(tools)
+    ]
+    return Prepared(messages, tools, options, problems)
+
+
 def convert_events(
     events: Sequence[Event],
     *,
@@ -89,38 +159,18 @@ def convert_events(
     Raises ``BranchError`` when the parent links do not lead to the leaf.
     """
     _check("to", to, tuple(TARGETS))
-    _check("view", view, tuple(VIEWS))
-    _check("images", images, ("keep", "placeholder"))
-    _check("dangling", dangling, ("report", "drop", "synthesize"))
-    branch = active_branch(
+    prepared = prepare_messages(
         events,
-        leaf_event_id=state.leaf_event_id if state else None,
-        head_is_empty=bool(state and state.head_is_empty),
+        view=view,
+        state=state,
+        reasoning=reasoning,
+        system=system,
+        images=images,
+        dangling=dangling,
+        chat_options=chat_options,
     )
-    dropped: list[tuple[str, Any]] = []
-    selected = condensed_view(branch, dropped=dropped) if view == "condensed" else full_view(branch)
-    messages = events_to_messages(selected)
-    messages, found = fix_dangling(messages, dangling)
-    if not reasoning:
-        messages = drop_reasoning(messages)
-    if not system:
-        messages = drop_system(messages)
-    if images == "placeholder":
-        messages = replace_images(messages)
-    tools = next((e.tools for e in branch if isinstance(e, SystemPromptEvent)), [])
-    options = {**chat_options_from_llm(_llm_config(state)), "tool_images": "user"}
-    options.update(chat_options or {})
-    document = TARGETS[to](messages, tools, options)
-    problems = [f"{e.kind} {e.id} left out of the condensed view ({rule})" for rule, e in dropped]
-    problems += [d.describe() for d in found]
-    unknown = sorted({e.kind for e in branch if isinstance(e, UnknownEvent)})
-    if unknown:
-        problems.append(f"events of unknown kind left out: {', '.join(unknown)}")
-    problems += [
-        f"tool {n!r}: parameter schema unknown, sent as an open object"
-        for n in unknown_tools(tools)
-    ]
-    return {**document, "problems": problems}
+    document = TARGETS[to](prepared.messages, prepared.tools, prepared.chat_options)
+    return {**document, "problems": prepared.problems}
 
 
 def _llm_config(state: BaseState | None) -> dict[str, Any]:
