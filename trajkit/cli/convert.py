@@ -91,8 +91,9 @@ def convert_command(
             raise click.UsageError("--reasoning-content and --no-reasoning contradict each other")
         options["chat_options"] = {"send_reasoning_content": True}
     _check_output(output, paths, overwrite)
-    if len(paths) == 1 and paths[0].is_dir() and is_conversation_folder(paths[0]):
-        _convert_one(paths[0], output, options)
+    single = paths[0].parent if len(paths) == 1 and paths[0].name == "events" else paths[0]
+    if len(paths) == 1 and single.is_dir() and is_conversation_folder(single):
+        _convert_one(single, output, options)
     elif _convert_many(paths, output, jobs, options):
         sys.exit(1)
 
