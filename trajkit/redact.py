@@ -52,12 +52,11 @@ _API_KEY_PATTERNS: tuple[tuple[str, str], ...] = (
     ("Slack token", r"xox[abposr]-[A-Za-z0-9\-]{10,}"),
     ("Hugging Face token", r"hf_[A-Za-z0-9]{30,}"),
 )
-_API_KEY_RE = re.compile(
-    r"(?<![A-Za-z0-9_\-])(?:"
-    + "|".join(f"(?P<k{i}>{p})" for i, (_, p) in enumerate(_API_KEY_PATTERNS))
-    + r")(?![A-Za-z0-9_\-])"
-)
-_API_KEY_BYTES_RE = re.compile(_API_KEY_RE.pattern.encode())
+# One pattern per kind of key, each starting with a literal so the regex engine can skip ahead
+# quickly; a match must not sit inside a longer word (checked in `_standalone`).
+_API_KEY_RES = tuple((label, re.compile(p)) for label, p in _API_KEY_PATTERNS)
+_API_KEY_BYTES_RES = tuple((label, re.compile(p.encode())) for label, p in _API_KEY_PATTERNS)
+_WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 
 MIN_SECRET_LENGTH = 6
 """Registered values shorter than this are not searched for: they would match everywhere."""
@@ -141,24 +140,45 @@ def registered_secret_values(base_state: Any) -> dict[str, str]:
 
 def find_api_keys(text: str) -> Iterator[tuple[int, str]]:
     """Yield `(offset, description)` for each substring that looks like a provider API key."""
-    for match in _API_KEY_RE.finditer(text):
-        yield match.start(), _describe(match)
+    hits: list[tuple[int, str]] = []
+    for label, pattern in _API_KEY_RES:
+        for match in pattern.finditer(text):
+            if _standalone(text, match.start(), match.end()):
+                hits.append((match.start(), label))
+    yield from sorted(hits)
 
 
 def contains_api_key(data: bytes) -> str | None:
-    """The description of the first API-key-looking substring of `data`, or None (fast path)."""
-    match = _API_KEY_BYTES_RE.search(data)
-    return None if match is None else _describe(match)
+    """The description of the first kind of API key found in `data`, or None (fast path)."""
+    for label, pattern in _API_KEY_BYTES_RES:
+        for match in pattern.finditer(data):
+            if _standalone(data, match.start(), match.end()):
+                return label
+    return None
 
 
-def _describe(match: re.Match[str] | re.Match[bytes]) -> str:
-    group = match.lastgroup or "k0"
-    return _API_KEY_PATTERNS[int(group[1:])][0]
+def _standalone(text: str | bytes, start: int, end: int) -> bool:
+    """True when the match is not part of a longer word (`task-…`, `xxAKIA…`)."""
+    before = text[start - 1 : start]
+    after = text[end : end + 1]
+    return not _is_word(before) and not _is_word(after)
+
+
+def _is_word(char: str | bytes) -> bool:
+    if not char:
+        return False
+    code = char[0] if isinstance(char, bytes) else ord(char)
+    return code in _WORD
 
 
 def mask_api_keys(text: str) -> str:
     """`text` with API-key-looking substrings replaced by `MASK`."""
-    return _API_KEY_RE.sub(MASK, text)
+    spans: list[tuple[int, int]] = []
+    for _, pattern in _API_KEY_RES:
+        spans.extend(m.span() for m in pattern.finditer(text) if _standalone(text, *m.span()))
+    for start, end in sorted(spans, reverse=True):
+        text = text[:start] + MASK + text[end:]
+    return text
 
 
 def mask_values(text: str, values: Iterable[str]) -> str:

@@ -94,3 +94,31 @@ def test_validate_leaves_the_runtime_unloaded() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert "HEAVY []" in out.stdout, out.stdout + out.stderr
     assert "INVALID" in out.stdout  # it did run over the bad fixtures
+
+
+def test_thorough_mode_agrees_with_the_fast_path() -> None:
+    """`--thorough` runs jsonschema on every file; on real and bad data it finds the same."""
+    paths = [fx.SDK_FIXTURES, fx.BAD_FIXTURES]
+    fast = [(r.path, r.problems) for r in validate_paths(paths, jobs=1)]
+    thorough = [(r.path, r.problems) for r in validate_paths(paths, jobs=1, thorough=True)]
+    assert fast == thorough
+    result = CliRunner().invoke(main, ["validate", "--thorough", str(fx.SDK_FIXTURES)])
+    assert result.output == "valid: 8 conversations (70 events)\n"
+
+
+def test_lax_coercion_is_not_accepted() -> None:
+    """pydantic's lax mode would read "0" as 0; the format (and its schema) says integer."""
+    from pydantic import ValidationError
+
+    from trajkit.events import ObservationEvent
+
+    bad = next((fx.BAD_FIXTURES / "wrong_field_types" / "events").glob("event-00003-*.json"))
+    ObservationEvent.model_validate_json(bad.read_bytes())  # lax: accepted
+    try:
+        ObservationEvent.model_validate_json(bad.read_bytes(), strict=True)
+    except ValidationError:
+        pass
+    else:
+        raise AssertionError("strict validation accepted a string exit_code")
+    report = validate_file(bad)
+    assert [p.pointer for p in report.problems] == ["/observation/is_error", "/observation/exit_code"]

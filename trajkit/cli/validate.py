@@ -21,6 +21,11 @@ if TYPE_CHECKING:
 @json_option()
 @jobs_option
 @click.option(
+    "--thorough",
+    is_flag=True,
+    help="Also check every file with jsonschema, not only those the model refuses (slower).",
+)
+@click.option(
     "--max-file-size",
     type=click.IntRange(min=1),
     default=None,
@@ -34,6 +39,7 @@ def validate_command(
     strict: bool,
     as_json: bool,
     jobs: int | None,
+    thorough: bool,
     max_file_size: int | None,
 ) -> None:
     """Check conversation folders, folders of many conversations, or single event files.
@@ -47,7 +53,9 @@ def validate_command(
     from trajkit.validate import MAX_FILE_BYTES, Summary, validate_paths
 
     limit = max_file_size * 1024 * 1024 if max_file_size else MAX_FILE_BYTES
-    reports = validate_paths(paths, strict=strict, max_file_bytes=limit, jobs=jobs)
+    reports = validate_paths(
+        paths, strict=strict, max_file_bytes=limit, jobs=jobs, thorough=thorough
+    )
     summary = Summary()
     problems: list[dict[str, Any]] = []
     with progress("validating", enabled=not as_json) as bar:

@@ -62,12 +62,16 @@ class ConversationReport:
 
 
 def validate_conversation(
-    folder: Path, *, strict: bool = False, max_file_bytes: int = MAX_FILE_BYTES
+    folder: Path,
+    *,
+    strict: bool = False,
+    max_file_bytes: int = MAX_FILE_BYTES,
+    thorough: bool = False,
 ) -> ConversationReport:
     """Check one conversation folder; problems in file order, then the cross-file ones."""
     report = ConversationReport(path=folder)
     for problem in iter_conversation_problems(
-        folder, max_file_bytes=max_file_bytes, _report=report
+        folder, max_file_bytes=max_file_bytes, thorough=thorough, _report=report
     ):
         report.problems.append(problem.promoted() if strict else problem)
     return report
@@ -77,15 +81,21 @@ def iter_conversation_problems(
     folder: Path,
     *,
     max_file_bytes: int = MAX_FILE_BYTES,
+    thorough: bool = False,
     _report: ConversationReport | None = None,
 ) -> Iterator[Problem]:
-    """Yield every problem of the conversation in `folder`."""
-    state = yield from _base_state_problems(folder, max_file_bytes)
+    """Yield every problem of the conversation in `folder`.
+
+    `thorough` also runs `jsonschema` on files the model accepts (see `files.py`).
+    """
+    state = yield from _base_state_problems(folder, max_file_bytes, thorough)
     secrets = redact.registered_secret_values(state.data) if state else {}
     listing = yield from _list_event_files(folder)
     facts: list[EventFacts] = []
     for index, name_id, path in listing or ():
-        check, fact = check_event_file(path, index=index, name_id=name_id, max_bytes=max_file_bytes)
+        check, fact = check_event_file(
+            path, index=index, name_id=name_id, max_bytes=max_file_bytes, thorough=thorough
+        )
         yield from check.problems
         yield from _event_secret_problems(path, check, secrets)
         facts.append(fact)
@@ -100,7 +110,7 @@ def iter_conversation_problems(
 
 
 def _base_state_problems(
-    folder: Path, max_bytes: int
+    folder: Path, max_bytes: int, thorough: bool
 ) -> Generator[Problem, None, FileCheck | None]:
     """Check `base_state.json` (generator returning the FileCheck, or None when absent)."""
     path = folder / BASE_STATE
@@ -112,7 +122,7 @@ def _base_state_problems(
             "no-base-state",
         )
         return None
-    check = check_base_state_file(path, max_bytes=max_bytes)
+    check = check_base_state_file(path, max_bytes=max_bytes, thorough=thorough)
     yield from check.problems
     if check.data is None:
         return check
@@ -351,12 +361,16 @@ def _head_problems(
 
 
 def validate_file(
-    path: Path, *, strict: bool = False, max_file_bytes: int = MAX_FILE_BYTES
+    path: Path,
+    *,
+    strict: bool = False,
+    max_file_bytes: int = MAX_FILE_BYTES,
+    thorough: bool = False,
 ) -> ConversationReport:
     """Check one loose file: an event file, or a `base_state.json`."""
     report = ConversationReport(path=path, is_conversation=False)
     if path.name == BASE_STATE:
-        check = check_base_state_file(path, max_bytes=max_file_bytes)
+        check = check_base_state_file(path, max_bytes=max_file_bytes, thorough=thorough)
         problems = list(check.problems)
         if check.data is not None:
             for pointer, name in redact.find_clear_secrets(check.data):
@@ -364,7 +378,9 @@ def validate_file(
     else:
         parsed = parse_event_file_name(path.name)
         index, name_id = parsed if parsed else (None, None)
-        check, _ = check_event_file(path, index=index, name_id=name_id, max_bytes=max_file_bytes)
+        check, _ = check_event_file(
+            path, index=index, name_id=name_id, max_bytes=max_file_bytes, thorough=thorough
+        )
         problems = [*check.problems, *_event_secret_problems(path, check, {})]
         report.events = 1
     report.problems = [p.promoted() for p in problems] if strict else problems

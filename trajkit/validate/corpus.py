@@ -17,7 +17,8 @@ from pathlib import Path
 from trajkit.errors import UsageError
 from trajkit.store.layout import EVENTS_DIR, find_conversations, is_conversation_folder
 from trajkit.validate.conversation import ConversationReport, validate_conversation, validate_file
-from trajkit.validate.files import MAX_FILE_BYTES, checker, read_json_object
+from trajkit.validate.diagnose import checker
+from trajkit.validate.files import MAX_FILE_BYTES, read_json_object
 from trajkit.validate.problems import Problem, error
 
 
@@ -116,12 +117,18 @@ def _broken_reason(path: Path) -> str:
     return check.problems[0].message if check.problems else "not a file or folder"
 
 
-def check_target(target: Target, *, strict: bool, max_file_bytes: int) -> ConversationReport:
+def check_target(
+    target: Target, *, strict: bool, max_file_bytes: int, thorough: bool = False
+) -> ConversationReport:
     """Check one target (runs in a worker process)."""
     if target.what == "conversation":
-        return validate_conversation(target.path, strict=strict, max_file_bytes=max_file_bytes)
+        return validate_conversation(
+            target.path, strict=strict, max_file_bytes=max_file_bytes, thorough=thorough
+        )
     if target.what == "file":
-        return validate_file(target.path, strict=strict, max_file_bytes=max_file_bytes)
+        return validate_file(
+            target.path, strict=strict, max_file_bytes=max_file_bytes, thorough=thorough
+        )
     problem: Problem = error(target.path, "", target.reason, "path")
     return ConversationReport(path=target.path, problems=[problem], is_conversation=False)
 
@@ -132,6 +139,7 @@ def validate_paths(
     strict: bool = False,
     max_file_bytes: int = MAX_FILE_BYTES,
     jobs: int | None = None,
+    thorough: bool = False,
 ) -> Iterator[ConversationReport]:
     """Check every conversation and file under `paths`; one report per target, in order.
 
@@ -140,14 +148,15 @@ def validate_paths(
         strict: report warnings (unknown kinds, stray files, …) as errors.
         max_file_bytes: files above this size are refused without being read.
         jobs: worker processes (default: up to 2; 1 checks in this process).
+        thorough: also check files the model accepts with `jsonschema` (much slower).
     """
     from trajkit.corpus import DEFAULT_WORKERS, map_conversations
 
-    work = partial(check_target, strict=strict, max_file_bytes=max_file_bytes)
+    work = partial(check_target, strict=strict, max_file_bytes=max_file_bytes, thorough=thorough)
     targets = iter_targets(paths)
     workers = jobs or DEFAULT_WORKERS
     if workers > 1:
-        checker()  # build schemas and validators once, before workers fork
+        checker().warm()  # build schemas and validators once, before workers fork
     yield from map_conversations(work, targets, workers=workers)
 
 

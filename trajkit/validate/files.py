@@ -4,11 +4,15 @@ Each file goes through the same ladder, stopping at the first rung it fails:
 1. it can be stat'ed (not a broken link or a symlink loop) and is a regular file;
 2. its size is within the limit (checked *before* reading, so a 200 MB file is never loaded);
 3. it is not empty, is UTF-8 and parses as JSON, and the top level is an object;
-4. it matches the generated JSON Schema (with `jsonschema`, the same files users validate with)
-   for its `kind`, and the pydantic model parses it; problems from both are merged by pointer.
+4. it conforms to the format: the pydantic model (the source the JSON Schemas are generated
+   from) validates the JSON *strictly*, i.e. with JSON Schema's type rules: `"0"` is not an
+   integer, an unknown key is refused. This is the fast path (one pass in pydantic-core).
+   When it fails, the file is checked with `jsonschema` against the generated schemas and the
+   model's own errors are added, so each problem reads `pointer: expected X, got Y`.
+   `thorough=True` runs `jsonschema` on every file as well (about 30 times slower).
 An unknown `kind` (event, action or observation) is a warning: the reader keeps such events as
-opaque records. The facts the cross-file checks need (id, kind, parent, action, call id) are
-taken from the decoded object, so they are available even when the model rejects the file.
+opaque records. The facts the cross-file checks need (id, kind, parent, action, call id) come
+from the model, or from the decoded object when the model refuses the file.
 """
 
 from __future__ import annotations
@@ -17,27 +21,21 @@ import errno
 import json
 import os
 import stat
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from trajkit.errors import json_pointer
 from trajkit.store.reader import MAX_FILE_BYTES  # the store's limit (100 MiB by default)
+from trajkit.validate.diagnose import (
+    base_state_problems,
+    checker,
+    event_problems,
+    json_type,
+    schema_problems,
+)
 from trajkit.validate.problems import Problem, error, warning
-
-_TYPE_NAMES: dict[str, str] = {
-    "object": "object",
-    "array": "array",
-    "string": "string",
-    "integer": "integer",
-    "number": "number",
-    "boolean": "boolean",
-    "null": "null",
-}
 
 
 @dataclass(slots=True)
@@ -63,60 +61,92 @@ class FileCheck:
 
     problems: list[Problem] = field(default_factory=list)
     data: dict[str, Any] | None = None
-    """The decoded JSON object, when the file got that far."""
+    """The decoded JSON object, when the slow path decoded it (or always for base_state)."""
     raw: bytes = b""
     """The file's bytes, when it was read (used for secret scanning, then dropped)."""
 
 
-def read_json_object(path: Path, *, max_bytes: int = MAX_FILE_BYTES, what: str) -> FileCheck:
-    """Rungs 1-3: read `path` and decode one JSON object, or say precisely why not."""
+# --- rungs 1-3: read and decode -----------------------------------------------------------------
+
+
+def read_file(path: Path, *, max_bytes: int = MAX_FILE_BYTES, what: str) -> FileCheck:
+    """Rungs 1-2 and emptiness: the file's bytes in `raw`, or a problem saying why not.
+
+    One `open` + `fstat` + `read`: the size is checked on the open descriptor before any byte
+    is read, so an oversized file costs nothing.
+    """
     check = FileCheck()
     try:
-        st = os.stat(path)
+        # O_NONBLOCK: opening a FIFO must not hang; it changes nothing for regular files.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         check.problems.append(error(path, "", _stat_reason(path, exc), "unreadable"))
         return check
+    try:
+        problem = _read_checked(path, fd, check, max_bytes, what)
+    except OSError as exc:
+        problem = error(path, "", _stat_reason(path, exc), "unreadable")
+    finally:
+        os.close(fd)
+    if problem is not None:
+        check.problems.append(problem)
+        check.raw = b""
+    return check
+
+
+def _read_checked(
+    path: Path, fd: int, check: FileCheck, max_bytes: int, what: str
+) -> Problem | None:
+    st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
-        check.problems.append(
-            error(path, "", f"expected {what} file, got a folder or device", "not-a-file")
-        )
-        return check
+        return error(path, "", f"expected {what} file, got a folder or device", "not-a-file")
     if st.st_size > max_bytes:
         message = (
             f"file is {_size(st.st_size)}, above the {_size(max_bytes)} limit for {what}; "
             "not read (raise the limit with --max-file-size or TRAJKIT_MAX_FILE_BYTES)"
         )
-        check.problems.append(error(path, "", message, "too-large"))
-        return check
+        return error(path, "", message, "too-large")
     if st.st_size == 0:
-        check.problems.append(
-            error(path, "", f"empty file: expected {what} (a JSON object)", "empty")
+        return error(path, "", f"empty file: expected {what} (a JSON object)", "empty")
+    # Ask for the size seen plus one byte, to notice a file that grows while we read it.
+    raw = os.read(fd, st.st_size + 1)
+    while len(raw) > st.st_size and len(raw) <= max_bytes:
+        more = os.read(fd, min(1 << 20, max_bytes + 1 - len(raw)))
+        if not more:
+            break
+        raw += more
+    if len(raw) > max_bytes:
+        return error(
+            path, "", f"file grew above the {_size(max_bytes)} limit while read", "too-large"
         )
-        return check
+    if len(raw) < st.st_size and not raw:
+        return error(path, "", f"empty file: expected {what} (a JSON object)", "empty")
+    check.raw = raw
+    return None
+
+
+def decode_object(path: Path, check: FileCheck) -> dict[str, Any] | None:
+    """Rung 3: decode `check.raw` as one JSON object, or add a problem saying why not."""
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(max_bytes + 1)
-    except OSError as exc:
-        check.problems.append(error(path, "", _stat_reason(path, exc), "unreadable"))
-        return check
-    if len(raw) > max_bytes:  # grew while we looked
-        check.problems.append(
-            error(path, "", f"file is above the {_size(max_bytes)} limit", "too-large")
-        )
-        return check
-    try:
-        data = orjson.loads(raw)
+        data = orjson.loads(check.raw)
     except orjson.JSONDecodeError:
-        data, problem = _diagnose_bad_json(path, raw)
+        data, problem = _diagnose_bad_json(path, check.raw)
         if problem is not None:
             check.problems.append(problem)
-            return check
+            return None
     if not isinstance(data, dict):
-        message = f"expected a JSON object at the top level, got {_json_type(data)}"
+        message = f"expected a JSON object at the top level, got {json_type(data)}"
         check.problems.append(error(path, "", message, "not-an-object"))
-        return check
+        return None
     check.data = data
-    check.raw = raw
+    return data
+
+
+def read_json_object(path: Path, *, max_bytes: int = MAX_FILE_BYTES, what: str) -> FileCheck:
+    """Rungs 1-3: read `path` and decode one JSON object into `data`, or say precisely why not."""
+    check = read_file(path, max_bytes=max_bytes, what=what)
+    if check.raw:
+        decode_object(path, check)
     return check
 
 
@@ -125,9 +155,8 @@ def _diagnose_bad_json(path: Path, raw: bytes) -> tuple[Any, Problem | None]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return None, error(
-            path, "", f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}", "utf-8"
-        )
+        message = f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}"
+        return None, error(path, "", message, "utf-8")
     if not text.strip():
         return None, error(path, "", "file holds only whitespace: expected a JSON object", "empty")
     try:
@@ -159,75 +188,7 @@ def _size(n: int) -> str:
     return f"{n / (1024 * 1024):.0f} MB" if n >= 1024 * 1024 else f"{n} bytes"
 
 
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
-
-
-# --- schema and model ---------------------------------------------------------------------------
-
-
-class _Checker:
-    """Cached JSON Schema validators (one per event kind) and the known kinds."""
-
-    def __init__(self) -> None:
-        from jsonschema import Draft202012Validator
-
-        from trajkit.events.parse import EVENT_CLASSES
-        from trajkit.events.payloads import ACTION_CLASSES, OBSERVATION_CLASSES
-        from trajkit.schema import build_schemas
-
-        schemas = build_schemas()
-        self.event_schema = _pick(schemas, "event")
-        self.state_schema = _pick(schemas, "base_state")
-        self.event_kinds = frozenset(EVENT_CLASSES)
-        self.action_kinds = frozenset(ACTION_CLASSES)
-        self.observation_kinds = frozenset(OBSERVATION_CLASSES)
-        self._validator_cls = Draft202012Validator
-        self._by_kind: dict[str, Any] = {}
-        self.state_validator = Draft202012Validator(self.state_schema)
-        self.any_event_validator = Draft202012Validator(self.event_schema)
-
-    def event_validator(self, kind: str) -> Any:
-        """A validator for one kind: the event schema's own definition of that kind."""
-        validator = self._by_kind.get(kind)
-        if validator is None:
-            defs = self.event_schema.get("$defs", {})
-            if kind in defs:
-                sub = {
-                    "$schema": self.event_schema.get("$schema"),
-                    "$defs": defs,
-                    "$ref": f"#/$defs/{kind}",
-                }
-                validator = self._validator_cls(sub)
-            else:
-                validator = self.any_event_validator
-            self._by_kind[kind] = validator
-        return validator
-
-
-def _pick(schemas: dict[str, dict[str, Any]], stem: str) -> dict[str, Any]:
-    for name, schema in schemas.items():
-        if name == stem or name.startswith(f"{stem}.") or name == f"{stem}.schema.json":
-            return schema
-    raise KeyError(f"no {stem!r} schema among {sorted(schemas)}")
-
-
-@lru_cache(maxsize=1)
-def checker() -> _Checker:
-    """The process-wide checker (built on first use: schemas, validators)."""
-    return _Checker()
+# --- rung 4: the format -------------------------------------------------------------------------
 
 
 def check_event_file(
@@ -236,19 +197,70 @@ def check_event_file(
     index: int | None = None,
     name_id: str | None = None,
     max_bytes: int = MAX_FILE_BYTES,
+    thorough: bool = False,
 ) -> tuple[FileCheck, EventFacts]:
     """Check one event file; return the outcome and the facts for the cross-file checks."""
     facts = EventFacts(path=path, index=index, name_id=name_id)
-    check = read_json_object(path, max_bytes=max_bytes, what="an event")
-    data = check.data
-    if data is None:
+    check = read_file(path, max_bytes=max_bytes, what="an event")
+    if not check.raw:
         return check, facts
-    _fill_facts(facts, data)
-    check.problems.extend(iter_event_problems(path, data))
-    if name_id is not None and isinstance(facts.id, str) and facts.id != name_id:
+    if not _fast_event_check(path, check, facts, thorough=thorough):
+        data = decode_object(path, check)
+        if data is None:
+            return check, facts
+        _fill_facts(facts, data)
+        check.problems.extend(_slow_event_problems(path, data, check.raw))
+    if name_id is not None and facts.id is not None and facts.id != name_id:
         message = f"file name says id {name_id!r} but the event's id is {facts.id!r}"
         check.problems.append(error(path, "/id", message, "name-id"))
     return check, facts
+
+
+def _fast_event_check(path: Path, check: FileCheck, facts: EventFacts, *, thorough: bool) -> bool:
+    """True when the model accepts the file strictly (facts filled, payload kinds checked)."""
+    from pydantic import ValidationError
+
+    from trajkit.events.parse import EVENT_CLASSES
+
+    kind = _peek_kind(check.raw)
+    model = EVENT_CLASSES.get(kind) if kind else None
+    if model is None:
+        return False
+    try:
+        event = model.model_validate_json(check.raw, strict=True)
+    except (ValidationError, ValueError):
+        return False
+    facts.id = event.id
+    facts.kind = kind
+    facts.parent_id = event.parent_id
+    facts.action_id = getattr(event, "action_id", None)
+    facts.tool_call_id = getattr(event, "tool_call_id", None)
+    c = checker()
+    for key, known, what in (
+        ("action", c.action_kinds, "action"),
+        ("observation", c.observation_kinds, "observation"),
+    ):
+        payload = getattr(event, key, None)
+        payload_kind = getattr(payload, "kind", None)
+        if isinstance(payload_kind, str) and payload_kind not in known:
+            check.problems.append(_unknown_payload(path, key, what, payload_kind))
+    if thorough:
+        data = decode_object(path, check)
+        if data is not None and kind is not None:
+            check.problems.extend(schema_problems(path, c.event_validator(kind), data))
+    return True
+
+
+def _peek_kind(raw: bytes) -> str | None:
+    """The `kind` of a compact SDK dump, read from its last key without parsing the whole text."""
+    tail = raw[-96:].rstrip()
+    start = tail.rfind(b'"kind":"')
+    if start < 0 or not tail.endswith(b'"}'):
+        return None
+    value = tail[start + 8 : -2]
+    if b'"' in value or b"\\" in value:
+        return None
+    return value.decode("ascii", "replace")
 
 
 def _fill_facts(facts: EventFacts, data: dict[str, Any]) -> None:
@@ -263,218 +275,75 @@ def _str_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def iter_event_problems(path: Path, data: dict[str, Any]) -> Iterator[Problem]:
-    """Problems of one decoded event object: kind, JSON Schema, model."""
+def _slow_event_problems(path: Path, data: dict[str, Any], raw: bytes) -> list[Problem]:
+    """Problems of an event the fast path refused: kind, JSON Schema, model."""
     c = checker()
     kind = data.get("kind")
     if not isinstance(kind, str):
-        got = "absent" if "kind" not in data else _json_type(kind)
-        yield error(path, "/kind", f"expected the event kind as a string, got {got}", "kind")
-        return
+        got = "absent" if "kind" not in data else json_type(kind)
+        return [error(path, "/kind", f"expected the event kind as a string, got {got}", "kind")]
     if kind not in c.event_kinds:
         message = (
             f"unknown event kind {kind!r}: kept as an opaque event (a newer SDK or a custom event?)"
         )
-        yield warning(path, "/kind", message, "unknown-kind")
-        yield from _base_field_problems(path, data)
-        return
-    yield from _payload_kind_warnings(path, data, c)
-    schema_problems = list(_schema_problems(path, c.event_validator(kind), data))
-    yield from schema_problems
-    seen = {p.pointer for p in schema_problems}
-    for problem in _model_problems(path, data, kind):
-        if problem.pointer not in seen and not any(
-            problem.pointer.startswith(s + "/") for s in seen if s
-        ):
-            yield problem
-
-
-def _base_field_problems(path: Path, data: dict[str, Any]) -> Iterator[Problem]:
-    for key in ("id", "timestamp", "source"):
-        if key not in data:
-            yield error(path, f"/{key}", "missing required field", "schema")
-        elif not isinstance(data[key], str):
-            yield error(path, f"/{key}", f"expected string, got {_json_type(data[key])}", "schema")
-    parent = data.get("parent_id")
-    if parent is not None and not isinstance(parent, str):
-        yield error(
-            path, "/parent_id", f"expected string or null, got {_json_type(parent)}", "schema"
-        )
-
-
-def _payload_kind_warnings(path: Path, data: dict[str, Any], c: _Checker) -> Iterator[Problem]:
+        return [warning(path, "/kind", message, "unknown-kind"), *_base_field_problems(path, data)]
+    problems = []
     for key, known, what in (
         ("action", c.action_kinds, "action"),
         ("observation", c.observation_kinds, "observation"),
     ):
         payload = data.get(key)
-        if isinstance(payload, dict):
-            kind = payload.get("kind")
-            if isinstance(kind, str) and kind not in known:
-                message = (
-                    f"unknown {what} kind {kind!r}: kept as an opaque payload (a custom tool?)"
-                )
-                yield warning(path, f"/{key}/kind", message, "unknown-kind")
+        payload_kind = payload.get("kind") if isinstance(payload, dict) else None
+        if isinstance(payload_kind, str) and payload_kind not in known:
+            problems.append(_unknown_payload(path, key, what, payload_kind))
+    problems.extend(event_problems(path, data, kind, raw))
+    return problems
 
 
-def _schema_problems(path: Path, validator: Any, data: Any) -> Iterator[Problem]:
-    from jsonschema.exceptions import best_match
-
-    seen: set[tuple[str, str]] = set()
-    for err in validator.iter_errors(data):
-        leaf = best_match([err]) if err.context else err
-        for pointer, message in _describe_schema_error(leaf):
-            if (pointer, message) not in seen:
-                seen.add((pointer, message))
-                yield error(path, pointer, message, "schema")
+def _unknown_payload(path: Path, key: str, what: str, kind: str) -> Problem:
+    message = f"unknown {what} kind {kind!r}: kept as an opaque payload (a custom tool?)"
+    return warning(path, f"/{key}/kind", message, "unknown-kind")
 
 
-def _describe_schema_error(err: Any) -> Iterator[tuple[str, str]]:
-    pointer = json_pointer(err.absolute_path)
-    instance = err.instance
-    kind = err.validator
-    if kind == "type":
-        expected = err.validator_value
-        names = [str(n) for n in (expected if isinstance(expected, list) else [expected])]
-        wanted = " or ".join(_TYPE_NAMES.get(n, n) for n in names)
-        yield pointer, f"expected {wanted}, got {_json_type(instance)}"
-    elif kind == "required" and isinstance(instance, dict):
-        for name in err.validator_value:
-            if name not in instance:
-                yield f"{pointer}/{_escape(name)}", "missing required field"
-    elif kind in ("additionalProperties", "unevaluatedProperties") and isinstance(instance, dict):
-        allowed = set(err.schema.get("properties", {}))
-        for name in instance:
-            if name not in allowed:
-                yield f"{pointer}/{_escape(name)}", "unexpected field (not part of the format)"
-    elif kind == "const":
-        yield pointer, f"expected {_short(err.validator_value)}, got {_short(instance)}"
-    elif kind == "enum":
-        options = ", ".join(_short(v) for v in err.validator_value)
-        yield pointer, f"expected one of {options}, got {_short(instance)}"
-    elif kind in ("oneOf", "anyOf"):
-        yield pointer, _describe_alternatives(err)
-    else:
-        yield pointer, _shorten(err.message)
+def _base_field_problems(path: Path, data: dict[str, Any]) -> list[Problem]:
+    problems = []
+    for key in ("id", "timestamp", "source"):
+        if key not in data:
+            problems.append(error(path, f"/{key}", "missing required field", "schema"))
+        elif not isinstance(data[key], str):
+            message = f"expected string, got {json_type(data[key])}"
+            problems.append(error(path, f"/{key}", message, "schema"))
+    parent = data.get("parent_id")
+    if parent is not None and not isinstance(parent, str):
+        message = f"expected string or null, got {json_type(parent)}"
+        problems.append(error(path, "/parent_id", message, "schema"))
+    return problems
 
 
-def _describe_alternatives(err: Any) -> str:
-    """`expected integer or null, got string` for a union of plain types; else a general line."""
-    types: list[str] = []
-    for option in err.validator_value:
-        if not isinstance(option, dict):
-            break
-        if "type" in option and len(option) <= 3:  # {"type": ...} maybe with a format/title
-            names = option["type"] if isinstance(option["type"], list) else [option["type"]]
-            types.extend(_TYPE_NAMES.get(str(n), str(n)) for n in names)
-        elif "$ref" in option:
-            types.append(str(option["$ref"]).rsplit("/", 1)[-1])
-        else:
-            break
-    else:
-        if types:
-            return f"expected {' or '.join(types)}, got {_json_type(err.instance)}"
-    return f"{_json_type(err.instance)} does not match any allowed shape here"
+def check_base_state_file(
+    path: Path, *, max_bytes: int = MAX_FILE_BYTES, thorough: bool = False
+) -> FileCheck:
+    """Check `base_state.json`: the `BaseState` model strictly, the JSON Schema when it fails.
 
-
-def _model_problems(path: Path, data: dict[str, Any], kind: str) -> Iterator[Problem]:
+    `data` always holds the decoded object (the cross-file checks read the head and secrets).
+    """
     from pydantic import ValidationError
 
-    from trajkit.events.parse import EVENT_CLASSES
+    from trajkit.events.state import BaseState
 
-    try:
-        EVENT_CLASSES[kind].model_validate(data)
-    except ValidationError as exc:
-        for item in exc.errors(include_url=False):
-            pointer = _pointer_for_loc(data, item.get("loc", ()))
-            yield error(path, pointer, _describe_model_error(item), "model")
-    except ValueError as exc:  # a model validator refusing the content
-        yield error(path, "", _shorten(str(exc)), "model")
-
-
-def _pointer_for_loc(data: Any, loc: tuple[Any, ...]) -> str:
-    """JSON pointer for a pydantic error location, leaving out union tags that are not keys."""
-    parts: list[str | int] = []
-    current = data
-    for i, part in enumerate(loc):
-        last = i == len(loc) - 1
-        if isinstance(current, dict) and isinstance(part, str):
-            if part in current:
-                parts.append(part)
-                current = current[part]
-            elif last:
-                parts.append(part)
-            # else: a union tag such as 'TerminalAction' or 'function-after[...]'
-        elif isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current):
-            parts.append(part)
-            current = current[part]
-    return json_pointer(parts)
-
-
-_MODEL_TYPE_WORDS = {
-    "int": "integer",
-    "float": "number",
-    "string": "string",
-    "bool": "boolean",
-    "list": "array",
-    "dict": "object",
-    "model": "object",
-}
-
-
-def _describe_model_error(item: Any) -> str:
-    typ: str = item.get("type", "")
-    if typ == "missing":
-        return "missing required field"
-    if typ == "extra_forbidden":
-        return "unexpected field (not part of the format)"
-    stem = typ.split("_")[0]
-    if stem in _MODEL_TYPE_WORDS and (typ.endswith("_type") or typ.endswith("_parsing")):
-        got = _json_type(item.get("input"))
-        return f"expected {_MODEL_TYPE_WORDS[stem]}, got {got}"
-    return _shorten(str(item.get("msg", typ)))
-
-
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
-
-
-def _short(value: Any) -> str:
-    return _shorten(json.dumps(value, ensure_ascii=False), 60)
-
-
-def _shorten(text: str, limit: int = 200) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def check_base_state_file(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> FileCheck:
-    """Check `base_state.json` against its JSON Schema and the `BaseState` model."""
     check = read_json_object(path, max_bytes=max_bytes, what="base_state.json")
     if check.data is None:
         return check
-    c = checker()
-    schema_problems = list(_schema_problems(path, c.state_validator, check.data))
-    check.problems.extend(schema_problems)
-    seen = {p.pointer for p in schema_problems}
-    for problem in _state_model_problems(path, check.data):
-        if problem.pointer not in seen:
-            check.problems.append(problem)
-    return check
-
-
-def _state_model_problems(path: Path, data: dict[str, Any]) -> Iterator[Problem]:
-    from pydantic import ValidationError
-
-    from trajkit.events.state import parse_base_state
-
     try:
-        parse_base_state(data)
-    except ValidationError as exc:
-        for item in exc.errors(include_url=False):
-            pointer = _pointer_for_loc(data, item.get("loc", ()))
-            yield error(path, pointer, _describe_model_error(item), "model")
-    except ValueError as exc:
-        yield error(path, "", _shorten(str(exc)), "model")
+        BaseState.model_validate_json(check.raw, strict=True)
+        passed = True
+    except (ValidationError, ValueError):
+        passed = False
+    if not passed:
+        check.problems.extend(base_state_problems(path, check.data, check.raw))
+    elif thorough:
+        check.problems.extend(schema_problems(path, checker().state_validator, check.data))
+    return check
 
 
 __all__ = [
@@ -483,7 +352,7 @@ __all__ = [
     "FileCheck",
     "check_base_state_file",
     "check_event_file",
-    "checker",
-    "iter_event_problems",
+    "decode_object",
+    "read_file",
     "read_json_object",
 ]
