@@ -409,10 +409,10 @@ class LLM(BaseModel):
                 return fn()
             except retryable as e:
                 if attempt >= self.num_retries:
-                    raise _llm_error(e, attempt) from e
+                    raise _llm_error(e, attempt, self.base_url) from e
                 time.sleep(self._backoff(attempt))
             except Exception as e:
-                raise _llm_error(e, attempt) from e
+                raise _llm_error(e, attempt, self.base_url) from e
 
     def _backoff(self, attempt: int) -> float:
         wait = self.retry_multiplier * (2 ** (attempt - 1))
@@ -463,11 +463,14 @@ class LLM(BaseModel):
         return 0.0
 
 
-def _llm_error(e: Exception, attempts: int) -> LLMError:
+def _llm_error(e: Exception, attempts: int, base_url: str | None) -> LLMError:
     kind = type(e).__name__
     status = getattr(e, "status_code", None)
     tries = f" (after {attempts} attempts)" if attempts > 1 else ""
-    return LLMError(f"{kind}{tries}: {e}", kind=kind, status_code=status)
+    hint = ""
+    if "connection error" in str(e).lower() or kind == "APIConnectionError":
+        hint = f" [could not connect to {base_url or 'the provider'}]"
+    return LLMError(f"{kind}{tries}: {e}{hint}", kind=kind, status_code=status)
 
 
 def _get(obj: Any, key: str, default: Any = None) -> Any:
