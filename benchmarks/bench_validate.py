@@ -155,10 +155,10 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"  best {best:,.0f} events/s = {best / SDK_EVENTS_PER_S:.1f}x SDK: {verdict} the {TARGET}x target"
     )
-    print("where the time goes (1 process):")
-    _stages(files)
     print("memory (fresh process per row, 1 process, streaming one conversation at a time):")
     _memory_rows(args.corpus, len(folders))
+    print("where the time goes (1 process):")
+    _stages(files)
     return 0
 
 
