@@ -269,3 +269,42 @@ def test_view_json_payload_cannot_close_its_script(tmp_path: Path) -> None:
     assert code == 0
     page = (tmp_path / "r.html").read_text()
     assert page.count("</script>") == 2  # the data block's and the code block's own
+
+
+def test_pager_receives_the_transcript_as_it_is_rendered(
+    conversation: Path, tmp_path: Path
+) -> None:
+    import io
+    import shlex
+    import sys
+
+    from rich.console import Console
+
+    from trajkit.views.load import load_conversation
+    from trajkit.views.terminal import page_conversation
+
+    sink = tmp_path / "paged.txt"
+    script = tmp_path / "pager.py"
+    script.write_text(f"import sys\nopen({str(sink)!r}, 'w').write(sys.stdin.read())\n")
+    pager = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
+    console = Console(file=io.StringIO(), color_system="standard", width=100)
+    page_conversation(load_conversation(conversation), console, pager=pager)
+    paged = sink.read_text()
+    assert USER_TEXT in paged and "\x1b[" in paged  # coloured, as on the terminal it pages for
+    assert console.file.getvalue() == ""  # everything went to the pager
+
+
+def test_pager_that_quits_early_stops_rendering(conversation: Path) -> None:
+    import io
+    import shlex
+    import sys
+
+    from rich.console import Console
+
+    from trajkit.views.load import load_conversation
+    from trajkit.views.terminal import page_conversation
+
+    pager = f"{shlex.quote(sys.executable)} -c 'import sys; sys.stdin.read(10)'"
+    console = Console(file=io.StringIO(), color_system="standard", width=100)
+    page_conversation(load_conversation(conversation), console, pager=pager)  # no BrokenPipeError
+    assert console.file.getvalue() == ""

@@ -140,7 +140,7 @@ def inspect_command(
     """Show one conversation (V1 folder or V0 file) in the terminal."""
     from trajkit.errors import UsageError
     from trajkit.views.load import load_conversation
-    from trajkit.views.terminal import print_conversation
+    from trajkit.views.terminal import page_conversation, print_conversation
 
     if stop is not None and stop < start:
         raise UsageError(f"--to {stop} is before --from {start}")
@@ -148,8 +148,7 @@ def inspect_command(
     console = _console()
     use_pager = pager if pager is not None else (_stdout_is_terminal() and len(loaded.items) > 30)
     if use_pager:
-        with console.pager(styles=True):
-            print_conversation(loaded, console, full=full)
+        page_conversation(loaded, console, full=full)
     else:
         print_conversation(loaded, console, full=full)
     sys.exit(_report_skipped([*loaded.problems, *_empty(loaded)]))

@@ -309,6 +309,11 @@ canvas.addEventListener("mousemove", function (ev) {
 window.addEventListener("resize", drawTimeline);
 var start = /^#e(\d+)$/.exec(location.hash);
 if (start && start[1] in byIndex) goTo(byIndex[start[1]], true); else render();
-window.trajkitReport = { goTo: goTo, entries: E, state: function () { return { page: page, pages: pages(), shown: view.length, query: query }; } };
+window.trajkitReport = {
+  goTo: goTo,
+  entries: E,
+  search: function (q) { search.value = q; applySearch(q); render(); return view.length; },
+  state: function () { return { page: page, pages: pages(), shown: view.length, query: query }; }
+};
 })();
 """

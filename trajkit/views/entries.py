@@ -21,7 +21,7 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from trajkit.events import (
@@ -115,8 +115,11 @@ class Entry:
     raw: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-able values."""
-        return asdict(self)
+        """Plain JSON-able values (shallow: `dataclasses.asdict` deep-copies, 4x slower)."""
+        data = dict(self.__dict__)
+        data["code"] = [dict(c.__dict__) for c in self.code]
+        data["usage"] = dict(self.usage.__dict__) if self.usage is not None else None
+        return data
 
 
 def usage_by_response(state: BaseState | None) -> dict[str, Usage]:

@@ -10,6 +10,11 @@ kinds are printed as raw JSON. On a pipe the same text is printed without colour
 
 from __future__ import annotations
 
+import io
+import os
+import shlex
+import shutil
+import subprocess
 from collections.abc import Iterator
 
 from rich.console import Console, Group, RenderableType
@@ -22,7 +27,7 @@ from trajkit.views.entries import CodeBlock, Entry, Usage, iter_entries, usage_b
 from trajkit.views.load import LoadedConversation
 from trajkit.views.summary import conversation_totals
 
-__all__ = ["FOLD_LINES", "print_conversation", "render_conversation"]
+__all__ = ["FOLD_LINES", "page_conversation", "print_conversation", "render_conversation"]
 
 FOLD_LINES = 24
 """Longer bodies are folded to their first and last lines unless `full` is asked for."""
@@ -58,6 +63,38 @@ def print_conversation(loaded: LoadedConversation, console: Console, *, full: bo
             console.print(renderable, soft_wrap=soft)
         lines = capture.get().split("\n")
         console.file.write("\n".join(line.rstrip() for line in lines))
+
+
+def page_conversation(
+    loaded: LoadedConversation, console: Console, *, full: bool = False, pager: str | None = None
+) -> None:
+    """Stream the transcript into a pager (`$PAGER`, else `less -R`) as it is rendered.
+
+    The pager shows the first screen at once, and quitting it stops the rendering (the broken
+    pipe ends the loop), where rich's own pager would render everything before showing anything.
+    Without a pager program, prints to `console`.
+    """
+    argv = shlex.split(pager or os.environ.get("PAGER") or "less -R")
+    if not argv or shutil.which(argv[0]) is None:
+        print_conversation(loaded, console, full=full)
+        return
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE)
+    assert proc.stdin is not None
+    stream = io.TextIOWrapper(proc.stdin, encoding="utf-8", errors="replace")
+    paged = Console(
+        file=stream,
+        force_terminal=True,
+        color_system=console.color_system,  # type: ignore[arg-type]
+        width=console.width,
+        highlight=False,
+    )
+    try:
+        print_conversation(loaded, paged, full=full)
+        stream.close()
+    except BrokenPipeError:  # the reader quit the pager early
+        pass
+    finally:
+        proc.wait()
 
 
 def render_conversation(
