@@ -206,10 +206,21 @@ def test_missing_path_is_a_usage_error(tmp_path: Path) -> None:
 def test_folder_without_conversations(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     result = run_validate(tmp_path / "empty")
-    assert_reported(result, tmp_path, "empty", ": no conversation folder")
+    assert_reported(result, tmp_path, "empty", ": no V1 conversation folder")
 
 
 def test_no_paths_is_a_usage_error() -> None:
     result = CliRunner().invoke(main, ["validate"])
     assert result.exit_code == 2
     assert "Missing argument 'PATH...'" in result.output
+
+
+def test_v0_inputs_point_to_migrate() -> None:
+    v0 = fx.V0_FIXTURES
+    result = run_validate(v0 / "basic.json", v0)
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    assert lines[0].endswith(
+        ": expected a JSON object at the top level, got array (an OpenHands V0 trajectory? `trajkit migrate` converts it)"
+    )
+    assert "`trajkit migrate`" in lines[1]

@@ -121,4 +121,7 @@ def test_lax_coercion_is_not_accepted() -> None:
     else:
         raise AssertionError("strict validation accepted a string exit_code")
     report = validate_file(bad)
-    assert [p.pointer for p in report.problems] == ["/observation/is_error", "/observation/exit_code"]
+    assert [p.pointer for p in report.problems] == [
+        "/observation/is_error",
+        "/observation/exit_code",
+    ]

@@ -381,10 +381,19 @@ def validate_file(
         check, _ = check_event_file(
             path, index=index, name_id=name_id, max_bytes=max_file_bytes, thorough=thorough
         )
-        problems = [*check.problems, *_event_secret_problems(path, check, {})]
+        problems = [_v0_hint(p) for p in check.problems]
+        problems.extend(_event_secret_problems(path, check, {}))
         report.events = 1
     report.problems = [p.promoted() for p in problems] if strict else problems
     return report
+
+
+def _v0_hint(problem: Problem) -> Problem:
+    """A loose JSON array is most likely an OpenHands V0 trajectory: say where to go."""
+    if problem.code != "not-an-object" or not problem.message.endswith("got array"):
+        return problem
+    message = f"{problem.message} (an OpenHands V0 trajectory? `trajkit migrate` converts it)"
+    return Problem(problem.path, problem.pointer, message, problem.severity, problem.code)
 
 
 __all__ = [

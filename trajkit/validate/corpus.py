@@ -106,7 +106,8 @@ def iter_targets(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Target]:
                 yield Target(
                     path,
                     "broken",
-                    "no conversation folder (holding events/ or base_state.json) found here",
+                    "no V1 conversation folder (holding events/ or base_state.json) found here; "
+                    "OpenHands V0 trajectories and sessions are read by `trajkit migrate`",
                 )
         else:
             yield Target(path, "broken", _broken_reason(path))
