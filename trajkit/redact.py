@@ -29,7 +29,8 @@ SECRET_FIELDS = frozenset(
 """Field names that are secrets wherever they appear (the LLM's `SecretStr` fields)."""
 
 _HEADER_CONTAINERS = frozenset({"headers", "env", "secrets"})
-"""Dicts whose values are secrets when their key looks secret (LookupSecret.headers, MCP env)."""
+"""Dicts whose values are secrets when their key looks secret (LookupSecret.headers, MCP env);
+every string value of a `secrets` map (AgentContext.secrets) is a secret."""
 
 _SECRET_KEY_WORDS = (
     "key",
@@ -103,18 +104,21 @@ def find_clear_secrets(data: Any, pointer: str = "") -> Iterator[tuple[str, str]
                     yield child, str(key)
                 continue
             if key in _HEADER_CONTAINERS and isinstance(value, dict):
-                yield from _clear_in_map(value, child)
+                yield from _clear_in_map(value, child, every=key == "secrets")
             yield from find_clear_secrets(value, child)
     elif isinstance(data, list):
         for i, item in enumerate(data):
             yield from find_clear_secrets(item, f"{pointer}/{i}")
 
 
-def _clear_in_map(mapping: Mapping[str, Any], pointer: str) -> Iterator[tuple[str, str]]:
+def _clear_in_map(
+    mapping: Mapping[str, Any], pointer: str, *, every: bool
+) -> Iterator[tuple[str, str]]:
     for key, value in mapping.items():
         if key in SECRET_FIELDS:
             continue  # reported by find_clear_secrets itself
-        if isinstance(value, str) and is_secret_key(str(key)) and not is_protected(value):
+        secret = every or is_secret_key(str(key))
+        if isinstance(value, str) and secret and not is_protected(value):
             yield f"{pointer}/{escape_pointer(str(key))}", str(key)
 
 
@@ -197,9 +201,12 @@ def mask_secret_fields(data: Any) -> Any:
             if (key in SECRET_FIELDS or (static and key == "value")) and isinstance(value, str):
                 out[key] = value if is_protected(value) else MASK
             elif key in _HEADER_CONTAINERS and isinstance(value, dict):
+                every = key == "secrets"
                 out[key] = {
                     k: MASK
-                    if isinstance(v, str) and is_secret_key(str(k)) and not is_protected(v)
+                    if isinstance(v, str)
+                    and (every or is_secret_key(str(k)))
+                    and not is_protected(v)
                     else mask_secret_fields(v)
                     for k, v in value.items()
                 }

@@ -89,3 +89,10 @@ def test_ordinary_text_is_not_a_key(text: str) -> None:
 def test_mask_values_longest_first() -> None:
     text = "abc abcdef"
     assert redact.mask_values(text, ["abc", "abcdef"]) == f"{redact.HIDDEN} {redact.HIDDEN}"
+
+
+def test_every_value_of_a_secrets_map_is_a_secret() -> None:
+    data = {"agent_context": {"secrets": {"MY_DB": "postgres://u:p@h/db", "OTHER": redact.MASK}}}
+    assert list(redact.find_clear_secrets(data)) == [("/agent_context/secrets/MY_DB", "MY_DB")]
+    masked = redact.mask_secret_fields(data)
+    assert masked["agent_context"]["secrets"] == {"MY_DB": redact.MASK, "OTHER": redact.MASK}

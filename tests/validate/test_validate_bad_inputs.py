@@ -224,3 +224,13 @@ def test_v0_inputs_point_to_migrate() -> None:
         ": expected a JSON object at the top level, got array (an OpenHands V0 trajectory? `trajkit migrate` converts it)"
     )
     assert "`trajkit migrate`" in lines[1]
+
+
+def test_max_file_size_option(tmp_path: Path) -> None:
+    folder = tmp_path / "conv"
+    shutil.copytree(BAD / "valid_base", folder)
+    big = folder / "events" / "event-00006-0badf00d-0000-4000-8000-000000000002.json"
+    with open(big, "wb") as fh:
+        fh.truncate(3 * 1024 * 1024)
+    result = run_validate(folder, "--max-file-size", "2")
+    assert_reported(result, folder, f"events/{big.name}", ": file is 3 MB, above the 2 MB limit")

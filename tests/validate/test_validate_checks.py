@@ -252,3 +252,12 @@ def test_indices_past_99999_sort_by_number(conv: Path) -> None:
 def test_pointer_escaping() -> None:
     pairs = list(redact.find_clear_secrets({"mcp": {"a/b": {"headers": {"X-Api~Key": "plain"}}}}))
     assert pairs == [("/mcp/a~1b/headers/X-Api~0Key", "X-Api~Key")]
+
+
+def test_parent_written_after_its_child_warns(conv: Path) -> None:
+    edit_event(conv, 5, parent_id="__root__")  # 4 -> 3 -> 2 -> 1 -> 5 -> root: no loop
+    edit_event(conv, 1, parent_id=read_event(conv, 5)["id"])
+    problems = validate_conversation(conv).problems
+    assert [(p.path.name, p.pointer, p.severity, p.code) for p in problems] == [
+        (event_path(conv, 1).name, "/parent_id", "warning", "parent-order")
+    ]

@@ -261,6 +261,14 @@ def _parent_problems(facts: list[EventFacts], by_id: dict[str, EventFacts]) -> I
                 "parent",
             )
             continue
+        parent_fact = by_id[parent]
+        if (
+            parent_fact.index is not None
+            and fact.index is not None
+            and parent_fact.index > fact.index
+        ):
+            message = f"names a later event ({parent_fact.path.name}): a parent is written first"
+            yield warning(fact.path, "/parent_id", message, "parent-order")
         parent_of.setdefault(fact.id, parent)
     yield from _cycle_problems(parent_of, by_id)
 
