@@ -251,6 +251,7 @@ def escape_pointer(token: str) -> str:
 __all__ = [
     "HIDDEN",
     "MASK",
+    "MIN_SECRET_LENGTH",
     "SECRET_FIELDS",
     "contains_api_key",
     "decrypt",
