@@ -30,10 +30,11 @@ from rich.console import Console  # noqa: E402
 from trajkit.views.html import conversation_to_html  # noqa: E402
 from trajkit.views.load import load_conversation  # noqa: E402
 from trajkit.views.summary import (  # noqa: E402
+    ConversationStats,
     CorpusStats,
-    conversation_stats,
     iter_conversation_folders,
     iter_rows,
+    iter_stats,
 )
 from trajkit.views.terminal import print_conversation  # noqa: E402
 
@@ -109,15 +110,18 @@ def bench_corpus(folder: Path) -> None:
     rows, t_ls = _timed("ls: rows", lambda: list(iter_rows([folder])))
     print(f"  {'':<38} {t_ls / len(rows) * 1000:9.2f} ms/conversation")
 
-    def stats() -> CorpusStats:
-        corpus = CorpusStats()
-        for f in folders:
-            corpus.add(conversation_stats(f))
-        return corpus
+    for workers in (1, 2):
 
-    corpus, t_stats = _timed("stats: every event parsed", stats)
-    events = sum(corpus.kinds.values())
-    print(f"  {'':<38} {t_stats / events * 1e6:9.1f} µs/event ({events:,} events)")
+        def stats(workers: int = workers) -> CorpusStats:
+            corpus = CorpusStats()
+            for item in iter_stats([folder], workers=workers):
+                assert isinstance(item, ConversationStats)
+                corpus.add(item)
+            return corpus
+
+        corpus, t_stats = _timed(f"stats: every event parsed, {workers} process(es)", stats)
+        events = sum(corpus.kinds.values())
+        print(f"  {'':<38} {t_stats / events * 1e6:9.1f} µs/event ({events:,} events)")
 
 
 def main() -> int:

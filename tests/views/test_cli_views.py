@@ -308,3 +308,25 @@ def test_pager_that_quits_early_stops_rendering(conversation: Path) -> None:
     console = Console(file=io.StringIO(), color_system="standard", width=100)
     page_conversation(load_conversation(conversation), console, pager=pager)  # no BrokenPipeError
     assert console.file.getvalue() == ""
+
+
+def test_ls_and_stats_read_v0_inputs_in_memory(tmp_path: Path) -> None:
+    v0 = shutil.copytree(fx.V0_FIXTURES, tmp_path / "v0")
+    before = sorted(p for p in v0.rglob("*"))
+    code, out, err = run("ls", str(v0), "--json")
+    assert code == 0, err
+    rows = {Path(r["path"]).name: r for r in json.loads(out)}
+    assert rows["basic.json"]["first_message"].startswith("Please create a simple 2048 game.")
+    assert rows["basic.json"]["n_events"] == 5 and rows["basic.json"]["status"] == "finished"
+    code, out, err = run("stats", str(v0), "--json", "--jobs", "2")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["conversations"] == len(rows) == 6
+    assert doc["events"]["total"] == sum(r["n_events"] for r in rows.values())
+    assert sorted(p for p in v0.rglob("*")) == before  # nothing written
+
+
+def test_stats_in_two_processes_equals_one(tmp_path: Path) -> None:
+    one = json.loads(run("stats", str(fx.SDK_FIXTURES), "--json", "--jobs", "1")[1])
+    two = json.loads(run("stats", str(fx.SDK_FIXTURES), "--json", "--jobs", "2")[1])
+    assert one == two

@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from trajkit.cli._options import json_option, paths_argument
+from trajkit.cli._options import jobs_option, json_option, paths_argument
 
 _SORT_KEYS = ("time", "last", "events", "cost", "status", "model", "id")
 
@@ -82,29 +82,22 @@ def _width() -> int | None:
 @paths_argument()
 @json_option("Print the summary as JSON (the default when stdout is not a terminal).")
 @click.option("--table", "as_table", is_flag=True, help="Print tables even when not on a terminal.")
-def stats_command(paths: tuple[Path, ...], as_json: bool, as_table: bool) -> None:
+@jobs_option
+def stats_command(paths: tuple[Path, ...], as_json: bool, as_table: bool, jobs: int | None) -> None:
     """Summarize the conversations under PATH...: statuses, models, events, tools, tokens, cost."""
     from trajkit.cli._output import echo_json, progress
-    from trajkit.errors import TrajkitError
-    from trajkit.views.summary import (
-        CorpusStats,
-        Skipped,
-        conversation_stats,
-        iter_conversation_folders,
-    )
+    from trajkit.corpus import DEFAULT_WORKERS
+    from trajkit.views.summary import CorpusStats, Skipped, iter_stats
 
     corpus = CorpusStats()
     skipped: list[object] = []
     with progress("Reading conversations") as bar:
-        for item in iter_conversation_folders(paths):
+        for item in iter_stats(paths, workers=jobs or DEFAULT_WORKERS):
             if isinstance(item, Skipped):
                 skipped.append(item)
                 continue
-            try:
-                corpus.add(conversation_stats(item))
-            except TrajkitError as exc:
-                skipped.append(exc)
-            bar.advance(note=item.name)
+            corpus.add(item)
+            bar.advance(note=item.id)
     if as_json or not (as_table or _stdout_is_terminal()):
         echo_json(corpus.to_dict())
     else:

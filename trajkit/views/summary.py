@@ -1,9 +1,12 @@
 """Data behind `trajkit ls` and `trajkit stats`: rows and corpus summaries, no printing.
 
-- `iter_rows(paths)` yields one `ConversationRow` per conversation found (cheap: the store's
-  `header()`, plus event files read until the first user message), or a `Skipped` record.
+- `iter_sources(paths)` finds what each path holds: V1 conversation folders, else V0
+  trajectories (migrated in memory when read, nothing written), else a `Skipped` record.
+- `iter_rows(paths)` yields one `ConversationRow` per conversation found (cheap for V1: the
+  store's `header()`, plus event files read until the first user message), or a `Skipped`.
 - `conversation_stats(folder)` reads one conversation's events (one file at a time) and counts
-  them; `CorpusStats.add()` folds those into totals, keeping only a few numbers per
+  them (`iter_stats` does it for a corpus, on worker processes); `CorpusStats.add()` folds
+  those into totals, keeping only a few numbers per
   conversation (for the percentiles), so a corpus streams through in bounded memory.
 - `conversation_totals(state)` sums tokens and cost over every LLM of a `base_state.json`.
 
@@ -27,7 +30,8 @@ from trajkit.errors import InputError, TrajkitError
 from trajkit.store import find_conversations, open_conversation
 
 if TYPE_CHECKING:
-    from trajkit.events import BaseState
+    from trajkit.events import BaseState, Event
+    from trajkit.migrate import MigratedConversation, V0Input
     from trajkit.store import StoredConversation
 
 __all__ = [
@@ -41,6 +45,9 @@ __all__ = [
     "conversation_totals",
     "iter_conversation_folders",
     "iter_rows",
+    "iter_sources",
+    "iter_stats",
+    "source_stats",
     "percentiles",
 ]
 
@@ -121,7 +128,20 @@ class ConversationRow:
 def iter_conversation_folders(
     paths: Iterable[str | os.PathLike[str]],
 ) -> Iterator[Path | Skipped]:
-    """Conversation folders under each path; a path holding none gives a `Skipped`."""
+    """V1 conversation folders under each path; a path holding none gives a `Skipped`."""
+    for item in iter_sources(paths, v0=False):
+        if isinstance(item, Path | Skipped):
+            yield item
+
+
+def iter_sources(
+    paths: Iterable[str | os.PathLike[str]], *, v0: bool = True
+) -> Iterator[Path | V0Input | Skipped]:
+    """What each path holds: V1 conversation folders, else V0 trajectories, else a `Skipped`.
+
+    A path with V1 conversations below it is read as V1 only; V0 inputs (`V0Input`, loaded
+    and migrated in memory later, possibly in a worker) are looked for where there is none.
+    """
     for raw in paths:
         found = False
         try:
@@ -131,23 +151,60 @@ def iter_conversation_folders(
         except InputError as exc:
             yield Skipped(str(exc))
             continue
-        if not found:
-            yield Skipped(
-                f"{os.fspath(raw)}:: not a conversation folder and holds none "
-                "(expected <uuid hex>/ folders with base_state.json or events/)"
-            )
+        if found:
+            continue
+        if v0:
+            from trajkit.migrate import SkippedInput, iter_v0_inputs
+
+            inputs = list(iter_v0_inputs([raw]))
+            if any(not isinstance(i, SkippedInput) for i in inputs):
+                yield from (Skipped(str(i)) if isinstance(i, SkippedInput) else i for i in inputs)
+                continue
+        yield Skipped(
+            f"{os.fspath(raw)}:: not a conversation folder and holds none "
+            "(expected <uuid hex>/ folders with base_state.json or events/, or V0 trajectories)"
+        )
 
 
 def iter_rows(paths: Iterable[str | os.PathLike[str]]) -> Iterator[ConversationRow | Skipped]:
     """One row per conversation found under `paths` (see the module docstring)."""
-    for item in iter_conversation_folders(paths):
+    for item in iter_sources(paths):
         if isinstance(item, Skipped):
             yield item
             continue
         try:
-            yield _row(open_conversation(item))
+            if isinstance(item, Path):
+                yield _row(open_conversation(item))
+            else:
+                yield _row_v0(_migrate(item))
         except TrajkitError as exc:
             yield Skipped(str(exc))
+
+
+def _migrate(inp: V0Input) -> MigratedConversation:
+    from trajkit.migrate import v0_to_v1
+
+    return v0_to_v1(inp.load())
+
+
+def _row_v0(m: MigratedConversation) -> ConversationRow:
+    totals = conversation_totals(m.base_state)
+    first_message = ""
+    for ev in m.events:
+        if getattr(ev, "source", None) == "user" and hasattr(ev, "llm_message"):
+            first_message = ev.llm_message.text
+            break
+    return ConversationRow(
+        id=m.id,
+        path=m.source,
+        first_time=m.events[0].timestamp if m.events else None,
+        last_time=m.events[-1].timestamp if m.events else None,
+        status=totals.status,
+        n_events=len(m.events),
+        model=totals.model,
+        cost=totals.cost,
+        first_message=first_message,
+    )
 
 
 def _row(conv: StoredConversation) -> ConversationRow:
@@ -228,12 +285,6 @@ class ConversationStats:
 
 def conversation_stats(folder: str | os.PathLike[str]) -> ConversationStats:
     """Read one conversation folder, one event at a time, and count what it holds."""
-    from trajkit.events import (
-        ActionEvent,
-        AgentErrorEvent,
-        ObservationEvent,
-        UserRejectObservation,
-    )
     from trajkit.store.reader import parse_event_bytes
 
     conv = open_conversation(folder)
@@ -242,15 +293,47 @@ def conversation_stats(folder: str | os.PathLike[str]) -> ConversationStats:
         stats.totals = conversation_totals(conv.base_state())
     except TrajkitError as exc:
         stats.problems.append(str(exc))
+
+    def events() -> Iterator[Event | None]:
+        for event_file in conv.iter_event_files():
+            try:
+                yield parse_event_bytes(event_file.path, event_file.read_bytes())
+            except InputError as exc:
+                stats.problems.append(str(exc))
+                yield None
+
+    return _count(stats, events())
+
+
+def source_stats(source: Path | V0Input | Skipped) -> ConversationStats | Skipped:
+    """`conversation_stats` of a V1 folder or a V0 input (migrated in memory); never raises
+    `TrajkitError` (it becomes a `Skipped`), so it can run in a worker over a corpus."""
+    if isinstance(source, Skipped):
+        return source
+    try:
+        if isinstance(source, Path):
+            return conversation_stats(source)
+        m = _migrate(source)
+    except TrajkitError as exc:
+        return Skipped(str(exc))
+    stats = ConversationStats(id=m.id, totals=conversation_totals(m.base_state))
+    return _count(stats, iter(m.events))
+
+
+def _count(stats: ConversationStats, events: Iterator[Event | None]) -> ConversationStats:
+    from trajkit.events import (
+        ActionEvent,
+        AgentErrorEvent,
+        ObservationEvent,
+        UserRejectObservation,
+    )
+
     stats.status, stats.model = stats.totals.status, stats.totals.model
     first: str | None = None
     last: str | None = None
-    for event_file in conv.iter_event_files():
+    for event in events:
         stats.n_events += 1
-        try:
-            event = parse_event_bytes(event_file.path, event_file.read_bytes())
-        except InputError as exc:
-            stats.problems.append(str(exc))
+        if event is None:  # unreadable; reported by the producer
             continue
         stats.kinds[event.kind] += 1
         first = first or event.timestamp or None
@@ -265,6 +348,15 @@ def conversation_stats(folder: str | os.PathLike[str]) -> ConversationStats:
             stats.tool_rejections[event.tool_name] += 1
     stats.duration_s = _seconds_between(first, last)
     return stats
+
+
+def iter_stats(
+    paths: Iterable[str | os.PathLike[str]], *, workers: int = 1
+) -> Iterator[ConversationStats | Skipped]:
+    """`source_stats` of everything under `paths`, in order, on up to `workers` processes."""
+    from trajkit.corpus import map_conversations
+
+    yield from map_conversations(source_stats, iter_sources(paths), workers=workers, chunksize=4)
 
 
 def _seconds_between(first: str | None, last: str | None) -> float | None:
