@@ -137,35 +137,35 @@ def test_existing_folder_is_kept_without_overwrite(tmp_path):
 
 
 def test_a_failed_write_leaves_no_partial_folder(tmp_path, monkeypatch):
-    import trajkit.store as store
+    import trajkit.migrate.run as run
 
     conv = migrate(V0 / "wrong_initial_state.json")
     calls = {"n": 0}
-    real = store.atomic_write
+    real = run.write_new_file
 
-    def failing(path, data, **kw):
+    def failing(path, data):
         calls["n"] += 1
         if calls["n"] == 4:
             raise OSError(28, "No space left on device")
-        return real(path, data, **kw)
+        return real(path, data)
 
-    monkeypatch.setattr(store, "atomic_write", failing)
+    monkeypatch.setattr(run, "write_new_file", failing)
     with pytest.raises(OSError):
         write_conversation(conv, tmp_path)
     assert list(tmp_path.iterdir()) == []
 
 
 def test_a_failed_overwrite_keeps_the_old_folder(tmp_path, monkeypatch):
-    import trajkit.store as store
+    import trajkit.migrate.run as run
 
     conv = migrate(V0 / "wrong_initial_state.json")
     folder = write_conversation(conv, tmp_path)
     before = _tree(folder)
 
-    def failing(path, data, **kw):
+    def failing(path, data):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(store, "atomic_write", failing)
+    monkeypatch.setattr(run, "write_new_file", failing)
     with pytest.raises(OSError):
         write_conversation(conv, tmp_path, overwrite=True)
     assert _tree(folder) == before

