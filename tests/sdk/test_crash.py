@@ -17,11 +17,9 @@ import time
 import uuid
 from pathlib import Path
 
-import pytest
-
 from tests.sdk.helpers import make_agent
-from tests.support.llm_server import ScriptedLLMServer, ScriptedReply, ScriptedToolCall
-from trajkit.convert import convert_conversation, find_dangling
+from tests.support.llm_server import ScriptedLLMServer
+from trajkit.convert import find_dangling
 from trajkit.events import ActionEvent, AgentErrorEvent, ObservationEvent
 from trajkit.sdk import Conversation
 from trajkit.sdk.conversation import RESTART_ERROR
@@ -203,9 +201,3 @@ def _messages(folder: Path):
     return events_to_messages(
         condensed_view(active_branch(events, leaf_event_id=state["leaf_event_id"]))
     )
-
-
-@pytest.fixture(autouse=True)
-def _unused_imports_guard() -> None:
-    # keep names used by helpers referenced (ScriptedReply/ToolCall document the server API)
-    assert ScriptedReply and ScriptedToolCall and convert_conversation
