@@ -223,6 +223,11 @@ def model_problems(
         for item in exc.errors(include_url=False):
             pointer = _pointer_for_loc(data, item.get("loc", ()))
             yield error(path, pointer, _describe_model_error(item), "model")
+    except (TypeError, KeyError, AttributeError, IndexError) as exc:
+        # A model validator tripping over an odd shape: still a problem of this file, reported
+        # as such (and worth a bug report against the model).
+        message = f"the model cannot read this object ({type(exc).__name__}: {exc})"
+        yield error(path, "", _shorten(message), "model")
     except ValueError as exc:  # a model validator refusing the content
         yield error(path, "", _shorten(str(exc)), "model")
 

@@ -228,7 +228,7 @@ def _fast_event_check(path: Path, check: FileCheck, facts: EventFacts, *, thorou
         return False
     try:
         event = model.model_validate_json(check.raw, strict=True)
-    except (ValidationError, ValueError):
+    except (ValidationError, ValueError, TypeError, KeyError, AttributeError, IndexError):
         return False
     facts.id = event.id
     facts.kind = kind
@@ -337,7 +337,7 @@ def check_base_state_file(
     try:
         BaseState.model_validate_json(check.raw, strict=True)
         passed = True
-    except (ValidationError, ValueError):
+    except (ValidationError, ValueError, TypeError, KeyError, AttributeError, IndexError):
         passed = False
     if not passed:
         check.problems.extend(base_state_problems(path, check.data, check.raw))
