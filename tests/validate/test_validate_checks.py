@@ -261,3 +261,14 @@ def test_parent_written_after_its_child_warns(conv: Path) -> None:
     assert [(p.path.name, p.pointer, p.severity, p.code) for p in problems] == [
         (event_path(conv, 1).name, "/parent_id", "warning", "parent-order")
     ]
+
+
+def test_no_pairing_guess_past_an_unreadable_call(conv: Path) -> None:
+    """The action file is damaged, so an error answering its call is not also reported."""
+    event_path(conv, 2).write_bytes(b"")
+    last = read_event(conv, 5)["id"]
+    write_event(conv, 6, agent_error("call_b_terminal_0_0", last))
+    assert [(p.path.name, p.code) for p in validate_conversation(conv).problems] == [
+        (event_path(conv, 2).name, "empty"),
+        (f"event-00006-{agent_error('', '')['id']}.json", "duplicate-result"),
+    ]

@@ -297,7 +297,9 @@ def _cycle_problems(parent_of: dict[str, str], by_id: dict[str, EventFacts]) -> 
 def _pairing_problems(facts: list[EventFacts], by_id: dict[str, EventFacts]) -> Iterator[Problem]:
     calls: dict[str, EventFacts] = {}  # tool_call_id -> ActionEvent seen so far
     answered: dict[str, EventFacts] = {}
+    unreadable = False  # an unreadable file may be the call an error answers: do not guess
     for fact in facts:
+        unreadable = unreadable or fact.kind is None
         if fact.kind == "ActionEvent" and fact.tool_call_id is not None:
             calls.setdefault(fact.tool_call_id, fact)
             continue
@@ -307,6 +309,7 @@ def _pairing_problems(facts: list[EventFacts], by_id: dict[str, EventFacts]) -> 
             fact.kind == "AgentErrorEvent"
             and fact.tool_call_id is not None
             and fact.tool_call_id not in calls
+            and not unreadable
         ):
             message = f"answers no earlier tool call (no ActionEvent with tool_call_id {fact.tool_call_id!r})"
             yield error(fact.path, "/tool_call_id", message, "pairing")
