@@ -10,7 +10,8 @@ as JSON in the HTML report), so the two renderers agree on what each event shows
 - `text` is the main body; `reasoning` holds reasoning content, thinking blocks and Responses
   reasoning summaries (never encrypted content); `args` the tool call's arguments, pretty JSON.
 - `code` holds code to highlight: the terminal command (`bash`), a file created (language from
-  its name), a `str_replace` or `insert` as a unified diff (`diff`), extended content.
+  its name), a `str_replace` as a unified diff (`diff`, difflib), the whole-file diff a file
+  editor result records (`old_content` -> `new_content`), extended content.
 - `usage` is set on the first event of each LLM response: its tokens, cost and latency from
   `base_state.json` stats, matched by response id (`token_usages[].response_id`; `costs[]`
   carry no id and are matched by position when both lists have the same length).
@@ -34,6 +35,7 @@ from trajkit.events import (
     ConversationStateUpdateEvent,
     Event,
     FileEditorAction,
+    FileEditorObservation,
     FinishAction,
     HookExecutionEvent,
     ImageContent,
@@ -74,6 +76,8 @@ class CodeBlock:
     """Pygments lexer alias or file name hint: `bash`, `diff`, `json`, `text`, or `file:<path>`."""
     text: str
     """The code."""
+    detail: bool = False
+    """Shown by the terminal view only with `--full` (the HTML report always shows it)."""
 
 
 @dataclass
@@ -266,6 +270,8 @@ def _fill_observation(entry: Entry, ev: Any) -> None:
     else:
         entry.text = "".join(c.text for c in obs.content if isinstance(c, TextContent))
     entry.images = _images(obs.content)
+    if isinstance(obs, FileEditorObservation):
+        _add_file_diff(entry, obs)
     for ext in ev.extended_content:
         entry.code.append(CodeBlock("extended content", "text", ext.text))
     if isinstance(obs, UnknownObservation) and obs.extra_fields():
@@ -392,6 +398,14 @@ def _file_edit_blocks(action: FileEditorAction) -> list[CodeBlock]:
     if action.view_range:
         label += f" lines {action.view_range[0]}–{action.view_range[-1]}"
     return [CodeBlock(label, "text", "")]
+
+
+def _add_file_diff(entry: Entry, obs: FileEditorObservation) -> None:
+    old, new = obs.old_content, obs.new_content
+    if old is None or new is None or old == new:
+        return
+    path = obs.path or "file"
+    entry.code.append(CodeBlock(f"file diff {path}", "diff", _diff(old, new, path), detail=True))
 
 
 def _diff(old: str, new: str, path: str) -> str:

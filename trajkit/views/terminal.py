@@ -143,7 +143,8 @@ def _entry(entry: Entry, *, full: bool) -> RenderableType:
         style = "red" if entry.error else ("magenta" if entry.role == "condensation" else "")
         body.append(Text(_fold(entry.text, full or entry.role in ("user", "agent")), style=style))
     for block in entry.code:
-        body.append(_code(block, full))
+        if full or not block.detail:
+            body.append(_code(block, full))
     if entry.args and (entry.args_primary or full):
         body.append(_code(CodeBlock("arguments", "json", entry.args), full))
     for url in entry.images:
