@@ -14,6 +14,7 @@ and the previous export (manifest and the shards it lists) is untouched.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -167,7 +168,7 @@ class _Run:
         self, out: Path, manifest: Manifest, report: ExportReport, group_rows: int, shard_rows: int
     ) -> None:
         from trajkit.export.arrow_schema import schema_for
-        from trajkit.export.shards import ShardWriter, shard_name
+        from trajkit.export.shards import STAGING_DIR, ShardWriter, shard_name
 
         self.out = out
         self.manifest = manifest
@@ -185,6 +186,7 @@ class _Run:
                 out / table,
                 schema_for(table).with_metadata({**schema_for(table).metadata, **metadata}),
                 next_name,
+                staging=out / STAGING_DIR,
                 row_group_rows=group_rows if table == "events" else max(1, group_rows // 10),
                 shard_rows=shard_rows if table == "events" else max(1, shard_rows // 10),
             )
@@ -244,17 +246,26 @@ class _Run:
         write_manifest(self.out / MANIFEST_NAME, manifest)
         for path in replaced:
             path.unlink(missing_ok=True)
+        self._remove_staging()
+
+    def _remove_staging(self) -> None:
+        from trajkit.export.shards import STAGING_DIR
+
+        with contextlib.suppress(OSError):
+            (self.out / STAGING_DIR).rmdir()  # only when empty
 
     def _drop_stale_rows(self) -> list[Path]:
         """Rewrite each old shard holding replaced conversations; returns the files to delete."""
-        from trajkit.export.shards import filter_shard, shard_name
+        from trajkit.export.shards import STAGING_DIR, filter_shard, shard_name
 
         manifest = self.manifest
         to_delete: list[Path] = []
         for (table, old_name), ids in sorted(self.stale.items()):
             old = self.out / table / old_name
             new_name = shard_name(manifest.new_shard_number())
-            kept = filter_shard(old, self.out / table / new_name, ids)
+            kept = filter_shard(
+                old, self.out / table / new_name, ids, staging=self.out / STAGING_DIR
+            )
             shards = manifest.shards[table]
             position = shards.index(old_name) if old_name in shards else len(shards)
             if old_name in shards:
@@ -276,6 +287,7 @@ class _Run:
             writer.abort()
             for name in writer.closed_shards:
                 (self.out / table / name).unlink(missing_ok=True)
+        self._remove_staging()
 
 
 def _locations(
@@ -320,7 +332,7 @@ def _prepare_out_dir(out: Path, options: RowOptions, *, overwrite: bool, version
     manifest_path = out / MANIFEST_NAME
     if overwrite:
         _remove_export_files(out)
-        return Manifest(options=wanted, schema_version=version)
+        return _new_manifest(manifest_path, wanted, version)
     if manifest_path.exists():
         manifest = read_manifest(manifest_path)
         if manifest.options != wanted:
@@ -342,7 +354,14 @@ def _prepare_out_dir(out: Path, options: RowOptions, *, overwrite: bool, version
             "the folder is not empty and holds no trajkit export (manifest.json); choose an "
             "empty folder, or pass --overwrite to write the dataset into it",
         )
-    return Manifest(options=wanted, schema_version=version)
+    return _new_manifest(manifest_path, wanted, version)
+
+
+def _new_manifest(path: Path, options: dict[str, Any], version: str) -> Manifest:
+    """An empty manifest, written at once: a crash in a first run still leaves OUT_DIR an export."""
+    manifest = Manifest(options=options, schema_version=version)
+    write_manifest(path, manifest)
+    return manifest
 
 
 def _describe(options: dict[str, Any]) -> str:
@@ -350,7 +369,7 @@ def _describe(options: dict[str, Any]) -> str:
 
 
 def _remove_export_files(out: Path) -> None:
-    """Remove what an export writes (shards, temp files, manifest); nothing else."""
+    """Remove what an export writes (shards, staged files, manifest); nothing else."""
     from trajkit.export.shards import remove_leftovers
 
     for table in TABLES:

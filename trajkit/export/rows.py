@@ -127,7 +127,8 @@ def location_label(location: Path | V0Input) -> str:
     """The source string stored in rows and the manifest: an absolute folder, or `file[:line]`."""
     if isinstance(location, Path | str):
         return os.path.abspath(location)
-    return location.label
+    path = os.path.abspath(location.path)
+    return path if location.line is None else f"{path}:{location.line}"
 
 
 def conversation_rows(
@@ -217,7 +218,17 @@ def _v0_rows(location: V0Input, source: str, options: RowOptions, previous: str 
     fingerprint = _fingerprint_v0(location)
     if previous is not None and fingerprint == previous:
         return Unchanged(source, fingerprint)
-    migrated = v0_to_v1(location.load())
+    try:
+        migrated = v0_to_v1(location.load())
+    except InputError:
+        raise
+    except OSError as exc:
+        raise InputError(source, "", f"cannot read: {exc.strerror or exc}") from None
+    except RecursionError:
+        raise InputError(source, "", "JSON nested too deeply to read") from None
+    except Exception as exc:  # noqa: BLE001 - as `trajkit migrate`: one odd trajectory must not stop a corpus
+        message = f"could not be migrated ({type(exc).__name__}: {exc}); please report this"
+        raise InputError(source, "", message) from None
     state = migrated.base_state
     state_json = orjson.loads(state.model_dump_json(exclude_none=True))
     reason = _state_filter(state, options.filters)

@@ -6,29 +6,33 @@ at most one row group per table. After a row group, a shard holding `shard_rows`
 `shard_bytes` bytes) is closed and the next batch opens a new one; rotation happens only between
 `write()` calls, so one conversation's rows never straddle two shards.
 
-Crash safety: a shard is written through `trajkit.store.atomic_writer`, i.e. to
-`.<name>.<random>.tmp` in the same folder, fsynced, renamed to `part-NNNNN.parquet` and the
-folder fsynced. Readers globbing `*.parquet` (DuckDB, Polars, `datasets`) never match the temp
-name, and `pyarrow.dataset` skips names starting with `.`, so a crash leaves no half-written
-shard that a reader would pick up; the next export removes the leftovers (`remove_leftovers`).
+Crash safety: the steps of `trajkit.store.atomic` (write a temp file, fsync it, rename it over
+the final name, fsync the folder), with one difference: the temp file lives in a staging folder
+`OUT_DIR/.staging/` on the same file system, not next to the shard. A table folder therefore only
+ever holds whole shards, whatever the reader does: DuckDB's `*.parquet` glob matches hidden
+files too, and Polars refuses a folder holding files of another extension. A crash leaves at
+most a staged file, which the next export removes (`remove_leftovers`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import re
-from collections.abc import Callable, Iterable
+import shutil
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from trajkit.store.atomic import atomic_writer, is_temp_file
+from trajkit.store.atomic import fsync_dir, is_temp_file
 
 __all__ = [
     "SHARD_RE",
+    "STAGING_DIR",
     "ShardWriter",
     "filter_shard",
     "remove_leftovers",
@@ -37,6 +41,29 @@ __all__ = [
 
 SHARD_RE = re.compile(r"^part-(\d{5,})\.parquet$")
 """Names of the shards an export writes."""
+
+
+STAGING_DIR = ".staging"
+"""Folder of OUT_DIR holding shards being written."""
+
+
+@contextlib.contextmanager
+def staged_file(target: Path, staging: Path) -> Iterator[BinaryIO]:
+    """Write `target` through a temp file in `staging`; renamed into place on a clean exit."""
+    staging.mkdir(parents=True, exist_ok=True)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = staging / f"{target.parent.name}.{target.name}.tmp"
+    try:
+        with open(tmp, "wb") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    fsync_dir(target.parent)
 
 
 def shard_name(number: int) -> str:
@@ -53,6 +80,7 @@ class ShardWriter:
         schema: pa.Schema,
         next_name: Callable[[], str],
         *,
+        staging: Path,
         compression: str = "zstd",
         row_group_rows: int = 10_000,
         row_group_bytes: int = 64 * 2**20,
@@ -60,6 +88,7 @@ class ShardWriter:
         shard_bytes: int = 512 * 2**20,
     ) -> None:
         self.folder = folder
+        self.staging = staging
         self.schema = schema
         self._next_name = next_name
         self._compression = compression
@@ -119,9 +148,8 @@ class ShardWriter:
 
     def _open(self) -> pq.ParquetWriter:
         if self._writer is None:
-            self.folder.mkdir(parents=True, exist_ok=True)
             stack = contextlib.ExitStack()
-            f = stack.enter_context(atomic_writer(self.folder / self.current_shard))
+            f = stack.enter_context(staged_file(self.folder / self.current_shard, self.staging))
             self._writer = pq.ParquetWriter(
                 f, self.schema, compression=self._compression, write_statistics=True
             )
@@ -167,7 +195,7 @@ class ShardWriter:
 
 
 def filter_shard(
-    source: Path, target: Path, drop_ids: Iterable[str], *, compression: str = "zstd"
+    source: Path, target: Path, drop_ids: Iterable[str], *, staging: Path, compression: str = "zstd"
 ) -> int:
     """Copy `source` to `target` (atomically) without the rows of `drop_ids`, row group by row group.
 
@@ -176,7 +204,7 @@ def filter_shard(
     drop = pa.array(sorted(set(drop_ids)), pa.string())
     kept = 0
     parquet = pq.ParquetFile(source)
-    with atomic_writer(target) as f:
+    with staged_file(target, staging) as f:
         writer = pq.ParquetWriter(f, parquet.schema_arrow, compression=compression)
         try:
             for i in range(parquet.num_row_groups):
@@ -192,9 +220,16 @@ def filter_shard(
 
 
 def remove_leftovers(folder: Path, keep: Iterable[str]) -> list[str]:
-    """Delete temp files and shards not in `keep` (from an interrupted export); returns names."""
+    """Delete temp files and shards not in `keep` (from an interrupted export); returns names.
+
+    Also removes the staging folder next to `folder`.
+    """
     keep = set(keep)
     removed: list[str] = []
+    staging = folder.parent / STAGING_DIR
+    if staging.is_dir():
+        removed.extend(p.name for p in staging.iterdir())
+        shutil.rmtree(staging)
     if not folder.is_dir():
         return removed
     for path in sorted(folder.iterdir()):

@@ -1,0 +1,168 @@
+"""Export benchmark: `trajkit export` end to end, events/s, MB/s and peak memory, two corpus sizes.
+
+Usage:
+    python benchmarks/bench_export.py                       # small (20k events) + large (1M events)
+    python benchmarks/bench_export.py --sizes 100x200 5000x200 --work /tmp/bench-export
+    python benchmarks/bench_export.py --corpus /tmp/corpus  # an existing corpus only
+
+Corpora are made by `benchmarks/gen_corpus.py` (conversations x events per conversation) under
+`--work` and reused when already there (generating 1M events takes a few minutes). Each export
+runs as `python -m trajkit export CORPUS -o OUT --overwrite --workers N` in a fresh process
+(after one untimed read of the corpus, so the OS file cache is warm, as it would be for the
+second of several exports). While it runs, the resident memory of that process and of all its
+descendants (the workers) is sampled every 20 ms from /proc; the figure is the peak of their
+sum (shared pages counted in each process, so it over-estimates).
+
+Prints per corpus: events, input MB (event and state JSON), seconds, events/s, MB/s,
+output MB, peak RSS (sum and largest single process). Goal on 2 cores: >= 20,000 events/s and
+< 1 GB, flat from the small corpus to the large one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _corpus(work: Path, size: str) -> Path:
+    conversations, events = (int(x) for x in size.split("x"))
+    folder = work / f"corpus-{size}"
+    if not (folder / ".complete").exists():
+        shutil.rmtree(folder, ignore_errors=True)
+        cmd = [sys.executable, str(REPO / "benchmarks" / "gen_corpus.py"), str(folder)]
+        cmd += ["--conversations", str(conversations), "--events", str(events)]
+        subprocess.run(cmd, check=True)
+        (folder / ".complete").touch()
+    return folder
+
+
+def _input_bytes(corpus: Path) -> tuple[int, int]:
+    """(event files, bytes of event and base_state files); also warms the file cache."""
+    n = size = 0
+    for conv in os.scandir(corpus):
+        if not conv.is_dir():
+            continue
+        state = Path(conv.path) / "base_state.json"
+        if state.exists():
+            size += len(state.read_bytes())
+        with os.scandir(Path(conv.path) / "events") as it:
+            for entry in it:
+                if entry.name.startswith("event-"):
+                    with open(entry.path, "rb") as f:
+                        size += len(f.read())
+                    n += 1
+    return n, size
+
+
+def _rss_kib(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def _descendants(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    todo.extend(int(c) for c in f.read().split())
+        except OSError:
+            pass
+    return out
+
+
+class _PeakSampler(threading.Thread):
+    def __init__(self, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.pid = pid
+        self.peak_sum = 0
+        self.peak_one = 0
+        self.processes = 0
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.is_set():
+            rss = [_rss_kib(p) for p in _descendants(self.pid)]
+            self.peak_sum = max(self.peak_sum, sum(rss))
+            self.peak_one = max(self.peak_one, max(rss, default=0))
+            self.processes = max(self.processes, len([r for r in rss if r]))
+            time.sleep(0.02)
+
+
+def _folder_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*.parquet"))
+
+
+def bench(corpus: Path, out: Path, workers: int) -> dict[str, float]:
+    """Run one export of `corpus` into `out` and return its figures."""
+    n_events, n_bytes = _input_bytes(corpus)
+    cmd = [sys.executable, "-m", "trajkit", "export", str(corpus), "-o", str(out)]
+    cmd += ["--overwrite", "--workers", str(workers)]
+    started = time.perf_counter()
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+    sampler = _PeakSampler(proc.pid)
+    sampler.start()
+    _, err = proc.communicate()
+    seconds = time.perf_counter() - started
+    sampler.done.set()
+    sampler.join()
+    if proc.returncode != 0:
+        raise SystemExit(f"export failed ({proc.returncode}):\n{err}")
+    return {
+        "events": n_events,
+        "input_mb": n_bytes / 1e6,
+        "seconds": seconds,
+        "events_per_s": n_events / seconds,
+        "mb_per_s": n_bytes / 1e6 / seconds,
+        "output_mb": _folder_bytes(out) / 1e6,
+        "peak_rss_mb": sampler.peak_sum / 1024,
+        "peak_rss_one_mb": sampler.peak_one / 1024,
+        "processes": sampler.processes,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", nargs="+", default=["100x200", "5000x200"],
+                        help="corpora as CONVERSATIONSxEVENTS")  # fmt: skip
+    parser.add_argument("--corpus", type=Path, action="append", help="existing corpus folder")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/trajkit-bench-export"))
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args(argv)
+    args.work.mkdir(parents=True, exist_ok=True)
+    corpora = args.corpus or [_corpus(args.work, s) for s in args.sizes]
+    print(f"trajkit export, {args.workers} worker(s), {os.cpu_count()} core(s)")
+    header = (
+        f"{'corpus':<28} {'events':>9} {'in MB':>8} {'s':>7} {'events/s':>9} {'MB/s':>7} "
+        f"{'out MB':>7} {'peak RSS MB':>11} {'(largest)':>9}"
+    )
+    print(header)
+    for corpus in corpora:
+        r = bench(corpus, args.work / f"out-{corpus.name}", args.workers)
+        print(
+            f"{corpus.name:<28} {r['events']:>9,.0f} {r['input_mb']:>8.0f} {r['seconds']:>7.1f} "
+            f"{r['events_per_s']:>9,.0f} {r['mb_per_s']:>7.1f} {r['output_mb']:>7.0f} "
+            f"{r['peak_rss_mb']:>11.0f} {r['peak_rss_one_mb']:>9.0f}",
+            flush=True,
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
