@@ -138,3 +138,17 @@ def test_event_json_to_openai_messages_example(tmp_path: Path) -> None:
     assert logged[:-1] == bodies[-1]["messages"]
     assert logged[-1]["role"] == "assistant"
     _assert_valid(_only_conversation(tmp_path / ".conversations"))
+
+
+def test_scripted_demo(tmp_path: Path) -> None:
+    out = tmp_path / "demo"
+    result = subprocess.run(
+        [sys.executable, str(EXAMPLES / "scripted_demo.py"), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr[-3000:]
+    assert "equal to the 5 requests the server received: True" in result.stdout
+    assert "validate: 0 errors" in result.stdout
+    _assert_valid(_only_conversation(out))
