@@ -206,6 +206,8 @@ def test_inspect_not_a_conversation_and_empty(tmp_path: Path) -> None:
     (tmp_path / "plain").mkdir()
     code, _, err = run("inspect", str(tmp_path / "plain"))
     assert code == 1 and err.startswith("Error: ") and "not a conversation" in err
+    code, _, err = run("inspect", str(fx.SDK_FIXTURES))
+    assert code == 1 and "not one conversation: it holds 8 conversations" in err
     empty = tmp_path / "e" / "events"
     empty.mkdir(parents=True)
     code, out, err = run("inspect", str(empty.parent))

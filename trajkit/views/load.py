@@ -68,12 +68,36 @@ def load_conversation(
         return _load_v0(p, v0, event_range)
     if not p.exists():
         raise InputError(p, "", "no such file or folder")
+    inside = _count_inside(p)
+    if inside:
+        raise InputError(
+            p,
+            "",
+            f"not one conversation: it holds {inside}; pass one of them (`trajkit ls` lists them)",
+        )
     raise InputError(
         p,
         "",
         "not a conversation: expected a V1 folder holding base_state.json or events/, "
         "or a V0 trajectory (trajectory.json, a session folder, output.jsonl)",
     )
+
+
+def _count_inside(path: Path, limit: int = 1000) -> str:
+    """ "N conversations" found below a folder (V1 or V0), or "" when there is none."""
+    if not path.is_dir():
+        return ""
+    from trajkit.store import find_conversations
+
+    n = sum(1 for _ in zip(range(limit), find_conversations([path]), strict=False))
+    if n == 0:
+        from trajkit.migrate import SkippedInput, iter_v0_inputs
+
+        inputs = zip(range(limit), iter_v0_inputs([path]), strict=False)
+        n = sum(1 for _, i in inputs if not isinstance(i, SkippedInput))
+    if n == 0:
+        return ""
+    return f"{n}{'+' if n >= limit else ''} conversation{'s' if n != 1 else ''}"
 
 
 def _load_v1(folder: Path, event_range: tuple[int, int | None]) -> LoadedConversation:

@@ -141,7 +141,12 @@ def _entry(entry: Entry, *, full: bool) -> RenderableType:
         body.append(Text(_fold(entry.reasoning, full), style="dim italic"))
     if entry.text:
         style = "red" if entry.error else ("magenta" if entry.role == "condensation" else "")
-        body.append(Text(_fold(entry.text, full or entry.role in ("user", "agent")), style=style))
+        if entry.role == "system":
+            body.append(Text(_fold(entry.text, full, head=6, tail=0), style="dim"))
+        else:
+            body.append(
+                Text(_fold(entry.text, full or entry.role in ("user", "agent")), style=style)
+            )
     for block in entry.code:
         if full or not block.detail:
             body.append(_code(block, full))
@@ -188,13 +193,13 @@ def _code(block: CodeBlock, full: bool) -> RenderableType:
     return Group(label, syntax)
 
 
-def _fold(text: str, full: bool) -> str:
+def _fold(text: str, full: bool, *, head: int = _HEAD, tail: int = _TAIL) -> str:
     lines = text.rstrip("\n").split("\n")
-    if full or len(lines) <= FOLD_LINES:
-        return text
-    hidden = len(lines) - _HEAD - _TAIL
+    if full or len(lines) <= max(FOLD_LINES, head + tail + 1):
+        return text.rstrip("\n")
+    hidden = len(lines) - head - tail
     notice = f"… {hidden} more lines folded (--full shows them) …"
-    return "\n".join([*lines[:_HEAD], notice, *lines[-_TAIL:]])
+    return "\n".join([*lines[:head], notice, *(lines[-tail:] if tail else [])])
 
 
 def _usage(u: Usage) -> str:
