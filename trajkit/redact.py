@@ -32,6 +32,9 @@ _HEADER_CONTAINERS = frozenset({"headers", "env", "secrets"})
 """Dicts whose values are secrets when their key looks secret (LookupSecret.headers, MCP env);
 every string value of a `secrets` map (AgentContext.secrets) is a secret."""
 
+_NO_SECRETS_BELOW = frozenset({"stats"})
+"""Keys whose subtree never holds a secret (`stats`: the metrics history of base_state.json)."""
+
 _SECRET_KEY_WORDS = (
     "key",
     "secret",
@@ -93,22 +96,29 @@ def find_clear_secrets(data: Any, pointer: str = "") -> Iterator[tuple[str, str]
 
     Secret fields are the LLM credential fields (`SECRET_FIELDS`) anywhere in the document,
     `value` of a `StaticSecret`, and secret-looking keys of `headers`/`env`/`secrets` maps.
+    Subtrees that hold only numbers and names (`stats`: the metrics history, which grows with
+    every LLM call) are skipped.
     """
     if isinstance(data, dict):
         static = data.get("kind") == "StaticSecret"
         for key, value in data.items():
-            child = f"{pointer}/{escape_pointer(str(key))}"
+            if not isinstance(value, dict | list | str) or key in _NO_SECRETS_BELOW:
+                continue
             secret_field = key in SECRET_FIELDS or (static and key == "value")
             if secret_field and isinstance(value, str):
                 if not is_protected(value):
-                    yield child, str(key)
+                    yield f"{pointer}/{escape_pointer(str(key))}", str(key)
                 continue
+            if isinstance(value, str):
+                continue
+            child = f"{pointer}/{escape_pointer(str(key))}"
             if key in _HEADER_CONTAINERS and isinstance(value, dict):
                 yield from _clear_in_map(value, child, every=key == "secrets")
             yield from find_clear_secrets(value, child)
     elif isinstance(data, list):
         for i, item in enumerate(data):
-            yield from find_clear_secrets(item, f"{pointer}/{i}")
+            if isinstance(item, dict | list):
+                yield from find_clear_secrets(item, f"{pointer}/{i}")
 
 
 def _clear_in_map(
