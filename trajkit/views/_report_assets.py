@@ -140,7 +140,8 @@ function field(e, key) {
 function images(e) {
   return (e.images || []).map(function (url) {
     if (/^data:image\//i.test(url)) return '<figure><img alt="image from event #' + e.index + '" src="' + esc(url) + '"></figure>';
-    return '<a class="image-link" href="' + esc(url) + '" rel="noopener noreferrer" target="_blank">image (not loaded): ' + esc(url) + "</a>";
+    if (/^https?:\/\//i.test(url)) return '<a class="image-link" href="' + esc(url) + '" rel="noopener noreferrer" target="_blank">image (not loaded): ' + esc(url) + "</a>";
+    return '<span class="image-link">image with an unsupported URL (not shown): ' + esc(url.slice(0, 200)) + "</span>";
   }).join("");
 }
 function clock(t) { return t && t.length >= 19 ? t.slice(0, 10) + " " + t.slice(11, 19) : (t || ""); }
