@@ -28,6 +28,15 @@ from trajkit.store import open_conversation
 from trajkit.validate import validate_conversation
 
 
+def _without_updates(events):
+    """The events without ConversationStateUpdateEvents (status changes are tested apart)."""
+    return [e for e in events if e.kind != "ConversationStateUpdateEvent"]
+
+
+def _history(conv):
+    return _without_updates(conv.state.events)
+
+
 def _errors(folder: Path) -> list:
     return [p for p in validate_conversation(folder).problems if str(p.severity).endswith("error")]
 
@@ -59,12 +68,13 @@ def test_run_persists_every_event_and_converts_to_what_was_sent(
     assert conv.state.execution_status == "finished"
     folder = Path(conv.state.persistence_dir)
     assert folder == tmp_path / "convs" / conv.id.hex
-    kinds = [e.kind for e in open_conversation(folder).iter_events()]
+    kinds = [e.kind for e in _without_updates(open_conversation(folder).iter_events())]
+    seen = [k for k in seen if k != "ConversationStateUpdateEvent"]
     assert kinds == seen == [
         "SystemPromptEvent", "MessageEvent", "ActionEvent", "ActionEvent", "ObservationEvent",
         "ObservationEvent", "ActionEvent", "ObservationEvent", "ActionEvent", "ObservationEvent",
     ]  # fmt: skip
-    events = list(open_conversation(folder).iter_events())
+    events = _without_updates(open_conversation(folder).iter_events())
     first, second = events[2], events[3]
     assert isinstance(first, ActionEvent) and isinstance(second, ActionEvent)
     assert first.thought[0].text == "Two things at once." and first.reasoning_content == "plan"
@@ -111,7 +121,7 @@ def test_responses_api_conversation_converts_to_what_was_sent(
     bodies = llm_server.bodies("responses")
     assert len(bodies) == 2 and not llm_server.bodies("chat")
     folder = Path(conv.state.persistence_dir)
-    events = list(open_conversation(folder).iter_events())
+    events = _without_updates(open_conversation(folder).iter_events())
     action = next(e for e in events if isinstance(e, ActionEvent))
     assert action.tool_call.origin == "responses"
     assert action.responses_reasoning_item is not None
@@ -135,7 +145,7 @@ def test_malformed_arguments_give_an_error_event_and_the_run_continues(
     conv.send_message("go")
     conv.run()
     assert conv.state.execution_status == "finished"
-    events = conv.state.events
+    events = _history(conv)
     actions = [e for e in events if isinstance(e, ActionEvent)]
     errors = [e for e in events if isinstance(e, AgentErrorEvent)]
     assert [a.action is None for a in actions] == [True, True, True, False]
@@ -160,7 +170,7 @@ def test_wrong_key_is_an_error_event_and_error_status(
     conv.run()
     assert conv.state.execution_status == "error"
     assert len(llm_server.requests) == 1  # not retried
-    err = conv.state.events[-1]
+    err = _history(conv)[-1]
     assert isinstance(err, ConversationErrorEvent)
     assert "Incorrect API key provided" in err.detail
     on_disk = json.loads((Path(conv.state.persistence_dir) / "base_state.json").read_text())
@@ -188,7 +198,7 @@ def test_retries_give_up_after_num_retries(llm_server: ScriptedLLMServer, tmp_pa
     conv.send_message("hello")
     conv.run()
     assert conv.state.execution_status == "error" and len(llm_server.requests) == 2
-    assert "after 2 attempts" in conv.state.events[-1].detail
+    assert "after 2 attempts" in _history(conv)[-1].detail
 
 
 def test_unreachable_base_url(tmp_path: Path) -> None:
@@ -201,7 +211,7 @@ def test_unreachable_base_url(tmp_path: Path) -> None:
     conv.run()
     assert time.monotonic() - t0 < 30
     assert conv.state.execution_status == "error"
-    err = conv.state.events[-1]
+    err = _history(conv)[-1]
     assert isinstance(err, ConversationErrorEvent)
     assert err.code in ("APIConnectionError", "InternalServerError")  # litellm's mapping
     assert "could not connect to http://127.0.0.1:" in err.detail
@@ -216,7 +226,7 @@ def test_restore_continues_with_history(llm_server: ScriptedLLMServer, tmp_path:
     cid = conv.id
     conv.send_message("step one")
     conv.run()
-    first_count = len(conv.state.events)
+    first_count = len(_history(conv))
     conv.close()
     del conv
 
@@ -224,7 +234,7 @@ def test_restore_continues_with_history(llm_server: ScriptedLLMServer, tmp_path:
     restored = _conv(
         make_agent(llm_server, tools=("terminal", "file_editor")), tmp_path, conversation_id=cid
     )
-    assert len(restored.state.events) == first_count  # no second system prompt
+    assert len(_history(restored)) == first_count  # no second system prompt
     restored.send_message("step two")
     restored.run()
     bodies = llm_server.bodies("chat")
@@ -233,7 +243,7 @@ def test_restore_continues_with_history(llm_server: ScriptedLLMServer, tmp_path:
     assert after[len(before)]["content"][0]["text"] == "first done"
     assert after[-1]["content"][0]["text"] == "step two"
     assert restored.agent.llm.metrics.accumulated_cost == pytest.approx(3 * 0.00045)
-    kinds = [e.kind for e in restored.state.events]
+    kinds = [e.kind for e in _history(restored)]
     assert kinds.count("SystemPromptEvent") == 1
 
 
@@ -301,7 +311,7 @@ def test_pause_from_another_thread(llm_server: ScriptedLLMServer, tmp_path: Path
     t.join(timeout=30)
     assert not t.is_alive()
     assert conv.state.execution_status == "paused"
-    assert any(isinstance(e, PauseEvent) for e in conv.state.events)
+    assert any(isinstance(e, PauseEvent) for e in _history(conv))
     assert len(llm_server.requests) < 20
     # resume: run continues from where it stopped
     llm_server._queue.clear()
@@ -318,7 +328,7 @@ def test_max_iterations(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
     conv.run()
     assert conv.state.execution_status == "error"
     assert len(llm_server.requests) == 3
-    last = conv.state.events[-1]
+    last = _history(conv)[-1]
     assert isinstance(last, ConversationErrorEvent) and last.code == "MaxIterationsReached"
 
 
@@ -333,7 +343,7 @@ def test_state_assignment_saves_at_once(llm_server: ScriptedLLMServer, tmp_path:
         conv.state.tags = {"title": "x"}
         assert "title" not in json.loads(path.read_text())["tags"]
     assert json.loads(path.read_text())["tags"] == {"title": "x"}
-    events = conv.state.events
+    events = _history(conv)
     assert isinstance(events[0], SystemPromptEvent)
     assert [t.kind for t in events[0].tools] == [
         "TerminalTool",
@@ -348,7 +358,7 @@ def test_text_reply_finishes(llm_server: ScriptedLLMServer, tmp_path: Path) -> N
     conv = _conv(make_agent(llm_server), tmp_path)
     conv.send_message("Say hello.")
     conv.run()
-    last = conv.state.events[-1]
+    last = _history(conv)[-1]
     assert isinstance(last, MessageEvent) and last.source == "agent"
     assert last.llm_response_id == "chatcmpl-scripted-0"
     assert conv.state.execution_status == "finished"
@@ -364,6 +374,6 @@ def test_observation_for_each_call_in_order(llm_server: ScriptedLLMServer, tmp_p
     conv = _conv(make_agent(llm_server), tmp_path)
     conv.send_message("three")
     conv.run()
-    obs = [e for e in conv.state.events if isinstance(e, ObservationEvent)][:3]
+    obs = [e for e in _history(conv) if isinstance(e, ObservationEvent)][:3]
     assert [o.observation.text for o in obs] == ["0", "1", "2"]
     assert [o.tool_call_id for o in obs] == ["call_0_0", "call_0_1", "call_0_2"]

@@ -37,7 +37,9 @@ from trajkit.events import (
     TextContent,
 )
 from trajkit.sdk.builtins import DEFAULT_TOOL_NAMES
+from trajkit.sdk.confirmation import LLMSecurityAnalyzer
 from trajkit.sdk.llm import LLM
+from trajkit.sdk.skills import AgentContext
 from trajkit.sdk.tool import (
     RuntimeTool,
     Tool,
@@ -94,8 +96,8 @@ class Agent(BaseModel):
     """Only offer tools whose name matches."""
     include_default_tools: list[str] = Field(default_factory=lambda: ["FinishTool", "ThinkTool"])
     """Built-in tools: ``FinishTool``, ``ThinkTool``."""
-    agent_context: dict[str, Any] | None = None
-    """Skills, prompt suffixes (kept as given)."""
+    agent_context: AgentContext | None = None
+    """Skills (keyword-triggered or always on) and prompt suffixes."""
     system_prompt: str | None = None
     """Full system prompt; None uses trajkit's default."""
     system_prompt_filename: str = "system_prompt.j2"
@@ -173,6 +175,9 @@ class Agent(BaseModel):
         self, tools: dict[str, RuntimeTool], ctx: ToolContext
     ) -> SystemPromptEvent:
         text = self.system_prompt or DEFAULT_SYSTEM_PROMPT.format(working_dir=ctx.working_dir)
+        suffix = self.agent_context.system_prompt_suffix() if self.agent_context else None
+        if suffix:
+            text = f"{text}\n\n{suffix}"
         return SystemPromptEvent(
             system_prompt=TextContent(text=text),
             tools=[t.definition() for t in tools.values()],
@@ -181,6 +186,13 @@ class Agent(BaseModel):
     # -- the step --------------------------------------------------------------------
     def step(self, conversation: Conversation) -> None:
         """One LLM call and the tool calls it asks for (see the module docstring)."""
+        pending = conversation.pending_actions()
+        if pending:  # actions the user confirmed by calling run() again
+            for action_event in pending:
+                self._execute(conversation, action_event)
+            if any(isinstance(e.action, FinishAction) for e in pending):
+                conversation.finish()
+            return
         messages = conversation.llm_messages()
         tools = conversation.tools
         response = self.llm.call(messages, list(tools.values()))
@@ -191,12 +203,26 @@ class Agent(BaseModel):
             )
             conversation.finish()
             return
+        analyzer = conversation.state.security_analyzer
         planned = [
-            self._action_event(message, i, response.id, tools)
+            self._action_event(
+                message,
+                i,
+                response.id,
+                tools,
+                analyzer if isinstance(analyzer, LLMSecurityAnalyzer) else None,
+            )
             for i in range(len(message.tool_calls))
         ]
         for event, _ in planned:
             conversation.emit(event)
+        runnable = [event for event, error in planned if error is None]
+        if runnable and conversation.needs_confirmation(runnable):
+            for _, error in planned:
+                if error is not None:
+                    conversation.emit(error)
+            conversation.wait_for_confirmation()
+            return
         for event, error in planned:
             if error is not None:
                 conversation.emit(error)
@@ -206,7 +232,12 @@ class Agent(BaseModel):
             conversation.finish()
 
     def _action_event(
-        self, message: Message, i: int, response_id: str, tools: dict[str, RuntimeTool]
+        self,
+        message: Message,
+        i: int,
+        response_id: str,
+        tools: dict[str, RuntimeTool],
+        analyzer: LLMSecurityAnalyzer | None = None,
     ) -> tuple[ActionEvent, AgentErrorEvent | None]:
         assert message.tool_calls is not None
         call = message.tool_calls[i]
@@ -236,9 +267,11 @@ class Agent(BaseModel):
             err = f"Error validating args {call.arguments} for tool '{call.name}': {reason}"
             return _failed(common, call.name, call.arguments, err)
         summary = args.get("summary")
+        risk = analyzer.security_risk(args, read_only=tool.read_only) if analyzer else "UNKNOWN"
         event = ActionEvent(
             **common,
             action=action,
+            security_risk=risk,  # type: ignore[arg-type]
             summary=summary
             if isinstance(summary, str)
             else default_summary(call.name, call.arguments),
@@ -255,7 +288,9 @@ class Agent(BaseModel):
                 AgentErrorEvent(
                     tool_name=event.tool_name,
                     tool_call_id=event.tool_call_id,
-                    error=f"Error executing tool '{event.tool_name}': {type(e).__name__}: {e}",
+                    error=conversation.mask_secrets(
+                        f"Error executing tool '{event.tool_name}': {type(e).__name__}: {e}"
+                    ),
                 )
             )
             return
@@ -263,7 +298,7 @@ class Agent(BaseModel):
             ObservationEvent(
                 tool_name=event.tool_name,
                 tool_call_id=event.tool_call_id,
-                observation=observation,
+                observation=conversation.mask_secrets(observation),
                 action_id=event.id,
             )
         )

@@ -29,9 +29,9 @@ import os
 import threading
 import uuid
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from trajkit.errors import InputError, UnsafePath
 from trajkit.events import (
@@ -41,7 +41,6 @@ from trajkit.events import (
     ConversationStateUpdateEvent,
     ErrorClassification,
     Event,
-    LLMConvertibleEvent,
     Message,
     MessageEvent,
     ObservationEvent,
@@ -51,10 +50,20 @@ from trajkit.events import (
     UserRejectObservation,
 )
 from trajkit.sdk.agent import Agent
+from trajkit.sdk.confirmation import (
+    AlwaysConfirm,
+    ConfirmRisky,
+    LLMSecurityAnalyzer,
+    NeverConfirm,
+    parse_confirmation_policy,
+)
 from trajkit.sdk.llm import LLMError
 from trajkit.sdk.logger import get_logger
+from trajkit.sdk.mcp import MCPTimeouts, MCPToolset
 from trajkit.sdk.metrics import Metrics
+from trajkit.sdk.secrets import Cipher, LookupSecret, StaticSecret, mask_data
 from trajkit.sdk.state import ConversationExecutionStatus, ConversationState, LocalWorkspace
+from trajkit.sdk.stuck import StuckThresholds, detect_stuck
 from trajkit.sdk.tool import RuntimeTool, ToolContext
 from trajkit.store import ConversationWriter, folder_name, open_conversation
 
@@ -69,7 +78,8 @@ RESTART_ERROR = (
     "A restart occurred while this tool was in progress. The call was interrupted and its "
     "result is unknown; check the current state before retrying it."
 )
-_STUCK_REPEATS = 4
+_M = TypeVar("_M")
+SecretValue = str | StaticSecret | LookupSecret
 
 
 class Conversation:
@@ -84,6 +94,11 @@ class Conversation:
         conversation_id: uuid.UUID | str | None = None,
         max_iterations: int = 500,
         stuck_detection: bool = True,
+        *,
+        secrets: Mapping[str, SecretValue] | None = None,
+        cipher: Cipher | None = None,
+        stuck_detection_thresholds: StuckThresholds | None = None,
+        mcp_timeouts: MCPTimeouts | None = None,
     ) -> None:
         working_dir = _working_dir(workspace)
         cid = _conversation_id(conversation_id, persistence_dir)
@@ -96,24 +111,38 @@ class Conversation:
         self._emit_lock = threading.RLock()
         self._run_lock = threading.Lock()
         self._pause = threading.Event()
-        ctx = ToolContext(working_dir=working_dir, conversation_dir=str(folder))
-        self.tools: dict[str, RuntimeTool] = agent.resolve_tools(ctx)
-        self._finalizer = weakref.finalize(self, _close_tools, list(self.tools.values()))
-        if agent.mcp_config:
-            logger.warning(
-                "MCP servers are configured (%s) but not started by this trajkit version",
-                ", ".join(agent.mcp_config),
-            )
+        self._cipher = cipher
+        self._stuck_thresholds = stuck_detection_thresholds
         raw = _read_base_state(folder)
         if raw:
             self.state = self._resume(raw, folder, working_dir, max_iterations)
         else:
             self.state = self._fresh(folder, working_dir, max_iterations, stuck_detection)
         self._bind_metrics()
+        if secrets:
+            self.state.secret_registry.update_secrets(secrets)
         self.state.save()
+        self.state._on_change = self._state_changed
+        ctx = ToolContext(
+            working_dir=working_dir,
+            conversation_dir=str(folder),
+            secrets=self.state.secret_registry,
+        )
+        self.tools: dict[str, RuntimeTool] = agent.resolve_tools(ctx)
+        self._mcp = MCPToolset(agent.mcp_config, timeouts=mcp_timeouts).start()
+        for mcp_tool in self._mcp.tools:
+            self.tools.setdefault(mcp_tool.name, mcp_tool)
+        self._finalizer = weakref.finalize(self, _close_tools, list(self.tools.values()), self._mcp)
         if not any(isinstance(e, SystemPromptEvent) for e in self.state._events):
             self.emit(agent.system_prompt_event(self.tools, ctx))
-        self._answer_interrupted_calls()
+        for error in self._mcp.errors:
+            self.emit(
+                ConversationErrorEvent(
+                    source="environment", code="MCPServerError", detail=str(error)
+                )
+            )
+        if self.state.execution_status != Status.WAITING_FOR_CONFIRMATION:
+            self._answer_interrupted_calls()
 
     # -- construction ----------------------------------------------------------------
     def _fresh(
@@ -129,6 +158,7 @@ class Conversation:
         )
         if (folder / "events").is_dir():  # adopt events already there, as the SDK does
             state._events = list(open_conversation(folder).iter_events(skip_empty=True))
+        state._cipher = self._cipher
         state.attach(self._writer)
         return state
 
@@ -162,8 +192,9 @@ class Conversation:
             persistence_dir=str(folder),
             max_iterations=max_iterations,
         )
-        state = ConversationState.model_validate(data)
+        state = ConversationState.model_validate(data, context={"cipher": self._cipher})
         state._events = list(open_conversation(folder).iter_events(skip_empty=True))
+        state._cipher = self._cipher
         state.attach(self._writer)
         with state:
             _move_head_forward(state)
@@ -228,10 +259,32 @@ class Conversation:
 
     # -- user API --------------------------------------------------------------------
     def send_message(self, message: str | Message) -> None:
-        """Add a user message; a finished (or failed) conversation becomes idle again."""
+        """Add a user message; a finished (or failed) conversation becomes idle again.
+
+        Knowledge skills whose keyword the message contains are attached to it (once per
+        conversation) and recorded in ``state.activated_knowledge_skills``.
+        """
         if isinstance(message, str):
             message = Message(role="user", content=[TextContent(text=message)])
-        self.emit(MessageEvent(source="user", llm_message=message))
+        extended: list[TextContent] = []
+        activated: list[str] = []
+        if self.agent.agent_context is not None:
+            extended, activated = self.agent.agent_context.user_message_extension(
+                message, skip=self.state.activated_knowledge_skills
+            )
+        self.emit(
+            MessageEvent(
+                source="user",
+                llm_message=message,
+                activated_skills=activated,
+                extended_content=extended,
+            )
+        )
+        if activated:
+            self.state.activated_knowledge_skills = [
+                *self.state.activated_knowledge_skills,
+                *activated,
+            ]
         if self.state.execution_status in (Status.FINISHED, Status.ERROR, Status.STUCK):
             self.state.execution_status = Status.IDLE
 
@@ -281,6 +334,64 @@ class Conversation:
         """Mark the run finished (the agent calls this)."""
         self.state.execution_status = Status.FINISHED
 
+    # -- secrets ---------------------------------------------------------------------
+    def update_secrets(self, secrets: Mapping[str, SecretValue]) -> None:
+        """Add or replace secrets (plain strings become StaticSecrets) and save at once."""
+        self.state.secret_registry.update_secrets(secrets)
+        self.state.save()
+
+    def mask_secrets(self, value: _M) -> _M:
+        """``value`` (text or a pydantic payload) with every secret value hidden."""
+        values = self.state.secret_registry.known_values()
+        if not values:
+            return value
+        if isinstance(value, str):
+            return mask_data(value, values)  # type: ignore[no-any-return]
+        dump = getattr(value, "model_dump", None)
+        if dump is None:
+            return value
+        masked = mask_data(dump(mode="json"), values)
+        return type(value).model_validate(masked)  # type: ignore[attr-defined, no-any-return]
+
+    # -- confirmation ----------------------------------------------------------------
+    def set_confirmation_policy(
+        self, policy: NeverConfirm | AlwaysConfirm | ConfirmRisky | Mapping[str, Any] | str
+    ) -> None:
+        """Choose when actions wait for the user (persisted)."""
+        self.state.confirmation_policy = parse_confirmation_policy(policy)
+
+    def set_security_analyzer(self, analyzer: LLMSecurityAnalyzer | None) -> None:
+        """Use the LLM's predicted ``security_risk`` for ConfirmRisky (persisted)."""
+        self.state.security_analyzer = analyzer
+
+    def needs_confirmation(self, actions: Sequence[ActionEvent]) -> bool:
+        """Whether the policy stops before any of ``actions``."""
+        policy = self.state.confirmation_policy
+        return any(policy.should_confirm(a.security_risk) for a in actions)
+
+    def wait_for_confirmation(self) -> None:
+        """Stop the run before the pending actions (the agent calls this)."""
+        self.state.execution_status = Status.WAITING_FOR_CONFIRMATION
+
+    def pending_actions(self) -> list[ActionEvent]:
+        """Actions emitted but neither run nor rejected (waiting for confirmation)."""
+        return [e for e in _unanswered_actions(self._branch()) if e.action is not None]
+
+    def reject_pending_actions(self, reason: str = "User rejected the action") -> None:
+        """Answer every pending action with a UserRejectObservation; the conversation idles."""
+        with self.state:
+            for action in self.pending_actions():
+                self.emit(
+                    UserRejectObservation(
+                        tool_name=action.tool_name,
+                        tool_call_id=action.tool_call_id,
+                        action_id=action.id,
+                        rejection_reason=reason,
+                    )
+                )
+            if self.state.execution_status == Status.WAITING_FOR_CONFIRMATION:
+                self.state.execution_status = Status.IDLE
+
     def close(self) -> None:
         """Stop the tools' processes (the terminal's bash)."""
         self._finalizer()
@@ -304,28 +415,24 @@ class Conversation:
         self.state.execution_status = Status.ERROR
 
     def _stuck(self) -> bool:
-        """The same action and result, or the same error, several times in a row."""
-        events = [e for e in self.state._events if isinstance(e, LLMConvertibleEvent)]
-        tail = events[-2 * _STUCK_REPEATS :]
-        if len(tail) < 2 * _STUCK_REPEATS:
-            return False
-        pairs = list(zip(tail[::2], tail[1::2], strict=False))
-        keys = set()
-        for a, o in pairs:
-            if not isinstance(a, ActionEvent) or not isinstance(
-                o, ObservationEvent | AgentErrorEvent
-            ):
-                return False
-            action = a.action.model_dump_json() if a.action is not None else a.tool_call.arguments
-            result = o.observation.model_dump_json() if isinstance(o, ObservationEvent) else o.error
-            keys.add((a.tool_name, action, result))
-        return len(keys) == 1
+        """The agent repeats itself (see `trajkit.sdk.stuck`)."""
+        verdict = detect_stuck(self._branch(), self._stuck_thresholds)
+        if verdict is not None:
+            logger.warning("conversation %s is stuck: %s", self.id, verdict.detail)
+        return verdict is not None
+
+    def _state_changed(self, key: str, value: Any) -> None:
+        """Record a state field change in the event log (as the agent-server does)."""
+        self.emit(ConversationStateUpdateEvent(key=key, value=value))
 
 
-def _close_tools(tools: list[RuntimeTool]) -> None:
+def _close_tools(tools: list[RuntimeTool], mcp: MCPToolset | None = None) -> None:
     for tool in tools:
         with contextlib.suppress(Exception):  # closing is best effort
             tool.close()
+    if mcp is not None:
+        with contextlib.suppress(Exception):
+            mcp.close()
 
 
 def _classify(e: LLMError) -> ErrorClassification:

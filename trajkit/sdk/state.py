@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from trajkit.sdk.agent import Agent
+from trajkit.sdk.confirmation import ConfirmationPolicy, LLMSecurityAnalyzer, NeverConfirm
 from trajkit.sdk.metrics import ConversationStats
+from trajkit.sdk.secrets import Cipher, SecretRegistry
 
 if TYPE_CHECKING:
     from trajkit.events import Event
@@ -56,6 +58,9 @@ class LocalWorkspace(BaseModel):
 
 
 _MISSING = object()
+_SILENT = frozenset({"leaf_event_id", "head_is_empty", "last_user_message_id"})
+"""Bookkeeping fields that change with every event: no ConversationStateUpdateEvent for them
+(the SDK skips the first two; ``last_user_message_id`` follows the user's MessageEvent)."""
 
 
 class ConversationState(BaseModel):
@@ -77,10 +82,10 @@ class ConversationState(BaseModel):
     """Stop runs that repeat themselves."""
     execution_status: ConversationExecutionStatus = ConversationExecutionStatus.IDLE
     """idle, running, paused, waiting_for_confirmation, finished, error or stuck."""
-    confirmation_policy: dict[str, Any] = Field(default_factory=lambda: {"kind": "NeverConfirm"})
-    """When actions need confirmation."""
-    security_analyzer: dict[str, Any] | None = None
-    """Security analyzer configuration."""
+    confirmation_policy: ConfirmationPolicy = Field(default_factory=NeverConfirm)
+    """When actions need confirmation (NeverConfirm, AlwaysConfirm, ConfirmRisky)."""
+    security_analyzer: LLMSecurityAnalyzer | dict[str, Any] | None = None
+    """Security analyzer (``LLMSecurityAnalyzer``; other kinds are kept as given)."""
     activated_knowledge_skills: list[str] = Field(default_factory=list)
     """Knowledge skills already triggered."""
     activated_path_rules: list[str] = Field(default_factory=list)
@@ -99,8 +104,8 @@ class ConversationState(BaseModel):
     """HEAD deliberately emptied."""
     stats: ConversationStats = Field(default_factory=ConversationStats)
     """LLM usage metrics by usage id."""
-    secret_registry: dict[str, Any] = Field(default_factory=lambda: {"secret_sources": {}})
-    """Secret sources (values masked or encrypted on disk)."""
+    secret_registry: SecretRegistry = Field(default_factory=SecretRegistry)
+    """Secret sources (values encrypted with the cipher, else masked, on disk)."""
     tags: dict[str, str] = Field(default_factory=dict)
     """Tags."""
     agent_state: dict[str, Any] = Field(default_factory=dict)
@@ -115,6 +120,8 @@ class ConversationState(BaseModel):
     _lock: Any = PrivateAttr(default_factory=threading.RLock)
     _events: list[Event] = PrivateAttr(default_factory=list)
     _iteration: int = PrivateAttr(default=0)
+    _cipher: Cipher | None = PrivateAttr(default=None)
+    _on_change: Any = PrivateAttr(default=None)
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name.startswith("_") or name not in type(self).model_fields:
@@ -126,6 +133,8 @@ class ConversationState(BaseModel):
         super().__setattr__(name, value)
         if self._autosave and (old is _MISSING or old != value):
             self._changed()
+            if self._on_change is not None and old is not _MISSING and name not in _SILENT:
+                self._on_change(name, self.field_json(name))
 
     def __enter__(self) -> ConversationState:
         self._lock.acquire()
@@ -157,7 +166,15 @@ class ConversationState(BaseModel):
         if self._writer is None:
             return
         with self._lock:
-            self._writer.save_base_state(self.model_dump_json(exclude_none=True))
+            self._writer.save_base_state(self.to_json())
+
+    def to_json(self) -> str:
+        """``base_state.json`` content: secrets encrypted with the cipher, else masked."""
+        return self.model_dump_json(exclude_none=True, context={"cipher": self._cipher})
+
+    def field_json(self, name: str) -> Any:
+        """One field as JSON data (secrets masked), for ``ConversationStateUpdateEvent``."""
+        return self.model_dump(mode="json", include={name}, exclude_none=True).get(name)
 
     # -- runtime views (not persisted) -----------------------------------------------
     @property

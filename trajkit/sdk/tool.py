@@ -73,6 +73,9 @@ class ToolContext:
     """The conversation folder ``<persistence_dir>/<hex id>``, if persisted."""
     env: dict[str, str] | None = None
     """Environment for processes (default: the current one)."""
+    secrets: Any = None
+    """The conversation's `trajkit.sdk.secrets.SecretRegistry`: the terminal exports the secrets
+    a command names and hides their values in its output."""
 
     @property
     def observations_dir(self) -> str | None:

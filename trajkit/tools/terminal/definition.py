@@ -12,6 +12,7 @@ reads exists.
 
 from __future__ import annotations
 
+import dataclasses
 import getpass
 import socket
 from pathlib import Path
@@ -153,9 +154,16 @@ class TerminalTool(RuntimeTool):
                 )
         elif not action.command.strip():
             return _error(action, "No previous running command to retrieve logs from.")
+        secrets = self.ctx.secrets
+        env = secrets.env_for_command(action.command) if secrets is not None else {}
         result = self.session.run(
-            action.command, timeout=action.timeout, no_output_timeout=self.no_change_timeout
+            action.command,
+            timeout=action.timeout,
+            no_output_timeout=self.no_change_timeout,
+            env=env,
         )
+        if secrets is not None:  # hide secret values before anything is saved or returned
+            result = dataclasses.replace(result, output=secrets.mask(result.output))
         return self._observation(action, result, prefix)
 
     def _observation(

@@ -151,22 +151,37 @@ class TerminalSession:
 
     # -- running ---------------------------------------------------------------------
     def run(
-        self, command: str, *, timeout: float | None = None, no_output_timeout: float = 30.0
+        self,
+        command: str,
+        *,
+        timeout: float | None = None,
+        no_output_timeout: float = 30.0,
+        env: dict[str, str] | None = None,
     ) -> CommandResult:
         """Run ``command``; stop it after ``timeout`` seconds, or after ``no_output_timeout``
-        seconds without new output when no ``timeout`` is given."""
+        seconds without new output when no ``timeout`` is given. ``env`` is exported in the
+        session first (sent over the pipe, never written to a file: it carries secrets)."""
         with self._lock:
             if self._proc is None or self._proc.poll() is not None:
                 self._restart(self.working_dir)
-            return self._run(command, timeout, no_output_timeout)
+            return self._run(command, timeout, no_output_timeout, env or {})
 
-    def _run(self, command: str, timeout: float | None, no_output_timeout: float) -> CommandResult:
+    def _run(
+        self,
+        command: str,
+        timeout: float | None,
+        no_output_timeout: float,
+        env: dict[str, str] | None = None,
+    ) -> CommandResult:
         assert self._proc is not None and self._proc.stdin is not None
         script = self._tmpdir / "cmd.sh"
         script.write_text(command + "\n", encoding="utf-8")
         marker = f"__TRAJKIT_{self._nonce}_DONE__"
+        exports = "".join(
+            f"export {k}={_quote(v)}\n" for k, v in (env or {}).items() if k.isidentifier()
+        )
         line = (
-            f". {_quote(str(script))} < /dev/null\n"
+            f"{exports}. {_quote(str(script))} < /dev/null\n"
             f'__trajkit_rc=$?; printf \'\\n{marker} %s %s\\n\' "$__trajkit_rc" "$PWD"\n'
         )
         with self._buf_cond:
