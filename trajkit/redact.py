@@ -51,7 +51,7 @@ _FERNET_RE = re.compile(r"gAAAAA[A-Za-z0-9_\-]{60,}={0,2}")
 _API_KEY_PATTERNS: tuple[tuple[str, str], ...] = (
     ("OpenAI/Anthropic-style key", r"sk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
     ("AWS access key id", r"(?:AKIA|ASIA)[0-9A-Z]{16}"),
-    ("GitHub token", r"gh(?:[pousr]_[A-Za-z0-9]{36,}|ithub_pat_[A-Za-z0-9_]{22,})"),
+    ("GitHub token", r"g(?:h[pousr]_[A-Za-z0-9]{36,}|ithub_pat_[A-Za-z0-9_]{22,})"),
     ("Google API key", r"AIza[0-9A-Za-z_\-]{35}"),
     ("Slack token", r"xox[abposr]-[A-Za-z0-9\-]{10,}"),
     ("Hugging Face token", r"hf_[A-Za-z0-9]{30,}"),
