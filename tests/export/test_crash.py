@@ -23,14 +23,20 @@ N_EVENTS = sum(len(list((c / "events").glob("event-*.json"))) for c in fx.sdk_co
 _KILLER = textwrap.dedent(
     """
     import os, signal, sys
+    import trajkit.export.chunks as chunks
     from trajkit.export import export_dataset
 
-    def progress(report):
-        if report.processed >= int(sys.argv[3]):
-            os.kill(os.getpid(), signal.SIGKILL)  # no cleanup, no finally: a crash
+    real, calls = chunks.conversation_rows, []
 
-    export_dataset([sys.argv[1]], sys.argv[2], workers=1, progress=progress,
-                   row_group_rows=3, shard_rows=int(sys.argv[4]))
+    def conversation_rows(*args, **kwargs):
+        calls.append(1)
+        if len(calls) > int(sys.argv[3]):
+            os.kill(os.getpid(), signal.SIGKILL)  # no cleanup, no finally: a crash
+        return real(*args, **kwargs)
+
+    chunks.conversation_rows = conversation_rows
+    export_dataset([sys.argv[1]], sys.argv[2], workers=1, row_group_rows=3,
+                   shard_rows=int(sys.argv[4]), chunk_size=3)
     """
 )
 

@@ -354,6 +354,7 @@ def test_prefilter_covers_every_api_key_pattern() -> None:
         "hf_" + "c" * 32,
     ]
     # One sample per pattern: a pattern added to trajkit.redact fails here until covered.
+    assert all(list(redact.find_api_keys(s)) for s in samples)
     described = {d for s in samples for _, d in redact.find_api_keys(s)}
     assert described == {d for d, _ in redact._API_KEY_PATTERNS}
     r = Redactor()

@@ -93,10 +93,14 @@ def export_command(
     )
     started = time.perf_counter()
     with progress("exporting") as bar:
+        shown = 0
 
         def on_progress(report: ExportReport) -> None:
+            nonlocal shown
             rate = report.processed / max(time.perf_counter() - started, 1e-9)
-            bar.advance(1, note=f"{rate:.0f} conversations/s, {report.events} events")
+            note = f"{rate:.1f} conversations/s, {report.events} events"
+            bar.advance(report.processed - shown, note=note)
+            shown = report.processed
 
         report = export_dataset(
             paths, out_dir, options=options, overwrite=overwrite, from_v0=from_v0,

@@ -27,20 +27,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trajkit.errors import InputError, OutputExists, TrajkitError, UsageError
+from trajkit.export.chunks import ChunkResult, ChunkSettings, ChunkTask, Exported, write_chunk
 from trajkit.export.manifest import MANIFEST_NAME, Manifest, read_manifest, write_manifest
 from trajkit.export.rows import (
-    ConversationRows,
     Filtered,
     RowOptions,
     Skipped,
     Unchanged,
-    conversation_rows,
     location_label,
 )
 
 if TYPE_CHECKING:
-    import pyarrow as pa
-
     from trajkit.migrate.containers import V0Input
 
 __all__ = ["TABLES", "ExportReport", "export_dataset"]
@@ -79,30 +76,6 @@ class ExportReport:
         return self.exported + self.unchanged + self.filtered + len(self.skipped)
 
 
-@dataclass
-class _WorkResult:
-    result: ConversationRows | Unchanged | Filtered | Skipped
-    conversation: pa.RecordBatch | None = None
-    events: pa.RecordBatch | None = None
-
-
-def _work(options: RowOptions, task: tuple[Path | V0Input, str | None]) -> _WorkResult:
-    """Run in a worker: build the rows and turn them into Arrow batches (small to send back)."""
-    import pyarrow as pa
-
-    from trajkit.export.arrow_schema import CONVERSATIONS_SCHEMA, EVENTS_SCHEMA
-
-    location, previous = task
-    result = conversation_rows(location, options, previous_fingerprint=previous)
-    if not isinstance(result, ConversationRows):
-        return _WorkResult(result)
-    conv = pa.RecordBatch.from_pylist([result.conversation], schema=CONVERSATIONS_SCHEMA)
-    events = pa.RecordBatch.from_pylist(result.events, schema=EVENTS_SCHEMA)
-    result.conversation = {}
-    result.events = []
-    return _WorkResult(result, conv, events)
-
-
 def export_dataset(
     paths: Iterable[str | os.PathLike[str]],
     out_dir: str | os.PathLike[str],
@@ -114,6 +87,7 @@ def export_dataset(
     progress: Callable[[ExportReport], None] | None = None,
     row_group_rows: int | None = None,
     shard_rows: int | None = None,
+    chunk_size: int = 32,
 ) -> ExportReport:
     """Export conversations under `paths` into `out_dir` (see the module docstring).
 
@@ -124,9 +98,10 @@ def export_dataset(
         overwrite: start over: remove an earlier export's files in `out_dir` first.
         from_v0: read V0 trajectories through the migrator.
         workers: processes (default 2); 1 runs in this process.
-        progress: called after each conversation with the report so far.
-        row_group_rows: event rows per row group (conversations use a tenth); for tests.
-        shard_rows: event rows per shard (conversations use a tenth); for tests.
+        progress: called with the report so far after each chunk of conversations.
+        row_group_rows: event rows per row group (conversations use a tenth).
+        shard_rows: event rows per shard at most (conversations use a tenth).
+        chunk_size: conversations per worker call; each chunk writes its own shards.
 
     Raises:
         OutputExists: `out_dir` is not empty and holds no export, without `overwrite`.
@@ -146,11 +121,20 @@ def export_dataset(
         (loc, by_source.get(location_label(loc)))
         for loc in _locations(paths, from_v0=from_v0, skipped=report.skipped)
     )
-    results = map_conversations(partial(_work, options), tasks, workers=workers or DEFAULT_WORKERS)
-    run = _Run(out, manifest, report, row_group_rows or 10_000, shard_rows or 500_000)
+    settings = ChunkSettings(
+        str(out), options, options.view, row_group_rows or 20_000, shard_rows or 1_000_000
+    )
+    chunks = (
+        ChunkTask(manifest.new_shard_number(), items)
+        for items in _batched(tasks, max(1, chunk_size))
+    )
+    results = map_conversations(
+        partial(write_chunk, settings), chunks, workers=workers or DEFAULT_WORKERS
+    )
+    run = _Run(out, manifest, report)
     try:
-        for item in results:
-            run.add(item)
+        for chunk in results:
+            run.add(chunk)
             if progress is not None:
                 progress(report)
         run.finish()
@@ -162,63 +146,45 @@ def export_dataset(
 
 
 class _Run:
-    """The writing side of one export: shard writers, manifest updates, stale rows."""
+    """The parent's side of one export: collect chunk results, fix up, write the manifest."""
 
-    def __init__(
-        self, out: Path, manifest: Manifest, report: ExportReport, group_rows: int, shard_rows: int
-    ) -> None:
-        from trajkit.export.arrow_schema import schema_for
-        from trajkit.export.shards import STAGING_DIR, ShardWriter, shard_name
-
+    def __init__(self, out: Path, manifest: Manifest, report: ExportReport) -> None:
         self.out = out
         self.manifest = manifest
         self.report = report
         self.new_entries: dict[str, dict[str, Any]] = {}
-        self.sources: dict[str, str] = {}
+        self.new_shards: dict[str, list[str]] = {t: [] for t in TABLES}
         self.stale: dict[tuple[str, str], set[str]] = defaultdict(set)
 
-        def next_name() -> str:
-            return shard_name(manifest.new_shard_number())
+    def add(self, chunk: ChunkResult) -> None:
+        report = self.report
+        for table, names in chunk.shards.items():
+            self.new_shards[table].extend(names)
+            report.shards.extend(f"{table}/{n}" for n in names)
+        for result in chunk.results:
+            if isinstance(result, Skipped):
+                report.skipped.append(result)
+            elif isinstance(result, Filtered):
+                report.filtered += 1
+            elif isinstance(result, Unchanged):
+                report.unchanged += 1
+            else:
+                self._exported(result)
 
-        metadata = {"trajkit.view": str(manifest.options.get("view"))}
-        self.writers = {
-            table: ShardWriter(
-                out / table,
-                schema_for(table).with_metadata({**schema_for(table).metadata, **metadata}),
-                next_name,
-                staging=out / STAGING_DIR,
-                row_group_rows=group_rows if table == "events" else max(1, group_rows // 10),
-                shard_rows=shard_rows if table == "events" else max(1, shard_rows // 10),
-            )
-            for table in TABLES
-        }
-        self.known_sources = {e["source"]: cid for cid, e in manifest.conversations.items()}
-
-    def add(self, item: _WorkResult) -> None:
-        result, report = item.result, self.report
-        if isinstance(result, Skipped):
-            report.skipped.append(result)
-            return
-        if isinstance(result, Filtered):
-            report.filtered += 1
-            return
-        if isinstance(result, Unchanged):
-            report.unchanged += 1
-            return
-        cid = result.conversation_id
-        if cid in self.sources:
+    def _exported(self, result: Exported) -> None:
+        report, cid = self.report, result.conversation_id
+        first = self.new_entries.get(cid)
+        if first is not None:  # the same id in an earlier chunk: drop this copy's rows
+            self.stale[("conversations", result.conversations_shard)].add(cid)
+            self.stale[("events", result.events_shard)].add(cid)
             report.skipped.append(
                 Skipped(
                     result.source,
                     f"{result.source}: conversation id {cid} was already exported in this run "
-                    f"from {self.sources[cid]}; skipped the copy",
+                    f"from {first['source']}; skipped the copy",
                 )
             )
             return
-        self.sources[cid] = result.source
-        assert item.conversation is not None and item.events is not None
-        conv_shard = self.writers["conversations"].write(item.conversation)
-        events_shard = self.writers["events"].write(item.events)
         old = self.manifest.conversations.get(cid)
         if old is not None:
             report.replaced += 1
@@ -227,35 +193,27 @@ class _Run:
         self.new_entries[cid] = {
             "source": result.source,
             "fingerprint": result.fingerprint,
-            "conversations_shard": conv_shard,
-            "events_shard": events_shard,
-            "n_events": item.events.num_rows,
+            "conversations_shard": result.conversations_shard,
+            "events_shard": result.events_shard,
+            "n_events": result.n_events,
         }
         report.exported += 1
-        report.events += item.events.num_rows
+        report.events += result.n_events
         report.redactions += result.n_redactions
 
     def finish(self) -> None:
         manifest = self.manifest
-        for table, writer in self.writers.items():
-            closed = writer.close()
-            manifest.shards[table].extend(closed)
-            self.report.shards.extend(f"{table}/{n}" for n in closed)
-        replaced = self._drop_stale_rows()
+        for table in TABLES:
+            manifest.shards[table].extend(self.new_shards[table])
         manifest.conversations.update(self.new_entries)
+        replaced = self._drop_stale_rows()
         write_manifest(self.out / MANIFEST_NAME, manifest)
         for path in replaced:
             path.unlink(missing_ok=True)
         self._remove_staging()
 
-    def _remove_staging(self) -> None:
-        from trajkit.export.shards import STAGING_DIR
-
-        with contextlib.suppress(OSError):
-            (self.out / STAGING_DIR).rmdir()  # only when empty
-
     def _drop_stale_rows(self) -> list[Path]:
-        """Rewrite each old shard holding replaced conversations; returns the files to delete."""
+        """Rewrite each shard holding replaced rows without them; returns the files to delete."""
         from trajkit.export.shards import STAGING_DIR, filter_shard, shard_name
 
         manifest = self.manifest
@@ -278,16 +236,33 @@ class _Run:
             key = f"{table}_shard"
             for entry in manifest.conversations.values():
                 if entry.get(key) == old_name:
-                    entry[key] = new_name
+                    entry[key] = new_name if kept else None
             to_delete.append(old)
         return to_delete
 
+    def _remove_staging(self) -> None:
+        from trajkit.export.shards import STAGING_DIR
+
+        with contextlib.suppress(OSError):
+            (self.out / STAGING_DIR).rmdir()  # only when empty
+
     def abort(self) -> None:
-        for table, writer in self.writers.items():
-            writer.abort()
-            for name in writer.closed_shards:
+        """Remove this run's shards (chunks still running leave theirs to the next start)."""
+        for table, names in self.new_shards.items():
+            for name in names:
                 (self.out / table / name).unlink(missing_ok=True)
         self._remove_staging()
+
+
+def _batched(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    batch: list[Any] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 def _locations(

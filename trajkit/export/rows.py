@@ -31,6 +31,7 @@ import orjson
 
 from trajkit.errors import InputError
 from trajkit.export.redaction import Redactor, secret_values
+from trajkit.store.remote import RemotePath
 
 if TYPE_CHECKING:
     from trajkit.events import BaseState, Event, Message
@@ -125,6 +126,8 @@ Result = ConversationRows | Unchanged | Filtered | Skipped
 
 def location_label(location: Path | V0Input) -> str:
     """The source string stored in rows and the manifest: an absolute folder, or `file[:line]`."""
+    if isinstance(location, RemotePath):
+        return location.url
     if isinstance(location, Path | str):
         return os.path.abspath(location)
     path = os.path.abspath(location.path)
@@ -147,6 +150,8 @@ def conversation_rows(
     was_enabled = gc.isenabled()
     gc.disable()
     try:
+        if isinstance(location, RemotePath):  # object storage (trajkit.store.remote)
+            return _v1_rows(location, source, options, previous_fingerprint)  # type: ignore[arg-type]
         if isinstance(location, Path | str):
             return _v1_rows(Path(location), source, options, previous_fingerprint)
         return _v0_rows(location, source, options, previous_fingerprint)
@@ -242,6 +247,12 @@ def _v0_rows(location: V0Input, source: str, options: RowOptions, previous: str 
 def _fingerprint_files(paths: Sequence[Path]) -> str:
     h = hashlib.blake2b(digest_size=16)
     for p in paths:
+        if isinstance(p, RemotePath):  # size and ETag, from the folder's listing
+            try:
+                h.update(f"{p.name}:{p.version_tag()}\n".encode())
+            except OSError:
+                h.update(f"{p.name}:-\n".encode())
+            continue
         try:
             st = os.stat(p)
         except FileNotFoundError:

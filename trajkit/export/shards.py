@@ -39,7 +39,7 @@ __all__ = [
     "shard_name",
 ]
 
-SHARD_RE = re.compile(r"^part-(\d{5,})\.parquet$")
+SHARD_RE = re.compile(r"^part-(\d{5,})(?:-\d{3,})?\.parquet$")
 """Names of the shards an export writes."""
 
 

@@ -1,0 +1,163 @@
+"""The worker side of an export: a chunk of conversations -> rows -> closed shards.
+
+Each worker process takes a chunk of conversation locations, runs the pure
+`rows.conversation_rows` on each, turns the rows into Arrow record batches and appends them to
+its own `ShardWriter`s (row groups as they fill). At the end of the chunk it closes its shards
+(renamed into the table folders) and sends back only a small summary per conversation: which
+shard holds its rows, its fingerprint, counts. Rows never travel between processes, and Parquet
+encoding and compression run on every core, not in one parent process.
+
+Shard names come from the parent: chunk `n` writes `part-<n>.parquet` in each table folder, then
+`part-<n>-001.parquet`, ... if it is large enough to rotate. A conversation id met twice in one
+chunk keeps its first copy; the parent handles copies across chunks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from trajkit.export.rows import (
+    ConversationRows,
+    Filtered,
+    RowOptions,
+    Skipped,
+    Unchanged,
+    conversation_rows,
+)
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from trajkit.migrate.containers import V0Input
+
+__all__ = ["ChunkResult", "ChunkSettings", "ChunkTask", "Exported", "rows_to_batch", "write_chunk"]
+
+
+@dataclass(frozen=True)
+class ChunkSettings:
+    """What every chunk of one export shares."""
+
+    out_dir: str
+    options: RowOptions
+    view: str
+    row_group_rows: int
+    shard_rows: int
+
+
+@dataclass(frozen=True)
+class ChunkTask:
+    """Conversations for one worker call, with their last fingerprints, and the shard number."""
+
+    number: int
+    items: list[tuple[Path | V0Input, str | None]]
+
+
+@dataclass(frozen=True)
+class Exported:
+    """Summary of one conversation written by a worker."""
+
+    conversation_id: str
+    source: str
+    fingerprint: str
+    conversations_shard: str
+    events_shard: str
+    n_events: int
+    n_redactions: int
+
+
+@dataclass
+class ChunkResult:
+    """What a worker sends back for a chunk."""
+
+    number: int
+    results: list[Exported | Unchanged | Filtered | Skipped] = field(default_factory=list)
+    shards: dict[str, list[str]] = field(default_factory=dict)
+
+
+def rows_to_batch(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.RecordBatch:
+    """Rows (dicts keyed by column name) -> a record batch of `schema`, built column by column."""
+    import pyarrow as pa
+
+    arrays = [pa.array([r[f.name] for r in rows], type=f.type) for f in schema]
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def write_chunk(settings: ChunkSettings, task: ChunkTask) -> ChunkResult:
+    """Run in a worker: export the chunk's conversations into new shards (module docstring)."""
+    from trajkit.export.arrow_schema import schema_for
+    from trajkit.export.shards import STAGING_DIR, ShardWriter
+
+    out = Path(settings.out_dir)
+    writers = {}
+    for table in ("conversations", "events"):
+        schema = schema_for(table)
+        schema = schema.with_metadata({**schema.metadata, "trajkit.view": settings.view})
+        small = table == "conversations"
+        writers[table] = ShardWriter(
+            out / table,
+            schema,
+            _names(task.number),
+            staging=out / STAGING_DIR,
+            row_group_rows=max(1, settings.row_group_rows // 10)
+            if small
+            else settings.row_group_rows,
+            shard_rows=max(1, settings.shard_rows // 10) if small else settings.shard_rows,
+        )
+    result = ChunkResult(task.number)
+    seen: dict[str, str] = {}
+    try:
+        for location, previous in task.items:
+            rows = conversation_rows(location, settings.options, previous_fingerprint=previous)
+            if isinstance(rows, ConversationRows):
+                result.results.append(_write(rows, writers, seen))
+            else:
+                result.results.append(rows)
+        result.shards = {table: w.close() for table, w in writers.items()}
+    except BaseException:
+        for w in writers.values():
+            w.abort()
+            for name in w.closed_shards:
+                (w.folder / name).unlink(missing_ok=True)
+        raise
+    return result
+
+
+def _write(
+    rows: ConversationRows, writers: dict[str, Any], seen: dict[str, str]
+) -> Exported | Skipped:
+    cid = rows.conversation_id
+    if cid in seen:
+        return Skipped(
+            rows.source,
+            f"{rows.source}: conversation id {cid} was already exported in this run from "
+            f"{seen[cid]}; skipped the copy",
+        )
+    seen[cid] = rows.source
+    conv = rows_to_batch([rows.conversation], writers["conversations"].schema)
+    events = rows_to_batch(rows.events, writers["events"].schema)
+    return Exported(
+        cid,
+        rows.source,
+        rows.fingerprint,
+        writers["conversations"].write(conv),
+        writers["events"].write(events),
+        events.num_rows,
+        rows.n_redactions,
+    )
+
+
+def _names(number: int) -> Callable[[], str]:
+    from trajkit.export.shards import shard_name
+
+    count = 0
+
+    def next_name() -> str:
+        nonlocal count
+        count += 1
+        base = shard_name(number)
+        return base if count == 1 else base.replace(".parquet", f"-{count - 1:03d}.parquet")
+
+    return next_name
