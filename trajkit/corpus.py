@@ -49,7 +49,13 @@ def iter_conversation_paths(
         InputError: a path does not exist, is a file when files are not allowed, or is a folder
             with no conversation below it.
     """
+    from trajkit.store.remote import as_remote, iter_remote_paths
+
     for raw in paths:
+        remote = as_remote(raw)
+        if remote is not None:  # s3://…, gs://…: see trajkit.store.remote
+            yield from iter_remote_paths(remote, allow_files=allow_files)  # type: ignore[misc]
+            continue
         path = Path(raw)
         if not os.path.lexists(path):
             raise InputError(path, "", "no such file or folder")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -17,13 +18,65 @@ def paths_argument(*, required: bool = True) -> Callable[[F], F]:
     Existence is checked by the library, so a broken link or a symlink loop is reported as a
     problem naming the path (exit 1) rather than as a usage error.
     """
-    return click.argument(
-        "paths",
-        nargs=-1,
-        required=required,
-        type=click.Path(path_type=Path),
-        metavar="PATH...",
+    argument = click.argument(
+        "paths", nargs=-1, required=required, type=PATH_OR_URL, metavar="PATH..."
     )
+
+    def decorate(f: F) -> F:
+        return storage_option(argument(f))
+
+    return decorate
+
+
+class _PathOrURL(click.ParamType):
+    """A local path (`Path`), or a storage URL such as `s3://bucket/prefix` (`RemotePath`)."""
+
+    name = "path"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if not isinstance(value, str):
+            return value
+        from trajkit.store.remote import as_remote
+
+        try:
+            remote = as_remote(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+        return remote if remote is not None else Path(value)
+
+
+PATH_OR_URL = _PathOrURL()
+"""Click type for PATH arguments and outputs that may live in object storage."""
+
+
+def _set_storage_options(
+    ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
+) -> None:
+    from trajkit.store.remote import set_storage_options
+
+    options: dict[str, Any] = {}
+    for item in values:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"{item!r}: expected KEY=VALUE", ctx=ctx, param=param)
+        try:
+            options[key] = json.loads(raw)  # numbers, booleans, objects
+        except ValueError:
+            options[key] = raw
+    set_storage_options(options)
+
+
+def storage_option(f: F) -> F:
+    """`--storage-option KEY=VALUE`: fsspec options for `s3://`/`gs://` paths (repeatable)."""
+    return click.option(
+        "--storage-option",
+        multiple=True,
+        metavar="KEY=VALUE",
+        is_eager=True,  # before PATH... is converted, so the paths carry these options
+        expose_value=False,
+        callback=_set_storage_options,
+        help="Option for s3:// or gs:// paths, e.g. endpoint_url=http://host:9000 (repeatable).",
+    )(f)
 
 
 def json_option(help_text: str = "Print a machine-readable JSON report.") -> Callable[[F], F]:

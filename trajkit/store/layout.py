@@ -145,10 +145,17 @@ def find_conversations(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path
     A conversation folder is yielded as is and not descended into. Symlinked folders are
     followed once: a folder already visited (same device and inode) is skipped, so symlink
     loops end. A path that does not exist raises `InputError`; files are skipped (single event
-    files are handled by `trajkit.corpus`).
+    files are handled by `trajkit.corpus`). Storage URLs (`s3://bucket/prefix`) are walked by
+    `trajkit.store.remote.find_remote_conversations` and yield `RemotePath`s.
     """
+    from trajkit.store.remote import as_remote, find_remote_conversations
+
     seen: set[tuple[int, int]] = set()
     for raw in paths:
+        remote = as_remote(raw)
+        if remote is not None:  # s3://…, gs://…: see trajkit.store.remote
+            yield from find_remote_conversations(remote)  # type: ignore[misc]
+            continue
         root = Path(raw)
         try:
             st = root.stat()

@@ -40,6 +40,7 @@ from trajkit.store.layout import (
     is_sidecar,
     parse_event_file_name,
 )
+from trajkit.store.remote import RemotePath, as_remote, is_remote_conversation
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -201,6 +202,13 @@ class StoredConversation:
     # helpers ----------------------------------------------------------------------------------
 
     def _names(self) -> list[str]:
+        if isinstance(self.events_dir, RemotePath):  # object storage: one paginated listing
+            try:
+                return self.events_dir.list_names()
+            except FileNotFoundError:
+                return []
+            except OSError as exc:
+                raise InputError(self.events_dir, "", _reason(exc)) from None
         try:
             with os.scandir(self.events_dir) as it:
                 return [e.name for e in it]
@@ -218,7 +226,13 @@ class StoredConversation:
 
 
 def open_conversation(path: str | os.PathLike[str]) -> StoredConversation:
-    """Open a conversation folder for reading (it must hold `events/` or `base_state.json`)."""
+    """Open a conversation folder for reading (it must hold `events/` or `base_state.json`).
+
+    `path` may also be a storage URL (`s3://bucket/prefix/<uuid hex>`, see `store.remote`).
+    """
+    remote = as_remote(path)
+    if remote is not None:
+        return _open_remote(remote)
     folder = Path(path)
     if not folder.is_dir():
         reason = "not a folder" if folder.exists() else "no such folder"
@@ -232,9 +246,25 @@ def open_conversation(path: str | os.PathLike[str]) -> StoredConversation:
     return StoredConversation(folder)
 
 
+def _open_remote(folder: RemotePath) -> StoredConversation:
+    try:
+        entries = folder.list_entries()
+    except (FileNotFoundError, NotADirectoryError):
+        raise InputError(folder, "", "no such folder; expected a conversation folder <uuid hex>/") from None
+    if not is_remote_conversation(folder, entries):
+        raise InputError(
+            folder,
+            "",
+            f"not a conversation folder: it holds neither {EVENTS_DIR}/ nor {BASE_STATE}",
+        )
+    return StoredConversation(folder)  # type: ignore[arg-type]
+
+
 def read_file_bytes(path: str | os.PathLike[str], *, max_bytes: int | None = None) -> bytes:
     """Read a whole file, refusing one above `max_bytes` (default `MAX_FILE_BYTES`)."""
     limit = MAX_FILE_BYTES if max_bytes is None else max_bytes
+    if isinstance(path, RemotePath):
+        return path.read_bytes(max_bytes=limit)
     try:
         with open(path, "rb") as f:
             size = os.fstat(f.fileno()).st_size

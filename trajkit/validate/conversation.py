@@ -36,6 +36,7 @@ from trajkit.store.layout import (
     is_sidecar,
     parse_event_file_name,
 )
+from trajkit.store.remote import RemotePath
 from trajkit.validate.files import (
     MAX_FILE_BYTES,
     EventFacts,
@@ -114,7 +115,7 @@ def _base_state_problems(
 ) -> Generator[Problem, None, FileCheck | None]:
     """Check `base_state.json` (generator returning the FileCheck, or None when absent)."""
     path = folder / BASE_STATE
-    if not os.path.lexists(path):
+    if not (path.exists() if isinstance(path, RemotePath) else os.path.lexists(path)):
         yield warning(
             path,
             "",
@@ -150,8 +151,11 @@ def _list_event_files(folder: Path) -> Generator[Problem, None, list[_Entry] | N
     events = folder / EVENTS_DIR
     entries: list[_Entry] = []
     try:
-        with os.scandir(events) as it:
-            names = [entry.name for entry in it]
+        if isinstance(events, RemotePath):  # object storage: one paginated listing
+            names = events.list_names()
+        else:
+            with os.scandir(events) as it:
+                names = [entry.name for entry in it]
     except FileNotFoundError:
         if os.path.islink(events):
             yield error(events, "", "broken symlink: events/ points nowhere", "no-events")

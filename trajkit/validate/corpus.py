@@ -16,6 +16,7 @@ from pathlib import Path
 
 from trajkit.errors import UsageError
 from trajkit.store.layout import EVENTS_DIR, find_conversations, is_conversation_folder
+from trajkit.store.remote import RemotePath
 from trajkit.validate.conversation import ConversationReport, validate_conversation, validate_file
 from trajkit.validate.diagnose import checker
 from trajkit.validate.files import MAX_FILE_BYTES, read_json_object
@@ -81,7 +82,13 @@ def iter_targets(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Target]:
     Raises `UsageError` for a path that does not exist at all; a broken link or a symlink loop
     is a `broken` target, reported as a problem naming it.
     """
+    from trajkit.store.remote import as_remote
+
     for raw in paths:
+        remote = as_remote(raw)
+        if remote is not None:  # s3://…, gs://…: see trajkit.store.remote
+            yield from _remote_targets(remote)
+            continue
         path = Path(raw)
         if not os.path.lexists(path):
             raise UsageError(f"{os.fspath(path)}: no such file or folder")
@@ -111,6 +118,32 @@ def iter_targets(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Target]:
                 )
         else:
             yield Target(path, "broken", _broken_reason(path))
+
+
+def _remote_targets(root: RemotePath) -> Iterator[Target]:
+    """`iter_targets` for a storage URL: the same rules, one listing per folder level."""
+    from trajkit.store.remote import (
+        check_storage,
+        find_remote_conversations,
+        is_remote_conversation,
+    )
+
+    check_storage(root)
+    if not root.exists():
+        raise UsageError(f"{root}: no such file or folder")
+    if root.is_file():
+        yield Target(root, "file")  # type: ignore[arg-type]
+        return
+    if root.name == EVENTS_DIR and is_remote_conversation(root.parent):
+        yield Target(root.parent, "conversation")  # type: ignore[arg-type]
+        return
+    found = False
+    for folder in find_remote_conversations(root):
+        found = True
+        yield Target(folder, "conversation")  # type: ignore[arg-type]
+    if not found:
+        message = "no conversation folder (holding events/ or base_state.json) found here"
+        yield Target(root, "broken", message)  # type: ignore[arg-type]
 
 
 def _broken_reason(path: Path) -> str:

@@ -27,7 +27,9 @@ from typing import Any
 
 import orjson
 
+from trajkit.errors import InputError
 from trajkit.store.reader import MAX_FILE_BYTES  # the store's limit (100 MiB by default)
+from trajkit.store.remote import RemotePath
 from trajkit.validate.diagnose import (
     base_state_problems,
     checker,
@@ -76,6 +78,8 @@ def read_file(path: Path, *, max_bytes: int = MAX_FILE_BYTES, what: str) -> File
     is read, so an oversized file costs nothing.
     """
     check = FileCheck()
+    if isinstance(path, RemotePath):  # object storage: one GET, sizes from the listing
+        return _read_remote(path, check, max_bytes, what)
     try:
         # O_NONBLOCK: opening a FIFO must not hang; it changes nothing for regular files.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
@@ -123,6 +127,32 @@ def _read_checked(
         return error(path, "", f"empty file: expected {what} (a JSON object)", "empty")
     check.raw = raw
     return None
+
+
+def _read_remote(path: RemotePath, check: FileCheck, max_bytes: int, what: str) -> FileCheck:
+    """`read_file` for a `RemotePath`: the same problems, from the listing's size and one GET."""
+    try:
+        size = path.size()
+        if size is None:
+            size = int(path.info().get("size") or 0)
+        if size > max_bytes:
+            message = (
+                f"file is {_size(size)}, above the {_size(max_bytes)} limit for {what}; "
+                "not read (raise the limit with --max-file-size or TRAJKIT_MAX_FILE_BYTES)"
+            )
+            check.problems.append(error(path, "", message, "too-large"))  # type: ignore[arg-type]
+            return check
+        check.raw = path.read_bytes(max_bytes=max_bytes) if size else b""
+    except FileNotFoundError:
+        check.problems.append(error(path, "", "no such file", "unreadable"))  # type: ignore[arg-type]
+        return check
+    except InputError as exc:
+        check.problems.append(error(path, "", f"cannot read: {exc.message}", "unreadable"))  # type: ignore[arg-type]
+        return check
+    if not check.raw:
+        message = f"empty file: expected {what} (a JSON object)"
+        check.problems.append(error(path, "", message, "empty"))  # type: ignore[arg-type]
+    return check
 
 
 def decode_object(path: Path, check: FileCheck) -> dict[str, Any] | None:

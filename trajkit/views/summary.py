@@ -28,6 +28,7 @@ import orjson
 
 from trajkit.errors import InputError, TrajkitError
 from trajkit.store import find_conversations, open_conversation
+from trajkit.store.remote import RemotePath
 
 if TYPE_CHECKING:
     from trajkit.events import BaseState, Event
@@ -130,7 +131,7 @@ def iter_conversation_folders(
 ) -> Iterator[Path | Skipped]:
     """V1 conversation folders under each path; a path holding none gives a `Skipped`."""
     for item in iter_sources(paths, v0=False):
-        if isinstance(item, Path | Skipped):
+        if isinstance(item, Path | RemotePath | Skipped):
             yield item
 
 
@@ -173,7 +174,7 @@ def iter_rows(paths: Iterable[str | os.PathLike[str]]) -> Iterator[ConversationR
             yield item
             continue
         try:
-            if isinstance(item, Path):
+            if isinstance(item, Path | RemotePath):
                 yield _row(open_conversation(item))
             else:
                 yield _row_v0(_migrate(item))
@@ -311,7 +312,7 @@ def source_stats(source: Path | V0Input | Skipped) -> ConversationStats | Skippe
     if isinstance(source, Skipped):
         return source
     try:
-        if isinstance(source, Path):
+        if isinstance(source, Path | RemotePath):
             return conversation_stats(source)
         m = _migrate(source)
     except TrajkitError as exc:
