@@ -5,9 +5,11 @@ Where: ``<persistence_dir>/<conversation_id.hex>/`` (``persistence_dir`` default
 exactly as the OpenHands SDK lays them out, so either can read the other's conversations.
 
 Crash safety: each event is written as its own file, atomically (temp, fsync, rename, fsync
-folder) under the SDK's ``events/.eventlog.lock``, *before* callbacks see it; the base state is
-rewritten atomically right after (HEAD moved to the new event). A SIGKILL at any point leaves
-every completed event on disk and a whole ``base_state.json``. On restore:
+folder) under the SDK's ``events/.eventlog.lock``, *before* callbacks see it. The base state
+(HEAD, status, metrics) is rewritten atomically after each event outside a run, and once per
+agent step during a run (the SDK batches the same way), so a step costs one base-state write,
+not one per event. A SIGKILL at any point leaves every completed event on disk and a whole
+``base_state.json``. On restore:
 
 - the HEAD is moved forward over events written after the last base-state save;
 - an action that has no result (the process died while the tool ran) gets an
@@ -108,7 +110,6 @@ class Conversation:
         self.id = cid
         self._callbacks = list(callbacks or [])
         self._writer = ConversationWriter(folder)
-        self._emit_lock = threading.RLock()
         self._run_lock = threading.Lock()
         self._pause = threading.Event()
         self._cipher = cipher
@@ -223,18 +224,19 @@ class Conversation:
     # -- events ----------------------------------------------------------------------
     def emit(self, event: Event) -> Event:
         """Persist ``event`` (its own file, at once), move the HEAD, then run the callbacks."""
-        with self._emit_lock:
-            st = self.state
+        # One lock (the state's, re-entrant) for appends and state changes: run() holds it for
+        # a whole step, so another thread's emit (pause) waits for the step, never deadlocks.
+        st = self.state
+        with st:
             if event.parent_id is None and st.leaf_event_id is not None:
                 event = event.model_copy(update={"parent_id": st.leaf_event_id})
             self._writer.append(event)
             st._events.append(event)
-            with st:
-                if not isinstance(event, ConversationStateUpdateEvent):
-                    st.leaf_event_id = event.id
-                    st.head_is_empty = False
-                if isinstance(event, MessageEvent) and event.source == "user":
-                    st.last_user_message_id = event.id
+            if not isinstance(event, ConversationStateUpdateEvent):
+                st.leaf_event_id = event.id
+                st.head_is_empty = False
+            if isinstance(event, MessageEvent) and event.source == "user":
+                st.last_user_message_id = event.id
             for callback in self._callbacks:
                 try:
                     callback(event)
@@ -309,7 +311,11 @@ class Conversation:
                     )
                     return
                 try:
-                    self.agent.step(self)
+                    # The step's events are each written at once; the base state (HEAD,
+                    # metrics) is saved once when the step ends, as the SDK does. A crash
+                    # in between is repaired on restore (_move_head_forward).
+                    with st:
+                        self.agent.step(self)
                 except LLMError as e:
                     self._fail(e.kind, str(e), _classify(e))
                     return
