@@ -170,8 +170,9 @@ class _Builder:
         self.report.conversation_id = self.conv_id
         for w in [*src.warnings, *hist.warnings]:
             self.report.warn(w)
-        for reason, n in hist.dropped.items():
+        for reason, n in hist.dropped.items():  # items that never became V0 events
             for _ in range(n):
+                self.report.count_source(f"({reason})")
                 self.report.drop(reason)
         self.synth_ts = hist.synthesized_timestamps
         self.out: list[dict[str, Any]] = []

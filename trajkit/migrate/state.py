@@ -19,8 +19,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from pydantic import ValidationError
+
 from trajkit.events import BaseState, Event, MessageEvent
-from trajkit.events.state import parse_base_state
+from trajkit.events.state import Metrics, parse_base_state
 from trajkit.migrate.containers import V0Source
 
 __all__ = ["build_base_state"]
@@ -150,7 +152,19 @@ def _metrics(src: V0Source, v0_events: Sequence[dict[str, Any]], model: str) -> 
         metrics.pop("accumulated_token_usage", None)
     elif usage.get("model") in (None, "default"):
         metrics["accumulated_token_usage"] = {**usage, "model": model}
-    return {"agent": metrics}
+    return {"agent": _valid_fields(metrics)}
+
+
+def _valid_fields(metrics: dict[str, Any]) -> dict[str, Any]:
+    """Keep only the fields the V1 model accepts (a damaged snapshot must not stop migration)."""
+    kept: dict[str, Any] = {}
+    for key, value in metrics.items():
+        try:
+            Metrics.model_validate({key: value})
+        except ValidationError:
+            continue
+        kept[key] = value
+    return kept
 
 
 def _title(src: V0Source) -> str:
