@@ -202,3 +202,11 @@ def test_items_that_are_not_events_are_reported_not_fatal(tmp_path):
     conv = migrate(path)
     assert conv.report.dropped_by_reason == {"not an event": 2}
     assert any("/4: skipped an item" in w for w in conv.report.warnings)
+
+
+def test_a_v1_conversation_folder_is_not_migrated(tmp_path):
+    from tests.support.fixtures import sdk_conversation
+
+    folder = sdk_conversation("b_terminal")
+    skip = _skip(folder)
+    assert skip.message == "already a V1 conversation folder; nothing to migrate"

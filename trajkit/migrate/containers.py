@@ -31,6 +31,7 @@ from typing import Any
 
 from trajkit.errors import InputError
 from trajkit.migrate.v0 import looks_like_history
+from trajkit.store.layout import is_conversation_folder
 
 __all__ = [
     "CONTAINERS",
@@ -335,6 +336,9 @@ def _inputs_of(path: Path, *, top: bool) -> Iterator[V0Input | SkippedInput]:
         return
     if not path.is_dir():
         yield SkippedInput(str(path), "", "not a file or folder trajkit can read")
+        return
+    if is_conversation_folder(path):
+        yield SkippedInput(str(path), "", "already a V1 conversation folder; nothing to migrate")
         return
     found = False
     for child in sorted(path.iterdir()):
