@@ -76,8 +76,12 @@ CONVERSATIONS_SCHEMA = pa.schema(
         _doc("agent_kind", pa.string(), "Agent class (`agent.kind`)."),
         _doc("tool_names", pa.list_(pa.string()), "Names of the tools offered to the model."),
         _doc("execution_status", pa.string(), "Run status from base_state.json."),
-        _doc("n_events", pa.int64(), "Events in the log (every branch)."),
-        _doc("n_llm_calls", pa.int64(), "Distinct LLM responses that produced events."),
+        _doc("n_events", pa.int64(), "Event rows exported: every event file, every branch."),
+        _doc(
+            "n_llm_calls",
+            pa.int64(),
+            "LLM calls in `stats` (all usage ids); else distinct `llm_response_id`s.",
+        ),
         _doc("n_tool_calls", pa.int64(), "ActionEvents (one per tool call)."),
         _doc("n_errors", pa.int64(), "Error events plus observations flagged is_error."),
         _doc("n_messages", pa.int64(), "Messages in the `messages` column."),
@@ -96,7 +100,9 @@ CONVERSATIONS_SCHEMA = pa.schema(
         _doc(
             "problems", pa.list_(pa.string()), "Conversion notes (dangling calls, unknown tools)."
         ),
-        _doc("n_redactions", pa.int64(), "Secret values masked in this conversation's rows."),
+        _doc(
+            "n_redactions", pa.int64(), "Secrets masked in this conversation's rows (both tables)."
+        ),
     ],
     metadata={"trajkit.table": "conversations", "trajkit.schema_version": SCHEMA_VERSION},
 )

@@ -26,6 +26,7 @@ from trajkit.export.rows import (
     Skipped,
     Unchanged,
     conversation_rows,
+    location_label,
 )
 
 if TYPE_CHECKING:
@@ -110,7 +111,7 @@ def write_chunk(settings: ChunkSettings, task: ChunkTask) -> ChunkResult:
     seen: dict[str, str] = {}
     try:
         for location, previous in task.items:
-            rows = conversation_rows(location, settings.options, previous_fingerprint=previous)
+            rows = _conversation_rows(location, settings.options, previous)
             if isinstance(rows, ConversationRows):
                 result.results.append(_write(rows, writers, seen))
             else:
@@ -123,6 +124,21 @@ def write_chunk(settings: ChunkSettings, task: ChunkTask) -> ChunkResult:
                 (w.folder / name).unlink(missing_ok=True)
         raise
     return result
+
+
+def _conversation_rows(
+    location: Path | V0Input, options: RowOptions, previous: str | None
+) -> ConversationRows | Unchanged | Filtered | Skipped:
+    """`conversation_rows`, with an unexpected failure on this one conversation as `Skipped`.
+
+    Bad input is already a `Skipped`; this catches the rest (a bug met on odd data, storage
+    failing mid-read), so one conversation cannot end the export on any engine.
+    """
+    try:
+        return conversation_rows(location, options, previous_fingerprint=previous)
+    except Exception as exc:
+        source = location_label(location)
+        return Skipped(source, f"{source}: failed to export: {type(exc).__name__}: {exc}")
 
 
 def _write(

@@ -38,6 +38,7 @@ from trajkit.export.rows import (
 )
 
 if TYPE_CHECKING:
+    from trajkit.engine import Engine
     from trajkit.migrate.containers import V0Input
 
 __all__ = ["TABLES", "ExportReport", "export_dataset"]
@@ -88,6 +89,7 @@ def export_dataset(
     row_group_rows: int | None = None,
     shard_rows: int | None = None,
     chunk_size: int = 32,
+    engine: Engine | None = None,
 ) -> ExportReport:
     """Export conversations under `paths` into `out_dir` (see the module docstring).
 
@@ -102,13 +104,15 @@ def export_dataset(
         row_group_rows: event rows per row group (conversations use a tenth).
         shard_rows: event rows per shard at most (conversations use a tenth).
         chunk_size: conversations per worker call; each chunk writes its own shards.
+        engine: where chunks run (`trajkit.engine`): default this machine's `workers`
+            processes; a `RayEngine` runs the same `write_chunk` on a Ray cluster.
 
     Raises:
         OutputExists: `out_dir` is not empty and holds no export, without `overwrite`.
         UsageError: `out_dir` holds an export made with other options, without `overwrite`.
         TrajkitError: `out_dir` cannot be created or written.
     """
-    from trajkit.corpus import DEFAULT_WORKERS, map_conversations
+    from trajkit.engine import LocalEngine
     from trajkit.export.arrow_schema import SCHEMA_VERSION
 
     options = options or RowOptions()
@@ -128,9 +132,8 @@ def export_dataset(
         ChunkTask(manifest.new_shard_number(), items)
         for items in _batched(tasks, max(1, chunk_size))
     )
-    results = map_conversations(
-        partial(write_chunk, settings), chunks, workers=workers or DEFAULT_WORKERS
-    )
+    engine = engine or LocalEngine(workers)
+    results = engine.map(partial(write_chunk, settings), chunks)
     run = _Run(out, manifest, report)
     try:
         for chunk in results:
