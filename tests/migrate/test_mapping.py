@@ -487,3 +487,17 @@ def test_ids_are_deterministic_and_content_derived():
     b = migrate(V0 / "basic.json")
     assert a.id == b.id and [e.id for e in a.events] == [e.id for e in b.events]
     assert a.id != migrate(V0 / "wrong_initial_state.json").id
+
+
+def test_download_observation_answers_its_browser_call(every):
+    action, result = v1_of(every, 51) + v1_of(every, 52)
+    assert result.action_id == action.id
+    assert result.observation.kind == "MCPToolObservation"
+    assert result.observation.text == "Downloaded the file at location: /workspace/report.pdf"
+    assert side(every, 52)["unmapped"] == {"file_path": "/workspace/report.pdf"}
+
+
+def test_condense_and_loop_detection_observations_are_dropped(every):
+    assert v1_of(every, 53) == [] and v1_of(every, 54) == []
+    assert every.report.dropped_by_reason["condense observation (no V1 counterpart)"] == 1
+    assert every.report.dropped_by_reason["loop_detection observation (no V1 counterpart)"] == 1
