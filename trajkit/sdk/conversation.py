@@ -199,6 +199,7 @@ class Conversation:
         state.attach(self._writer)
         with state:
             _move_head_forward(state)
+            state._iteration = _steps_since_user_message(state._events)
             if state.execution_status == Status.RUNNING:
                 state.execution_status = Status.ERROR  # the process died during run()
         return state
@@ -455,6 +456,17 @@ def _classify(e: LLMError) -> ErrorClassification:
     }
     kind, retryable, action = kinds.get(e.kind, ("unknown", False, "none"))
     return ErrorClassification(kind=kind, retryable=retryable, user_action=action)  # type: ignore[arg-type]
+
+
+def _steps_since_user_message(events: Sequence[Event]) -> int:
+    """Agent steps (LLM responses) after the last user message: the iteration count."""
+    responses: set[str] = set()
+    for event in reversed(events):
+        if isinstance(event, MessageEvent) and event.source == "user":
+            break
+        if isinstance(event, ActionEvent | MessageEvent) and event.source == "agent":
+            responses.add(event.llm_response_id or event.id)
+    return len(responses)
 
 
 def _unanswered_actions(branch: Sequence[Event]) -> list[ActionEvent]:

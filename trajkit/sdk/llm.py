@@ -29,6 +29,7 @@ from pydantic import (
     PrivateAttr,
     SecretStr,
     SerializationInfo,
+    ValidationInfo,
     computed_field,
     field_serializer,
     field_validator,
@@ -210,12 +211,16 @@ class LLM(BaseModel):
 
     @field_validator(*_SECRET_FIELDS, mode="before")
     @classmethod
-    def _unmask(cls, v: Any) -> Any:
-        # A masked ("**********") or blank secret was lost on save: load it as None (SDK rule).
+    def _unmask(cls, v: Any, info: ValidationInfo) -> Any:
+        # A masked ("**********") or blank secret was lost on save: load it as None (SDK rule);
+        # a Fernet token is decrypted with the context's cipher (sdk.secrets.Cipher).
+        from trajkit.sdk.secrets import load_secret
+
         raw = v.get_secret_value() if isinstance(v, SecretStr) else v
-        if raw is None or (isinstance(raw, str) and (not raw.strip() or raw == MASK)):
-            return None
-        return v
+        if raw is None or not isinstance(raw, str):
+            return v
+        cipher = (info.context or {}).get("cipher") if isinstance(info.context, dict) else None
+        return load_secret(raw, cipher)
 
     @field_serializer(*_SECRET_FIELDS, when_used="always")
     def _mask(self, v: SecretStr | None, info: SerializationInfo) -> str | None:
@@ -224,10 +229,9 @@ class LLM(BaseModel):
         ctx = info.context if isinstance(info.context, dict) else {}
         if ctx.get("expose_secrets"):
             return v.get_secret_value()
-        cipher = ctx.get("cipher")
-        if cipher is not None:
-            return str(cipher.encrypt(v.get_secret_value().encode()).decode())
-        return MASK
+        from trajkit.sdk.secrets import dump_secret
+
+        return dump_secret(v, ctx.get("cipher"))  # encrypted with a cipher, else masked
 
     # -- metrics ---------------------------------------------------------------------
     @property
