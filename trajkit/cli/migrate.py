@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from trajkit.cli._options import jobs_option, json_option
+
+if TYPE_CHECKING:
+    from trajkit.migrate import Migrated
 
 
 @click.command("migrate")
@@ -19,6 +23,7 @@ from trajkit.cli._options import jobs_option, json_option
     "out_dir",
     required=True,
     type=click.Path(path_type=Path),
+    metavar="OUT_DIR",
     help="Folder to write one <uuid hex>/ conversation folder per trajectory into.",
 )
 @click.option("--overwrite", is_flag=True, help="Replace conversation folders that already exist.")
@@ -73,7 +78,7 @@ def migrate_command(
         click.get_current_context().exit(1)
 
 
-def _summary(done: list, skipped: int, out: str) -> str:  # type: ignore[type-arg]
+def _summary(done: list[Migrated], skipped: int, out: str) -> str:
     events = sum(m.events for m in done)
     dropped = sum(m.report["dropped"] for m in done)
     synth = sum(m.report["synthesized"] for m in done)
