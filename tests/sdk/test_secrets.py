@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 from pydantic import SecretStr
@@ -143,3 +144,85 @@ def test_lookup_secret_fetches_and_protects_headers(secret_http):
     source = back.secret_sources["API_TOKEN"]
     assert isinstance(source, LookupSecret)
     assert source.headers["Authorization"] == "Bearer hdr-token-777"
+
+
+# -- in a conversation ---------------------------------------------------------------------
+
+
+def _all_bytes(root):
+    return {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("with_cipher", [False, True])
+def test_conversation_secret_never_reaches_disk(llm_server, tmp_path, with_cipher):
+    import hashlib
+    import uuid
+
+    from tests.sdk.helpers import make_agent
+    from trajkit.events import ObservationEvent
+    from trajkit.sdk import Conversation
+
+    api_key = "sk-test-secret-value"  # what tests/sdk/helpers.make_llm uses
+    llm_server.enqueue_tool_call("terminal", {"command": "echo token=$GITHUB_TOKEN"})
+    llm_server.enqueue_tool_call(
+        "terminal", {"command": 'for i in $(seq 3000); do echo "$GITHUB_TOKEN"; done'}
+    )
+    llm_server.enqueue_text("done")
+    cipher = Cipher("conversation-key") if with_cipher else None
+    cid = uuid.uuid4()
+    root = tmp_path / "convs"
+
+    def open_conv():
+        return Conversation(
+            agent=make_agent(llm_server),
+            workspace=tmp_path / "ws",
+            persistence_dir=root,
+            conversation_id=cid,
+            cipher=cipher,
+        )
+
+    conv = open_conv()
+    conv.update_secrets({"GITHUB_TOKEN": TOKEN})
+    conv.send_message("use the token")
+    conv.run()
+    assert conv.state.execution_status == "finished"
+    obs = [e for e in conv.state.events if isinstance(e, ObservationEvent)]
+    assert obs[0].observation.text == f"token={HIDDEN}"
+    assert obs[1].observation.full_output_save_dir  # the long output was saved in full...
+    folder = Path(conv.state.persistence_dir)
+    assert list((folder / "observations").iterdir())
+    conv.close()
+    del conv
+
+    files = _all_bytes(root)  # ...and no file under the persistence folder holds a secret
+    assert files
+    for path, data in files.items():
+        assert TOKEN.encode() not in data, path
+        assert api_key.encode() not in data, path
+    assert TOKEN not in json.dumps(llm_server.bodies())  # nor did any LLM request
+
+    state = json.loads((folder / "base_state.json").read_text())
+    stored = state["secret_registry"]["secret_sources"]["GITHUB_TOKEN"]["value"]
+    stored_key = state["agent"]["llm"]["api_key"]
+    if with_cipher:
+        assert stored.startswith("gAAAAA") and stored_key.startswith("gAAAAA")
+    else:
+        assert stored == MASK and stored_key == MASK
+
+    # restore: with the cipher the secret still reaches commands; without it, it is gone
+    restored = open_conv()
+    llm_server.enqueue_tool_call("terminal", {"command": 'printf %s "$GITHUB_TOKEN" | sha256sum'})
+    llm_server.enqueue_text("checked")
+    restored.send_message("check the token")
+    restored.run()
+    last = [e for e in restored.state.events if isinstance(e, ObservationEvent)][-1]
+    digest = hashlib.sha256(TOKEN.encode()).hexdigest()
+    empty = hashlib.sha256(b"").hexdigest()
+    assert (digest if with_cipher else empty) in last.observation.text
+    restored.close()
+    for path, data in _all_bytes(root).items():
+        assert TOKEN.encode() not in data, path
+
+    from tests.sdk.test_state_restore import strict_validate
+
+    strict_validate(folder)
