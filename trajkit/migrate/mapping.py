@@ -29,7 +29,7 @@ Rules (spec v0-format §9):
 - Dropped (whole dicts kept in the sidecar): `recall`/`change_agent_state`/`null` actions,
   `null` observations, hidden events, CLI-only loop events, delegate sub-agent events.
 - Unknown and legacy types become `UnknownEvent`s of kind `V0Event` (the V0 dict under `v0`),
-  or, when they carry a tool call, an `ActionEvent` with an opaque `V0Action` payload.
+  or, when they carry a tool call, an MCP-style call like the other tools V1 lacks (warned).
 
 Ids: the conversation id comes from the container (V0 session id) or from a digest of the
 events; every V1 event id is a uuid5 of the conversation id and the V0 id, so a rerun gives

@@ -2,15 +2,18 @@
 
 `MigrationReport` counts V0 events per source type (`action:run`, `observation:null`, ...) and
 says, for every one of them, whether it was *mapped* to a V1 event (or folded into one, like a
-recall into its user message), *kept opaque* (an unknown type, as an `UnknownEvent` or an opaque
-payload), or *dropped* (nothing in V1 holds it; the reason is counted). V1 events made without a
+recall into its user message), *kept opaque* (an unknown type without a tool call, as an `UnknownEvent`
+of kind `V0Event`), or *dropped* (nothing in V1 holds it; the reason is counted). V1 events made without a
 V0 source (finish observations, results for dangling calls) are counted as *synthesized*.
 Warnings are aggregated (`text (xN)`) so a large trajectory gives a short report.
 
 The sidecar (`v0_sidecar.json`) keeps what V1 events have no field for: V0 ids and the V1 ids
-made from them, `cause`, per-event `llm_metrics`, the unused `args`/`extras` keys, original
-tool-call ids that had to be renamed, the response metadata (`model`, `usage`, ...), the whole
-dicts of dropped events and of delegate sub-agent events. With it a migration can be audited.
+made from them, the original `timestamp`, `source` and `cause`, per-event `llm_metrics`, the
+unused `args`/`extras` keys, original tool-call ids that had to be renamed, the response
+metadata (`model`, `usage`, ...), the whole dicts of dropped events and of delegate sub-agent
+events, and the container's metadata (session `metadata.json`, eval record fields). V0's
+`message` display text is derived from the other fields and is kept only in the dropped
+events' whole dicts. With the sidecar a migration can be audited.
 """
 
 from __future__ import annotations
