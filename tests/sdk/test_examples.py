@@ -20,12 +20,19 @@ SEED_COST_RE = re.compile(r"^EXAMPLE_COST: (\d+(\.\d+)?(e-?\d+)?)$", re.M)
 
 
 def _run(example: str, server: ScriptedLLMServer, cwd: Path) -> subprocess.CompletedProcess[str]:
+    # The first example configures `uvx mcp-server-fetch`, which would download a package:
+    # a stub `uvx` that fails at once keeps the test offline wherever uv is installed.
+    stub = cwd.parent / "stub-bin"
+    stub.mkdir(exist_ok=True)
+    (stub / "uvx").write_text("#!/bin/sh\necho 'uvx: offline test stub' >&2\nexit 1\n")
+    (stub / "uvx").chmod(0o755)
     env = dict(
         os.environ,
         LLM_BASE_URL=server.base_url,
         LLM_API_KEY="dummy-key",
         LLM_MODEL="openai/gpt-4o",
         PYTHONPATH=str(ROOT),
+        PATH=f"{stub}{os.pathsep}{os.environ.get('PATH', '')}",
     )
     return subprocess.run(
         [sys.executable, str(EXAMPLES / example)],
@@ -110,8 +117,13 @@ def test_persistence_example(tmp_path: Path) -> None:
         "fetch": {"command": "uvx", "args": ["mcp-server-fetch"]}
     }
     assert state["execution_status"] == "finished"
-    kinds = [e.kind for e in open_conversation(folder).iter_events()]
+    events = list(open_conversation(folder).iter_events())
+    kinds = [e.kind for e in events]
     assert kinds.count("MessageEvent") == 3 and kinds[0] == "SystemPromptEvent"
+    # the MCP server could not start: a clear error event each time the conversation opened,
+    # and the run went on without its tools
+    mcp_errors = [e for e in events if getattr(e, "code", None) == "MCPServerError"]
+    assert len(mcp_errors) == 2 and "fetch" in mcp_errors[0].detail
     assert b"dummy-key" not in b"".join(p.read_bytes() for p in folder.rglob("*") if p.is_file())
 
 
