@@ -501,3 +501,18 @@ def test_condense_and_loop_detection_observations_are_dropped(every):
     assert v1_of(every, 53) == [] and v1_of(every, 54) == []
     assert every.report.dropped_by_reason["condense observation (no V1 counterpart)"] == 1
     assert every.report.dropped_by_reason["loop_detection observation (no V1 counterpart)"] == 1
+
+
+def test_unfinished_delegate_sets_aside_only_until_the_next_user_message(tmp_path):
+    events = json.loads((SYN / "every_type.json").read_text())
+    events = [e for e in events if e["id"] <= 23]  # the delegate (21) never returned
+    user = {"id": 60, "timestamp": "2025-07-09T13:50:00", "source": "user", "message": "Stop.",
+            "action": "message", "args": {"content": "Stop.", "image_urls": []}}  # fmt: skip
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps([*events, user]))
+    conv = migrate(path)
+    assert [e["id"] for e in conv.sidecar["delegate_events"]] == [22, 23]
+    action, error = v1_of(conv, 21)
+    assert isinstance(error, AgentErrorEvent) and error.tool_call_id == action.tool_call_id
+    (msg,) = v1_of(conv, 60)
+    assert msg.llm_message.text == "Stop."

@@ -280,9 +280,17 @@ class _Builder:
                 continue
             start = self.pos[ev["id"]]
             answer = self.answer.get(ev["id"])
-            end = self.pos[answer] if answer is not None else len(self.events)
+            end = self.pos[answer] if answer is not None else self._next_user_message(start)
             inner.update(e["id"] for e in self.events[start + 1 : end])
         return inner
+
+    def _next_user_message(self, start: int) -> int:
+        """Position of the first user message after `start` (where an unfinished delegate ends)."""
+        for pos in range(start + 1, len(self.events)):
+            ev = self.events[pos]
+            if ev.get("action") == "message" and ev.get("source") == "user":
+                return pos
+        return len(self.events)
 
     # -- actions -----------------------------------------------------------------------------
 
