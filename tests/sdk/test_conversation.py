@@ -377,3 +377,31 @@ def test_observation_for_each_call_in_order(llm_server: ScriptedLLMServer, tmp_p
     obs = [e for e in _history(conv) if isinstance(e, ObservationEvent)][:3]
     assert [o.observation.text for o in obs] == ["0", "1", "2"]
     assert [o.tool_call_id for o in obs] == ["call_0_0", "call_0_1", "call_0_2"]
+
+
+def test_restore_with_an_added_tool_and_tool_params(
+    llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    first = _conv(make_agent(llm_server, tools=("terminal",)), tmp_path)
+    cid = first.id
+    first.close()
+    agent = Agent(
+        llm=make_llm(llm_server),
+        tools=[
+            Tool(name="terminal", params={"no_change_timeout_seconds": 7}),
+            Tool(name="file_editor"),
+        ],
+    )
+    llm_server.enqueue_text("ok")
+    conv = _conv(agent, tmp_path, conversation_id=cid)
+    conv.send_message("hi")
+    conv.run()
+    assert conv.state.execution_status == "finished"
+    sent = [t["function"]["name"] for t in llm_server.bodies("chat")[0]["tools"]]
+    assert sent == ["terminal", "file_editor", "finish", "think"]
+    assert "no new output for 7 seconds" in conv.tools["terminal"].description
+    state = json.loads((Path(conv.state.persistence_dir) / "base_state.json").read_text())
+    assert state["agent"]["tools"] == [
+        {"name": "terminal", "params": {"no_change_timeout_seconds": 7}},
+        {"name": "file_editor", "params": {}},
+    ]
