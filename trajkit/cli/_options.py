@@ -93,3 +93,21 @@ def jobs_option(f: F) -> F:
         default=None,
         help="Worker processes for many conversations (default: up to 2).",
     )(f)
+
+
+def engine_options(f: F) -> F:
+    """`--engine local|ray` and `--address ADDR`: where per-conversation work runs."""
+    f = click.option(
+        "--address",
+        default=None,
+        metavar="ADDR",
+        help="Ray cluster to join: HOST:PORT of its head, ray://HOST:10001, or auto "
+        "(default with --engine ray: start a local Ray).",
+    )(f)
+    return click.option(
+        "--engine",
+        type=click.Choice(["local", "ray"]),
+        default="local",
+        show_default=True,
+        help="Run on this machine's worker processes, or on Ray (pip install 'trajkit[ray]').",
+    )(f)

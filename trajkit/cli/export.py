@@ -16,7 +16,7 @@ from pathlib import Path
 
 import click
 
-from trajkit.cli._options import paths_argument
+from trajkit.cli._options import PATH_OR_URL, engine_options, paths_argument
 
 _STATUSES = (
     "idle",
@@ -47,7 +47,7 @@ def _parse_time(value: str | None, *, end: bool) -> datetime | None:
 
 @click.command("export")
 @paths_argument()
-@click.option("-o", "--output", "out_dir", type=click.Path(path_type=Path), required=True,
+@click.option("-o", "--output", "out_dir", type=PATH_OR_URL, required=True,
               help="Dataset folder: empty, new, or an earlier export to update.")  # fmt: skip
 @click.option("--view", type=click.Choice(["condensed", "full"]), default="condensed",
               show_default=True, help="Messages the model saw after condensation, or every event.")  # fmt: skip
@@ -60,6 +60,7 @@ def _parse_time(value: str | None, *, end: bool) -> datetime | None:
 @click.option("--until", help="Keep conversations started before this date/time (a date: through that day).")  # fmt: skip
 @click.option("--tool", multiple=True, help="Keep conversations that called this tool (repeatable).")  # fmt: skip
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes (default 2).")  # fmt: skip
+@engine_options
 def export_command(
     paths: tuple[Path, ...],
     out_dir: Path,
@@ -73,6 +74,8 @@ def export_command(
     until: str | None,
     tool: tuple[str, ...],
     workers: int | None,
+    engine: str,
+    address: str | None,
 ) -> None:
     """Export conversations to Parquet tables for training and analysis."""
     from trajkit.cli._output import display_path, progress
@@ -92,7 +95,12 @@ def export_command(
         secret_key=os.environ.get("TRAJKIT_SECRET_KEY") or None,
     )
     started = time.perf_counter()
-    with progress("exporting") as bar:
+    from trajkit.engine import open_engine
+
+    with (
+        open_engine(engine, workers=workers, address=address) as runner,
+        progress("exporting") as bar,
+    ):
         shown = 0
 
         def on_progress(report: ExportReport) -> None:
@@ -104,7 +112,7 @@ def export_command(
 
         report = export_dataset(
             paths, out_dir, options=options, overwrite=overwrite, from_v0=from_v0,
-            workers=workers, progress=on_progress,
+            workers=workers, progress=on_progress, engine=runner,
         )  # fmt: skip
     for skipped in report.skipped:
         click.echo(f"Error: {skipped.reason}", err=True)

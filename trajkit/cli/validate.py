@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from trajkit.cli._options import jobs_option, json_option, paths_argument
+from trajkit.cli._options import engine_options, jobs_option, json_option, paths_argument
 
 if TYPE_CHECKING:
     from trajkit.validate import Summary
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 )
 @json_option()
 @jobs_option
+@engine_options
 @click.option(
     "--thorough",
     is_flag=True,
@@ -41,6 +42,8 @@ def validate_command(
     jobs: int | None,
     thorough: bool,
     max_file_size: int | None,
+    engine: str,
+    address: str | None,
 ) -> None:
     """Check conversation folders, folders of many conversations, or single event files.
 
@@ -50,15 +53,25 @@ def validate_command(
     found, 2 usage error. Never modifies anything.
     """
     from trajkit.cli._output import display_path, echo_json, progress
+    from trajkit.engine import open_engine
     from trajkit.validate import MAX_FILE_BYTES, Summary, validate_paths
 
     limit = max_file_size * 1024 * 1024 if max_file_size else MAX_FILE_BYTES
-    reports = validate_paths(
-        paths, strict=strict, max_file_bytes=limit, jobs=jobs, thorough=thorough
-    )
+
     summary = Summary()
     problems: list[dict[str, Any]] = []
-    with progress("validating", enabled=not as_json) as bar:
+    with (
+        open_engine(engine, workers=jobs, address=address) as runner,
+        progress("validating", enabled=not as_json) as bar,
+    ):
+        reports = validate_paths(
+            paths,
+            strict=strict,
+            max_file_bytes=limit,
+            jobs=jobs,
+            thorough=thorough,
+            engine=runner if engine != "local" else None,
+        )
         for report in reports:
             summary.add(report)
             for problem in report.problems:

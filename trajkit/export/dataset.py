@@ -114,9 +114,17 @@ def export_dataset(
     """
     from trajkit.engine import LocalEngine
     from trajkit.export.arrow_schema import SCHEMA_VERSION
+    from trajkit.store.remote import as_remote, check_inputs
 
     options = options or RowOptions()
     started = time.perf_counter()
+    paths = list(paths)  # the user's PATH... (a few), checked before OUT_DIR is touched
+    check_inputs(paths)
+    if as_remote(out_dir) is not None:
+        raise UsageError(
+            f"{out_dir}: writing the dataset to object storage is not supported; export to a "
+            "local or shared folder, then copy it (e.g. aws s3 sync OUT s3://bucket/prefix)"
+        )
     out = Path(out_dir)
     manifest = _prepare_out_dir(out, options, overwrite=overwrite, version=SCHEMA_VERSION)
     report = ExportReport(out)

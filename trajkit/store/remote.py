@@ -34,7 +34,7 @@ import json
 import os
 import posixpath
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from trajkit.errors import InputError, UsageError
@@ -43,6 +43,7 @@ __all__ = [
     "RemotePath",
     "StorageError",
     "as_remote",
+    "check_inputs",
     "check_storage",
     "find_remote_conversations",
     "get_filesystem",
@@ -387,6 +388,14 @@ def check_storage(path: RemotePath) -> None:
         if reason is None:
             reason = f"{path.protocol}://{path.bucket}: cannot use this storage ({type(exc).__name__}: {exc})"
         raise StorageError(reason) from None
+
+
+def check_inputs(paths: Iterable[Any]) -> None:
+    """`check_storage` for each storage URL among the user's paths (local paths are skipped)."""
+    for raw in paths:
+        remote = as_remote(raw)
+        if remote is not None:
+            check_storage(remote)
 
 
 # conversations --------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from trajkit.errors import UsageError
 from trajkit.store.layout import EVENTS_DIR, find_conversations, is_conversation_folder
@@ -21,6 +22,9 @@ from trajkit.validate.conversation import ConversationReport, validate_conversat
 from trajkit.validate.diagnose import checker
 from trajkit.validate.files import MAX_FILE_BYTES, read_json_object
 from trajkit.validate.problems import Problem, error
+
+if TYPE_CHECKING:
+    from trajkit.engine import Engine
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +178,7 @@ def validate_paths(
     max_file_bytes: int = MAX_FILE_BYTES,
     jobs: int | None = None,
     thorough: bool = False,
+    engine: Engine | None = None,
 ) -> Iterator[ConversationReport]:
     """Check every conversation and file under `paths`; one report per target, in order.
 
@@ -183,15 +188,28 @@ def validate_paths(
         max_file_bytes: files above this size are refused without being read.
         jobs: worker processes (default: up to 2; 1 checks in this process).
         thorough: also check files the model accepts with `jsonschema` (much slower).
+        engine: where checks run (`trajkit.engine`); default `jobs` local processes.
     """
-    from trajkit.corpus import DEFAULT_WORKERS, map_conversations
+    from trajkit.corpus import DEFAULT_WORKERS
+    from trajkit.engine import LocalEngine
 
     work = partial(check_target, strict=strict, max_file_bytes=max_file_bytes, thorough=thorough)
     targets = iter_targets(paths)
     workers = jobs or DEFAULT_WORKERS
-    if workers > 1:
-        checker().warm()  # build schemas and validators once, before workers fork
-    yield from map_conversations(work, targets, workers=workers)
+    if engine is None:
+        engine = LocalEngine(workers)
+        if workers > 1:
+            checker().warm()  # build schemas and validators once, before workers fork
+    yield from engine.map(work, targets, on_error=_failed_target)
+
+
+def _failed_target(target: Target, exc: BaseException) -> ConversationReport:
+    """The report of a target whose check raised (a bug, or a worker lost): one error."""
+    message = f"could not be checked: {type(exc).__name__}: {exc}"
+    problem: Problem = error(target.path, "", message, "internal")
+    return ConversationReport(
+        path=target.path, problems=[problem], is_conversation=target.what == "conversation"
+    )
 
 
 __all__ = ["Summary", "Target", "check_target", "iter_targets", "validate_paths"]

@@ -1,0 +1,207 @@
+"""The Ray engine: the same per-item function, run by Ray Data on a cluster (or a local one).
+
+`RayEngine(address)` joins the cluster at `address` (`host:port` of its head, `ray://host:10001`
+for Ray Client, or `auto`), or starts a private local instance when `address` is None (shut
+down again by `close()`). An address is first tried with a plain TCP connection (5 s), so a
+wrong one is a one-line `EngineError` instead of Ray's long retry loop.
+
+`map(func, items)` takes the items in windows (`window` items, default 256) so that a corpus
+of any size streams: each window becomes a small Ray Dataset of pickled items
+(`from_items`, split in blocks across the cluster's CPUs), `map_batches` runs
+`trajkit.engine.local.guarded(func, item)` on each item inside the Ray workers, and the
+results come back pickled, in input order (`preserve_order`). The item and the result must be
+small (paths, summaries): the work reads its inputs and writes its outputs itself, on the
+worker, e.g. the export's shards go straight to OUT_DIR, which must therefore be a folder every
+worker sees (a shared file system, or object storage).
+
+A window whose Ray tasks fail even after Ray's retries (a worker killed, a node lost) is
+reported through `on_error` item by item, and the next window runs.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+import socket
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+from trajkit.engine.local import Failed, guarded
+
+__all__ = ["RayEngine", "check_address"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+_GCS_PORT = 6379
+_CLIENT_PORT = 10001
+
+
+def _engine_error(message: str) -> Exception:
+    from trajkit.engine import EngineError
+
+    return EngineError(message)
+
+
+def check_address(address: str, *, timeout: float = 5.0) -> None:
+    """Raise `EngineError` unless something accepts TCP connections at the cluster address."""
+    if address in ("auto", "local"):
+        return
+    client = address.startswith("ray://")
+    parts = urlsplit(address if "://" in address else f"tcp://{address}")
+    host = parts.hostname
+    try:
+        port = parts.port or (_CLIENT_PORT if client else _GCS_PORT)
+    except ValueError:
+        host = None
+    if not host:
+        raise _engine_error(
+            f"--address {address!r}: expected HOST:PORT of the Ray head (e.g. 10.0.0.5:6379), "
+            "ray://HOST:10001 or auto"
+        )
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
+    except OSError as exc:
+        reason = exc.strerror.lower() if exc.strerror else (str(exc) or type(exc).__name__)
+        raise _engine_error(
+            f"cannot reach the Ray cluster at {address} ({reason}); start one with "
+            "`ray start --head` and pass the address it prints"
+        ) from None
+
+
+class RayEngine:
+    """Runs items on Ray (see the module docstring)."""
+
+    name = "ray"
+
+    def __init__(
+        self, *, address: str | None = None, workers: int | None = None, window: int = 256
+    ) -> None:
+        self.address = address
+        self.workers = workers
+        self.window = max(1, window)
+        self._started = False
+        self._connect()
+
+    def _connect(self) -> None:
+        try:
+            import ray
+            import ray.data  # noqa: F401
+        except ImportError:
+            raise _engine_error("--engine ray needs Ray: pip install 'trajkit[ray]'") from None
+        _quiet()
+        if ray.is_initialized():  # already connected in this process (tests, notebooks)
+            return
+        kwargs: dict[str, Any] = {"logging_level": logging.ERROR, "log_to_driver": False}
+        if self.address is not None:
+            check_address(self.address)
+            kwargs["address"] = self.address
+        else:
+            kwargs["num_cpus"] = self.workers or os.cpu_count() or 1
+            kwargs["include_dashboard"] = False
+        try:
+            ray.init(**kwargs)
+        except Exception as exc:  # ConnectionError, RuntimeError, version mismatch, ...
+            where = self.address or "a local Ray instance"
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise _engine_error(f"cannot start Ray on {where}: {first}") from None
+        self._started = True
+
+    def cpus(self) -> int:
+        import ray
+
+        return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+    def map(
+        self,
+        func: Callable[[T], R],
+        items: Iterable[T],
+        *,
+        on_error: Callable[[T, BaseException], R] | None = None,
+    ) -> Iterator[R]:
+        """`func` over `items` on Ray, results in input order (see the module docstring)."""
+        it = iter(items)
+        blocks = self.cpus() * 4
+        while window := list(islice(it, self.window)):
+            yield from self._map_window(func, window, blocks, on_error)
+
+    def _map_window(
+        self,
+        func: Callable[[T], R],
+        window: list[T],
+        blocks: int,
+        on_error: Callable[[T, BaseException], R] | None,
+    ) -> Iterator[R]:
+        import ray.data
+        from ray import cloudpickle
+
+        context = ray.data.DataContext.get_current()
+        context.execution_options.preserve_order = True
+        context.enable_progress_bars = False
+        rows = [{"item": cloudpickle.dumps(item)} for item in window]
+        dataset = ray.data.from_items(rows, override_num_blocks=min(len(rows), blocks))
+        dataset = dataset.map_batches(
+            _run_batch, fn_kwargs={"func": func}, batch_size=None, batch_format="numpy"
+        )
+        done = 0
+        try:
+            for row in dataset.iter_rows():
+                result = pickle.loads(row["result"])
+                item = window[done]
+                done += 1
+                if isinstance(result, Failed):
+                    exc = result.exception or RuntimeError(result.error)
+                    if on_error is None:
+                        raise exc
+                    yield on_error(item, exc)
+                else:
+                    yield result
+        except Exception as exc:
+            if on_error is None or done >= len(window):
+                raise
+            for item in window[done:]:  # the window's tasks failed beyond Ray's retries
+                yield on_error(item, _task_failure(exc))
+
+    def close(self) -> None:
+        """Shut down the Ray instance this engine started (or disconnect from the cluster)."""
+        if self._started:
+            import ray
+
+            ray.shutdown()
+            self._started = False
+
+
+def _run_batch(batch: dict[str, Any], func: Callable[[Any], Any]) -> dict[str, Any]:
+    """Inside a Ray worker: unpickle each item, run `guarded(func, item)`, pickle the result."""
+    import numpy as np
+    from ray import cloudpickle
+
+    results = []
+    for raw in batch["item"]:
+        result = guarded(func, pickle.loads(raw))
+        try:
+            results.append(cloudpickle.dumps(result))
+        except Exception as exc:  # a result that cannot travel back
+            results.append(cloudpickle.dumps(Failed(f"result not picklable: {exc}")))
+    return {"result": np.array(results, dtype=object)}
+
+
+def _task_failure(exc: BaseException) -> Exception:
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return RuntimeError(f"Ray task failed: {first[:300]}")
+
+
+def _quiet() -> None:
+    """Ray Data logs each dataset's plan at INFO on stderr; the CLI prints its own progress."""
+    for name in ("ray", "ray.data", "ray.data._internal"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+
+
+def _batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    it = iter(items)
+    while chunk := list(islice(it, size)):
+        yield chunk
