@@ -174,3 +174,86 @@ def test_result_to_observation_keeps_other_blocks_readable():
     )
     assert obs.content[1].text.startswith('{"type": "resource_link"')
     assert not obs.is_error
+
+
+# -- in a conversation ---------------------------------------------------------------------
+
+
+def test_conversation_uses_mcp_tools_and_restores_them(llm_server, tmp_path):
+    import json
+    import uuid
+    from pathlib import Path
+
+    from tests.sdk.helpers import make_llm
+    from tests.sdk.test_state_restore import strict_validate
+    from trajkit.convert import convert_conversation
+    from trajkit.events import (
+        ActionEvent,
+        ConversationErrorEvent,
+        MCPToolObservation,
+        ObservationEvent,
+        SystemPromptEvent,
+    )
+    from trajkit.sdk import Agent, Conversation, Tool
+
+    config = {
+        "mcpServers": {
+            "test": server_config(TRAJKIT_MCP_VAR="v1"),
+            "fetch": {"command": "uvx-missing-xyz", "args": ["mcp-server-fetch"]},
+        }
+    }
+    cid = uuid.uuid4()
+
+    def open_conv():
+        agent = Agent(llm=make_llm(llm_server), tools=[Tool(name="terminal")], mcp_config=config)
+        return Conversation(
+            agent=agent,
+            workspace=tmp_path / "ws",
+            persistence_dir=tmp_path / "convs",
+            conversation_id=cid,
+        )
+
+    llm_server.enqueue_tool_call("add", {"a": 2, "b": 3, "security_risk": "LOW", "summary": "s"})
+    llm_server.enqueue_text("The sum is 5.")
+    conv = open_conv()
+    conv.send_message("add 2 and 3")
+    conv.run()
+    assert conv.state.execution_status == "finished"
+    events = conv.state.events
+    errors = [e for e in events if isinstance(e, ConversationErrorEvent)]
+    assert [e.code for e in errors] == ["MCPServerError"]
+    assert "MCP server 'fetch'" in errors[0].detail and "not found" in errors[0].detail
+    action = next(e for e in events if isinstance(e, ActionEvent))
+    assert action.action == MCPToolAction(data={"a": 2, "b": 3})
+    obs = next(e for e in events if isinstance(e, ObservationEvent))
+    assert isinstance(obs.observation, MCPToolObservation)
+    assert obs.observation.tool_name == "add"
+    assert [c.text for c in obs.observation.content] == ["[Tool 'add' executed.]", "5"]
+    system = next(e for e in events if isinstance(e, SystemPromptEvent))
+    mcp_defs = [t for t in system.tools if t.kind == "MCPToolDefinition"]
+    assert {t.mcp_tool["name"] for t in mcp_defs} >= {"add", "echo"}
+
+    folder = Path(conv.state.persistence_dir)
+    sent = llm_server.bodies()[0]
+    assert "add" in [t["function"]["name"] for t in sent["tools"]]
+    # the conversion of the stored folder rebuilds exactly the tools and messages sent
+    converted = convert_conversation(folder, to="chat")
+    assert converted["tools"] == sent["tools"]
+    assert converted["messages"][: len(sent["messages"])] == sent["messages"]
+    state = json.loads((folder / "base_state.json").read_text())
+    assert set(state["agent"]["mcp_config"]) == {"test", "fetch"}  # the plain map form
+    assert state["agent"]["mcp_config"]["test"]["env"] == {"TRAJKIT_MCP_VAR": "v1"}
+    conv.close()
+    del conv
+
+    # restored: the servers are started again and the tools still answer
+    restored = open_conv()
+    llm_server.enqueue_tool_call("echo", {"text": "back", "env_var": "TRAJKIT_MCP_VAR"})
+    llm_server.enqueue_text("ok")
+    restored.send_message("echo")
+    restored.run()
+    last = [e for e in restored.state.events if isinstance(e, ObservationEvent)][-1]
+    assert last.observation.content[1].text == "back v1"
+    assert sum(isinstance(e, SystemPromptEvent) for e in restored.state.events) == 1
+    restored.close()
+    strict_validate(folder)
