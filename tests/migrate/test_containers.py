@@ -210,3 +210,16 @@ def test_a_v1_conversation_folder_is_not_migrated(tmp_path):
     folder = sdk_conversation("b_terminal")
     skip = _skip(folder)
     assert skip.message == "already a V1 conversation folder; nothing to migrate"
+
+
+def test_symlink_loops_end_and_the_output_folder_is_not_walked(tmp_path):
+    from trajkit.migrate import Migrated, migrate_paths
+
+    shutil.copy(V0 / "basic.json", tmp_path / "basic.json")
+    (tmp_path / "loop").symlink_to(tmp_path)
+    out = tmp_path / "out"
+    first = list(migrate_paths([tmp_path], out))
+    assert [type(o) for o in first] == [Migrated]
+    # Running again over the same folder does not meet its own output folder.
+    again = list(migrate_paths([tmp_path], out, overwrite=True))
+    assert [type(o) for o in again] == [Migrated]

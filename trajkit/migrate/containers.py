@@ -319,39 +319,67 @@ def container_for(path: Path) -> str | None:
     return None
 
 
-def iter_v0_inputs(paths: Iterable[str | os.PathLike[str]]) -> Iterator[V0Input | SkippedInput]:
-    """Every V0 trajectory handle under `paths`, in a stable order, and what had to be skipped."""
+def iter_v0_inputs(
+    paths: Iterable[str | os.PathLike[str]], *, exclude: str | os.PathLike[str] | None = None
+) -> Iterator[V0Input | SkippedInput]:
+    """Every V0 trajectory handle under `paths`, in a stable order, and what had to be skipped.
+
+    Args:
+        paths: files and folders as the user named them.
+        exclude: a folder never to walk into (the migration's own output folder).
+    """
+    walk = _Walk(exclude=_identity(Path(exclude)) if exclude is not None else None)
     for raw in paths:
         path = Path(raw)
         if not path.exists():
             yield SkippedInput(str(path), "", "no such file or folder")
             continue
-        yield from _inputs_of(path, top=True)
+        yield from walk.inputs_of(path, top=True)
 
 
-def _inputs_of(path: Path, *, top: bool) -> Iterator[V0Input | SkippedInput]:
-    name = container_for(path)
-    if name is not None:
-        yield from CONTAINERS[name].inputs(path)
-        return
-    if not path.is_dir():
-        yield SkippedInput(str(path), "", "not a file or folder trajkit can read")
-        return
-    if is_conversation_folder(path):
-        yield SkippedInput(str(path), "", "already a V1 conversation folder; nothing to migrate")
-        return
-    found = False
-    for child in sorted(path.iterdir()):
-        if child.name.startswith("."):
-            continue
-        if child.is_dir() or child.suffix in (".json", ".jsonl"):
-            for item in _inputs_of(child, top=False):
-                found = True
-                yield item
-    if top and not found:
-        yield SkippedInput(
-            str(path), "", "no V0 trajectory found (no events/<n>.json, *.json or *.jsonl)"
-        )
+@dataclass
+class _Walk:
+    exclude: tuple[int, int] | None
+    seen: set[tuple[int, int]] = field(default_factory=set)
+
+    def inputs_of(self, path: Path, *, top: bool) -> Iterator[V0Input | SkippedInput]:
+        name = container_for(path)
+        if name is not None:
+            yield from CONTAINERS[name].inputs(path)
+            return
+        if not path.is_dir():
+            yield SkippedInput(str(path), "", "not a file or folder trajkit can read")
+            return
+        if is_conversation_folder(path):
+            yield SkippedInput(
+                str(path), "", "already a V1 conversation folder; nothing to migrate"
+            )
+            return
+        ident = _identity(path)
+        if ident is not None:
+            if ident in self.seen or ident == self.exclude:
+                return  # a symlink loop, a folder named twice, or the output folder
+            self.seen.add(ident)
+        found = False
+        for child in sorted(path.iterdir()):
+            if child.name.startswith("."):
+                continue
+            if child.is_dir() or child.suffix in (".json", ".jsonl"):
+                for item in self.inputs_of(child, top=False):
+                    found = True
+                    yield item
+        if top and not found:
+            yield SkippedInput(
+                str(path), "", "no V0 trajectory found (no events/<n>.json, *.json or *.jsonl)"
+            )
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
 
 
 def _digest(value: Any) -> str:

@@ -80,7 +80,8 @@ def migrate_paths(
         raise InputError(out, "", "output path exists and is not a folder")
     out.mkdir(parents=True, exist_ok=True)
     work = partial(_migrate_item, out=str(out), overwrite=overwrite, tool_names=tool_names)
-    yield from map_conversations(work, iter_v0_inputs(paths), workers=jobs or DEFAULT_WORKERS)
+    inputs = iter_v0_inputs(paths, exclude=out)
+    yield from map_conversations(work, inputs, workers=jobs or DEFAULT_WORKERS)
 
 
 def _migrate_item(
