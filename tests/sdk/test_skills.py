@@ -97,3 +97,72 @@ def test_agent_context_round_trips_with_sdk_field_names():
     content, names = ctx.user_message_extension(_msg("K please"))
     assert names == ["g"]
     assert content[0].text.endswith("be brief")
+
+
+# -- in a conversation ---------------------------------------------------------------------
+
+
+def test_triggered_skill_reaches_the_llm_and_survives_restore(llm_server, tmp_path):
+    import json
+    import uuid
+    from pathlib import Path
+
+    from tests.sdk.helpers import make_llm
+    from tests.sdk.test_state_restore import strict_validate
+    from trajkit.events import MessageEvent
+    from trajkit.sdk import Agent, Conversation, Tool
+
+    (tmp_path / "skills").mkdir()
+    (tmp_path / "skills" / "github.md").write_text(GITHUB_MD)
+    (tmp_path / "skills" / "style.md").write_text("---\nname: style\n---\nPrefer small commits.\n")
+    context = AgentContext(skills=load_skills(tmp_path / "skills"))
+    cid = uuid.uuid4()
+
+    def open_conv():
+        agent = Agent(
+            llm=make_llm(llm_server), tools=[Tool(name="terminal")], agent_context=context
+        )
+        return Conversation(
+            agent=agent,
+            workspace=tmp_path / "ws",
+            persistence_dir=tmp_path / "convs",
+            conversation_id=cid,
+        )
+
+    llm_server.enqueue_text("Will do.")
+    conv = open_conv()
+    conv.send_message("Open a GitHub pull request for this")
+    conv.run()
+    user = next(e for e in conv.state.events if isinstance(e, MessageEvent) and e.source == "user")
+    assert user.activated_skills == ["github"]
+    assert "Use the GitHub API" in user.extended_content[0].text
+    assert user.llm_message.content[0].text == "Open a GitHub pull request for this"
+    assert conv.state.activated_knowledge_skills == ["github"]
+    messages = llm_server.bodies()[0]["messages"]
+    assert "Prefer small commits." in json.dumps(messages[0])  # always-on skill: system prompt
+    user_parts = messages[1]["content"]
+    assert user_parts[0]["text"] == "Open a GitHub pull request for this"
+    assert user_parts[1]["text"].startswith("<EXTRA_INFO>")
+    folder = Path(conv.state.persistence_dir)
+    state = json.loads((folder / "base_state.json").read_text())
+    assert state["activated_knowledge_skills"] == ["github"]
+    persisted_skills = state["agent"]["agent_context"]["skills"]
+    assert persisted_skills[0]["trigger"] == {
+        "type": "keyword",
+        "keywords": ["github", "pull request"],
+    }
+    conv.close()
+    del conv
+
+    restored = open_conv()
+    assert restored.state.activated_knowledge_skills == ["github"]
+    llm_server.enqueue_text("Again.")
+    restored.send_message("another github question")
+    restored.run()
+    last_user = [
+        e for e in restored.state.events if isinstance(e, MessageEvent) and e.source == "user"
+    ][-1]
+    assert last_user.activated_skills == []  # already active in this conversation
+    assert last_user.extended_content == []
+    restored.close()
+    strict_validate(folder)
