@@ -14,21 +14,35 @@ conversation.run()
 
 from trajkit.events import Event, LLMConvertibleEvent
 from trajkit.sdk.agent import Agent
+from trajkit.sdk.confirmation import AlwaysConfirm, ConfirmRisky, LLMSecurityAnalyzer, NeverConfirm
 from trajkit.sdk.conversation import Conversation
 from trajkit.sdk.llm import LLM, LLMError
 from trajkit.sdk.logger import get_logger
+from trajkit.sdk.secrets import Cipher, LookupSecret, StaticSecret
+from trajkit.sdk.skills import AgentContext, KeywordTrigger, Skill, load_skills
 from trajkit.sdk.state import ConversationExecutionStatus, ConversationState
 from trajkit.sdk.tool import Tool
 
 __all__ = [
     "LLM",
     "Agent",
+    "AgentContext",
+    "AlwaysConfirm",
+    "Cipher",
+    "ConfirmRisky",
     "Conversation",
     "ConversationExecutionStatus",
     "ConversationState",
     "Event",
+    "KeywordTrigger",
     "LLMConvertibleEvent",
     "LLMError",
+    "LLMSecurityAnalyzer",
+    "LookupSecret",
+    "NeverConfirm",
+    "Skill",
+    "StaticSecret",
     "Tool",
     "get_logger",
+    "load_skills",
 ]
