@@ -223,3 +223,17 @@ def test_symlink_loops_end_and_the_output_folder_is_not_walked(tmp_path):
     # Running again over the same folder does not meet its own output folder.
     again = list(migrate_paths([tmp_path], out, overwrite=True))
     assert [type(o) for o in again] == [Migrated]
+
+
+def test_compact_single_line_files_are_read_whole(tmp_path):
+    wrapped = {"trajectory": json.loads((V0 / "basic.json").read_text())}
+    path = tmp_path / "compact.json"
+    path.write_text(json.dumps(wrapped) + "\n")
+    assert migrate(path).report.container == "api-response"
+
+
+def test_json_lines_under_a_json_name_get_a_hint(tmp_path):
+    line = (SYN / "eval_output.jsonl").read_text().splitlines()[1]
+    path = tmp_path / "out.json"
+    path.write_text(" " * 5000 + line + "\n" + line + "\n")  # first line longer than the sniff
+    assert "name it *.jsonl" in _skip(path).message

@@ -189,9 +189,9 @@ def _is_jsonl(path: Path, head: bytes) -> bool:
         return False
     if path.suffix == ".jsonl":
         return True
-    first, sep, _ = head.partition(b"\n")
-    if not sep or not first.strip().startswith(b"{"):
-        return False
+    first, sep, rest = head.partition(b"\n")
+    if not sep or not rest.strip() or not first.strip().startswith(b"{"):
+        return False  # one line only: a compact JSON file, read whole
     try:
         return isinstance(json.loads(first), dict)  # a whole object on line one: JSON lines
     except ValueError:
@@ -260,6 +260,8 @@ def _load_json(inp: V0Input) -> V0Source:
         raise InputError(path, "", "not a text file; expected a JSON list of V0 events") from None
     except ValueError as exc:
         hint = " (the file looks truncated)" if _looks_truncated(data, exc) else ""
+        if "Extra data" in str(exc):
+            hint = " (it looks like JSON lines; name it *.jsonl to read one record per line)"
         raise InputError(
             path, "", f"not valid JSON{hint}: {exc}; expected a JSON list of V0 events"
         ) from None
