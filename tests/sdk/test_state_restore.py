@@ -238,3 +238,103 @@ def test_agent_state_and_workspace(llm_server: ScriptedLLMServer, tmp_path: Path
     moved = _open(llm_server, tmp_path, cid, workspace=tmp_path / "ws2")
     assert _base_state(moved)["workspace"]["working_dir"] == str((tmp_path / "ws2").resolve())
     strict_validate(folder)
+
+
+CHILD = """
+import os, signal, sys, uuid
+from pydantic import SecretStr
+sys.path.insert(0, sys.argv[6])
+from tests.support.mcp_server import server_config
+from trajkit.sdk import (LLM, Agent, AgentContext, AlwaysConfirm, Cipher, Conversation,
+                         KeywordTrigger, Skill, Tool)
+
+base_url, persist, workspace, cid, secret = sys.argv[1:6]
+llm = LLM(model="openai/gpt-4o", api_key=SecretStr("sk-child-key-123456"), base_url=base_url,
+          usage_id="agent", num_retries=1)
+context = AgentContext(skills=[Skill(name="math", content="Use the add tool.",
+                                     trigger=KeywordTrigger(keywords=["sum"]))])
+agent = Agent(llm=llm, tools=[Tool(name="terminal")], agent_context=context,
+              mcp_config={"mcpServers": {"test": server_config()}})
+conv = Conversation(agent=agent, workspace=workspace, persistence_dir=persist,
+                    conversation_id=uuid.UUID(cid), cipher=Cipher("child-key"))
+conv.update_secrets({"API_TOKEN": secret})
+conv.state.agent_state = {"phase": "adding"}
+conv.set_confirmation_policy(AlwaysConfirm())
+conv.send_message("What is the sum of 2 and 3?")
+conv.run()
+assert conv.state.execution_status == "waiting_for_confirmation"
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_everything_survives_sigkill(llm_server: ScriptedLLMServer, tmp_path: Path):
+    """A process sets every part of the state, stops waiting for confirmation and is killed
+    with SIGKILL; a new process restores all of it and continues."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from tests.sdk.helpers import make_llm
+    from tests.support.mcp_server import server_config
+    from trajkit.events import MCPToolObservation, MessageEvent
+    from trajkit.sdk import Agent, AgentContext, Cipher, KeywordTrigger, Skill, Tool
+
+    root = Path(__file__).resolve().parents[2]
+    secret = "tok-" + uuid.uuid4().hex
+    cid = uuid.uuid4()
+    llm_server.enqueue_tool_call("add", {"a": 2, "b": 3})
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    child = subprocess.run(
+        [sys.executable, str(script), llm_server.base_url, str(tmp_path / "convs"),
+         str(tmp_path / "ws"), str(cid), secret, str(root)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert child.returncode == -signal.SIGKILL, child.stderr[-3000:]
+    folder = tmp_path / "convs" / cid.hex
+
+    context = AgentContext(
+        skills=[
+            Skill(
+                name="math", content="Use the add tool.", trigger=KeywordTrigger(keywords=["sum"])
+            )
+        ]
+    )
+    agent = Agent(
+        llm=make_llm(llm_server),
+        tools=[Tool(name="terminal")],
+        agent_context=context,
+        mcp_config={"mcpServers": {"test": server_config()}},
+    )
+    conv = _open(llm_server, tmp_path, cid, agent=agent, cipher=Cipher("child-key"))
+    state = conv.state
+    assert state.execution_status == "waiting_for_confirmation"
+    assert isinstance(state.confirmation_policy, AlwaysConfirm)
+    assert state.agent_state == {"phase": "adding"}
+    assert state.activated_knowledge_skills == ["math"]
+    assert state.secret_registry.get_value("API_TOKEN") == secret
+    assert agent.llm.metrics.accumulated_cost > 0
+    user = next(e for e in state.events if isinstance(e, MessageEvent) and e.source == "user")
+    assert user.activated_skills == ["math"]
+
+    llm_server.enqueue_tool_call("terminal", {"command": "echo ${#API_TOKEN} $API_TOKEN"})
+    conv.run()  # confirms the MCP call; the next action waits again
+    mcp_obs = [
+        e.observation
+        for e in conv.state.events
+        if isinstance(e, ObservationEvent) and isinstance(e.observation, MCPToolObservation)
+    ]
+    assert [c.text for c in mcp_obs[0].content] == ["[Tool 'add' executed.]", "5"]
+    assert conv.state.execution_status == "waiting_for_confirmation"
+    llm_server.enqueue_text("The sum is 5.")
+    conv.run()
+    terminal = [e for e in conv.state.events if isinstance(e, ObservationEvent)][-1]
+    assert f"{len(secret)} <secret-hidden>" in terminal.observation.text
+    assert conv.state.execution_status == "finished"
+    conv.close()
+    for path in (tmp_path / "convs").rglob("*"):
+        if path.is_file():
+            assert secret.encode() not in path.read_bytes(), path
+    strict_validate(folder)
+    assert os.path.isdir(folder / "events")
