@@ -1,21 +1,23 @@
 """Durable append latency per event: what the runtime pays to persist one event crash-safely.
 
 Usage:
-    python benchmarks/bench_append.py [--events 300] [--dir /tmp/bench-append]
+    python benchmarks/bench_append.py [--events 400] [--rounds 8] [--dir /tmp]
 
-Prints median / mean / p95 / max milliseconds per event for:
+Prints median / mean / p95 milliseconds per event for:
 - writer.append: `ConversationWriter.append(event)`: lock, atomic write of the event file
   (temp, fsync, rename, fsync folder), length marker;
-- runtime emit, in a run: `Conversation.emit(event)` inside an agent step: the event file as
-  above; the base state is saved once per step (a step = an action and its observation here),
-  and that save is included, spread over the step's events. This is what a real run pays;
-- runtime emit, alone: `Conversation.emit(event)` outside a run (e.g. `send_message`): the event
-  file plus an atomic `base_state.json` rewrite for every event;
-- sdk-style write: open/write/close of the same bytes with one fsync and no rename (about what
-  the OpenHands SDK 1.58 does per event with fsync; its own figure on this machine is ~2 ms).
+- emit, in a run: `Conversation.emit(event)` inside an agent step: the event file as above; the
+  base state is saved once per step (a step = an action and its observation here) and that
+  save is spread over the step's events. This is what a real run pays per event;
+- emit, alone: `Conversation.emit(event)` outside a run (e.g. `send_message`): the event file
+  plus an atomic `base_state.json` rewrite for every event;
+- sdk append + fsync: what the OpenHands SDK 1.58 does per event (flock, list `events/`, write
+  the event file in place, rewrite `base_state.json` in place), with an fsync after each of the
+  two writes, i.e. the SDK made durable; the issue quotes about 2 ms per event for it here.
 
+The variants run interleaved in rounds, so a busy machine slows all of them alike; the verdict
+compares "emit, in a run" with the 2 ms figure and with the SDK reference of the same run.
 Events are real shapes (action, observation, message) copied from fixtures/sdk with fresh ids.
-The target: runtime emit at most ~2 ms per event (the SDK's per-event cost here).
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+import filelock
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -38,6 +42,8 @@ from trajkit.events import Event, dump_event  # noqa: E402
 from trajkit.store import ConversationWriter, open_conversation  # noqa: E402
 
 SDK_MS_PER_EVENT = 2.0
+Runner = Callable[[int], float]
+"""Takes a count, appends that many events, returns seconds per event for each (via a list)."""
 
 
 def _templates() -> list[Event]:
@@ -45,105 +51,151 @@ def _templates() -> list[Event]:
     return [e for e in open_conversation(folder).iter_events() if e.kind != "SystemPromptEvent"]
 
 
-def _fresh(template: Event, parent: str | None) -> Event:
-    return template.model_copy(update={"id": str(uuid.uuid4()), "parent_id": parent})
+def _fresh(template: Event) -> Event:
+    return template.model_copy(update={"id": str(uuid.uuid4()), "parent_id": None})
 
 
-def _stats(name: str, samples: list[float]) -> None:
+def _stats(name: str, samples: list[float]) -> float:
     ms = sorted(s * 1000 for s in samples)
     p95 = ms[int(0.95 * (len(ms) - 1))]
+    median = statistics.median(ms)
     print(
-        f"{name:<16} n={len(ms):<5} median {statistics.median(ms):6.3f} ms   "
-        f"mean {statistics.fmean(ms):6.3f} ms   p95 {p95:6.3f} ms   max {ms[-1]:7.3f} ms"
+        f"{name:<18} n={len(ms):<5} median {median:6.3f} ms   "
+        f"mean {statistics.fmean(ms):6.3f} ms   p95 {p95:6.3f} ms"
     )
+    return median
 
 
-def _time_each(n: int, fn: Callable[[int], None]) -> list[float]:
-    out = []
-    for i in range(n):
-        t0 = time.perf_counter()
-        fn(i)
-        out.append(time.perf_counter() - t0)
-    return out
+def _timed(fn: Callable[[], None]) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
 
 
-def bench_writer(base: Path, n: int, templates: list[Event]) -> list[float]:
-    writer = ConversationWriter(base / uuid.uuid4().hex)
-    parent: list[str | None] = [None]
+class Writer:
+    def __init__(self, base: Path, templates: list[Event]) -> None:
+        self.writer = ConversationWriter(base / uuid.uuid4().hex)
+        self.templates, self.parent, self.i = templates, None, 0
 
-    def one(i: int) -> None:
-        e = _fresh(templates[i % len(templates)], parent[0])
-        writer.append(e)
-        parent[0] = e.id
-
-    return _time_each(n, one)
-
-
-def bench_emit(base: Path, n: int, templates: list[Event], *, per_step: int) -> list[float]:
-    """Per-event cost of `Conversation.emit`; with ``per_step`` > 1, events are grouped in
-    steps (`with conv.state:`, as `run()` does) and each group's time is split evenly."""
-    from pydantic import SecretStr
-
-    from trajkit.sdk import LLM, Agent, Conversation
-
-    agent = Agent(llm=LLM(model="openai/gpt-4o", api_key=SecretStr("x")), include_default_tools=[])
-    conv = Conversation(
-        agent=agent, workspace=base / "ws", persistence_dir=base / f"emit{per_step}"
-    )
-
-    def step(i: int) -> None:
-        with conv.state:
-            for j in range(per_step):
-                t = templates[(i * per_step + j) % len(templates)]
-                conv.emit(t.model_copy(update={"id": str(uuid.uuid4()), "parent_id": None}))
-
-    try:
-        if per_step == 1:
-            return _time_each(n, lambda i: conv.emit(
-                templates[i % len(templates)].model_copy(
-                    update={"id": str(uuid.uuid4()), "parent_id": None})))  # fmt: skip
-        return [t / per_step for t in _time_each(n // per_step, step) for _ in range(per_step)]
-    finally:
-        conv.close()
+    def run(self, n: int) -> list[float]:
+        out = []
+        for _ in range(n):
+            e = self.templates[self.i % len(self.templates)].model_copy(
+                update={"id": str(uuid.uuid4()), "parent_id": self.parent}
+            )
+            self.i += 1
+            out.append(_timed(lambda e=e: self.writer.append(e)))  # type: ignore[misc]
+            self.parent = e.id
+        return out
 
 
-def bench_sdk_style(base: Path, n: int, templates: list[Event]) -> list[float]:
-    folder = base / "sdk-style" / "events"
-    folder.mkdir(parents=True)
-    data = [dump_event(t).encode() for t in templates]
+class Emit:
+    """`Conversation.emit`; ``per_step`` events share one `with state:` block (one save)."""
 
-    def one(i: int) -> None:
-        path = folder / f"event-{i:05d}-{uuid.uuid4()}.json"
-        with open(path, "wb") as f:
-            f.write(data[i % len(data)])
+    def __init__(self, base: Path, templates: list[Event], per_step: int) -> None:
+        from pydantic import SecretStr
+
+        from trajkit.sdk import LLM, Agent, Conversation
+
+        llm = LLM(model="openai/gpt-4o", api_key=SecretStr("x"))
+        self.conv = Conversation(
+            agent=Agent(llm=llm, include_default_tools=[]),
+            workspace=base / "ws",
+            persistence_dir=base / f"emit{per_step}",
+        )
+        self.templates, self.per_step, self.i = templates, per_step, 0
+
+    def _next(self) -> Event:
+        self.i += 1
+        return _fresh(self.templates[self.i % len(self.templates)])
+
+    def run(self, n: int) -> list[float]:
+        out: list[float] = []
+        conv = self.conv
+        for _ in range(max(1, n // self.per_step)):
+            events = [self._next() for _ in range(self.per_step)]
+
+            def step(events: list[Event] = events) -> None:
+                if self.per_step == 1:
+                    conv.emit(events[0])
+                    return
+                with conv.state:
+                    for e in events:
+                        conv.emit(e)
+
+            out += [_timed(step) / self.per_step] * self.per_step
+        return out
+
+    def close(self) -> None:
+        self.conv.close()
+
+
+class SdkAppend:
+    """The SDK's append (flock, listdir, in-place event write, in-place base state) + fsyncs."""
+
+    def __init__(self, base: Path, templates: list[Event]) -> None:
+        self.folder = base / "sdk" / uuid.uuid4().hex
+        (self.folder / "events").mkdir(parents=True)
+        self.lock = filelock.FileLock(str(self.folder / "events" / ".eventlog.lock"))
+        self.data = [dump_event(t).encode() for t in templates]
+        folder = next(
+            p for p in (ROOT / "fixtures/sdk/b_terminal").iterdir() if p.name != "expected"
+        )
+        self.state = (folder / "base_state.json").read_bytes()
+        self.i = 0
+
+    def _one(self) -> None:
+        with self.lock:
+            n = sum(1 for name in os.listdir(self.folder / "events") if name.startswith("event-"))
+            path = self.folder / "events" / f"event-{n:05d}-{uuid.uuid4()}.json"
+            with open(path, "wb") as f:
+                f.write(self.data[self.i % len(self.data)])
+                f.flush()
+                os.fsync(f.fileno())
+        with open(self.folder / "base_state.json", "wb") as f:
+            f.write(self.state)
             f.flush()
             os.fsync(f.fileno())
+        self.i += 1
 
-    return _time_each(n, one)
+    def run(self, n: int) -> list[float]:
+        return [_timed(self._one) for _ in range(n)]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--events", type=int, default=300)
+    ap.add_argument("--events", type=int, default=400, help="events per variant")
+    ap.add_argument("--rounds", type=int, default=8, help="interleaved rounds")
     ap.add_argument("--dir", type=Path, default=None, help="where to write (default: a temp dir)")
     args = ap.parse_args()
     base = Path(tempfile.mkdtemp(prefix="bench-append-", dir=args.dir))
+    templates = _templates()
+    in_run, alone = Emit(base, templates, 2), Emit(base, templates, 1)
+    variants: dict[str, Callable[[int], list[float]]] = {
+        "writer.append": Writer(base, templates).run,
+        "emit, in a run": in_run.run,
+        "emit, alone": alone.run,
+        "sdk append + fsync": SdkAppend(base, templates).run,
+    }
+    samples: dict[str, list[float]] = {name: [] for name in variants}
+    per_round = max(2, args.events // args.rounds)
     try:
-        templates = _templates()
-        print(f"{args.events} events per run in {base} (filesystem of {base.parent})")
-        _stats("writer.append", bench_writer(base, args.events, templates))
-        emit = bench_emit(base, args.events, templates, per_step=2)
-        _stats("emit, in a run", emit)
-        _stats("emit, alone", bench_emit(base, args.events, templates, per_step=1))
-        _stats("sdk-style write", bench_sdk_style(base, args.events, templates))
-        median = statistics.median(emit) * 1000
-        verdict = "meets" if median <= SDK_MS_PER_EVENT else "misses"
-        print(
-            f"emit in a run: median {median:.3f} ms/event {verdict} the target "
-            f"(<= {SDK_MS_PER_EVENT} ms, the SDK's per-event cost here)"
-        )
+        print(f"{per_round * args.rounds} events per variant, {args.rounds} interleaved rounds, "
+              f"in {base}")  # fmt: skip
+        for _ in range(args.rounds):
+            for name, run in variants.items():
+                samples[name] += run(per_round)
+        medians = {name: _stats(name, s) for name, s in samples.items()}
     finally:
+        in_run.close()
+        alone.close()
         shutil.rmtree(base, ignore_errors=True)
+    ours, sdk = medians["emit, in a run"], medians["sdk append + fsync"]
+    print(
+        f"emit in a run: {ours:.3f} ms/event median; target <= {SDK_MS_PER_EVENT} ms: "
+        f"{'met' if ours <= SDK_MS_PER_EVENT else 'missed'}; vs the durable SDK append measured "
+        f"in this run ({sdk:.3f} ms): {ours / sdk:.2f}x"
+    )
 
 
 if __name__ == "__main__":
