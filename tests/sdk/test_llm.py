@@ -136,3 +136,17 @@ def test_importing_the_sdk_does_not_import_litellm() -> None:
     code = "import sys, trajkit.sdk; print('litellm' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_reasoning_settings_only_for_reasoning_models(llm_server: ScriptedLLMServer) -> None:
+    llm_server.enqueue_text("a")
+    llm_server.enqueue_text("b")
+    llm_server.enqueue_text("c")
+    make_llm(llm_server).completion(_user())  # gpt-4o: no reasoning
+    make_llm(llm_server, model="openai/gpt-5-mini", reasoning_effort="low").completion(_user())
+    make_llm(llm_server, model="openai/gpt-5-mini", reasoning_summary="auto").responses(_user())
+    chat_plain, chat_reasoning, responses = (r.body for r in llm_server.requests)
+    assert "reasoning_effort" not in chat_plain
+    assert chat_reasoning["reasoning_effort"] == "low"
+    assert responses["reasoning"] == {"effort": "high", "summary": "auto"}
+    assert responses["include"] == ["reasoning.encrypted_content"]

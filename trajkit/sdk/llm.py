@@ -327,6 +327,8 @@ class LLM(BaseModel):
         kwargs["messages"] = self.format_messages_for_llm(messages)
         if tools and self.native_tool_calling:
             kwargs["tools"] = [t.to_chat_tool() for t in tools]
+        if self._reasoning_effort():
+            kwargs["reasoning_effort"] = self._reasoning_effort()
         for key, value in (
             ("temperature", self.temperature),
             ("top_p", self.top_p),
@@ -358,6 +360,14 @@ class LLM(BaseModel):
         if tools:
             kwargs["tools"] = [t.to_responses_tool() for t in tools]
             kwargs["tool_choice"] = "auto"
+        effort = self._reasoning_effort()
+        if effort:
+            reasoning: dict[str, Any] = {"effort": effort}
+            if self.reasoning_summary:
+                reasoning["summary"] = self.reasoning_summary
+            kwargs["reasoning"] = reasoning
+            if self.enable_encrypted_reasoning:
+                kwargs["include"] = ["reasoning.encrypted_content"]
         if self.temperature is not None:
             kwargs["temperature"] = self.temperature
         if self.max_output_tokens is not None:
@@ -371,6 +381,17 @@ class LLM(BaseModel):
             resp, rid, latency, _usage_from_responses(getattr(resp, "usage", None)), litellm
         )
         return LLMResponse(message=message, id=rid, raw=resp)
+
+    def _reasoning_effort(self) -> str | None:
+        """``reasoning_effort`` to send: only to reasoning models, and not when ``"none"``."""
+        effort = self.reasoning_effort
+        if not effort or effort == "none":
+            return None
+        override = self.capability_overrides.get("supports_reasoning_effort")
+        supported = (
+            override if isinstance(override, bool) else self._info().get("supports_reasoning")
+        )
+        return effort if supported else None
 
     def _common_kwargs(self) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
