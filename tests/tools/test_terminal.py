@@ -115,3 +115,17 @@ def test_registry_resolves_by_name(tmp_path: Path) -> None:
     assert tools[0].definition().kind == "TerminalTool"
     with pytest.raises(ValueError, match="unknown tool 'nope'"):
         resolve_tool("nope", ToolContext(str(tmp_path)))
+
+
+def test_timeout_spares_background_jobs_of_earlier_commands(term: TerminalTool) -> None:
+    run(term, "sleep 300 & echo $! > bg.pid")
+    pid = int((Path(term.ctx.working_dir) / "bg.pid").read_text())
+    try:
+        obs = run(term, "sleep 30", timeout=1)
+        assert obs.timeout
+        assert Path(f"/proc/{pid}").exists()  # the earlier background job still runs
+    finally:
+        import os
+        import signal
+
+        os.kill(pid, signal.SIGKILL)

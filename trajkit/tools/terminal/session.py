@@ -70,6 +70,7 @@ class TerminalSession:
         self._eof = False
         self._tmpdir = Path(tempfile.mkdtemp(prefix="trajkit-term-"))
         self._nonce = secrets.token_hex(8)
+        self._before: set[int] = set()
         self._start()
 
     # -- lifecycle -------------------------------------------------------------------
@@ -186,6 +187,8 @@ class TerminalSession:
         )
         with self._buf_cond:
             self._buf.clear()
+        # Background jobs started by earlier commands are not this command's to stop.
+        self._before = set(_descendants(self._proc.pid))
         start = time.monotonic()
         try:
             self._proc.stdin.write(line.encode("utf-8"))
@@ -272,10 +275,10 @@ class TerminalSession:
         )
 
     def _kill_children(self) -> None:
-        """SIGINT then SIGKILL every descendant of bash (bash itself keeps running)."""
+        """SIGINT then SIGKILL the processes this command started (bash keeps running)."""
         if self._proc is None:
             return
-        pids = _descendants(self._proc.pid)
+        pids = [p for p in _descendants(self._proc.pid) if p not in self._before]
         for sig in (signal.SIGINT, signal.SIGKILL):
             for pid in pids:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
