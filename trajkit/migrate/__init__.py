@@ -2,7 +2,8 @@
 
 - `containers`: find V0 trajectories in files and folders (a registry of container handlers).
 - `v0`: the V0 event dict and its shapes (flat, pairs, resolver records), legacy keys.
-- `mapping`: V0 events -> V1 events for one conversation (`v0_to_v1`).
+- `mapping`: V0 events -> V1 events for one conversation (`v0_to_v1`); `toolcalls`: the
+  tool-call actions of one LLM response and their results; `ledger`: ids, sidecar and counts.
 - `payloads`, `recall`: per-type payloads and the recall text; `state`: `base_state.json`.
 - `report`: `migration_report.json` and the `v0_sidecar.json` keeping what V1 cannot hold.
 - `run`: `iter_v0_conversations` (in memory, for `inspect`/`export --from-v0`) and

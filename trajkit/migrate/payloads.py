@@ -30,7 +30,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["Fields", "action_payload", "observation_payload", "text_of"]
+__all__ = [
+    "Fields",
+    "action_payload",
+    "observation_payload",
+    "rebuilt_arguments",
+    "security_risk",
+    "text_of",
+    "tool_definition",
+]
 
 _EDITOR_COMMANDS = ("view", "create", "str_replace", "insert", "undo_edit")
 _META_KEYS = (
@@ -330,3 +338,55 @@ def _images(v0_type: str, extras: Fields) -> list[str]:
             extras.used.add("screenshot")
             urls = [shot if shot.startswith("data:") else f"data:image/png;base64,{shot}"]
     return urls
+
+
+_RISK = {-1: "UNKNOWN", 0: "LOW", 1: "MEDIUM", 2: "HIGH"}
+
+
+def security_risk(value: Any) -> str:
+    """V1 `security_risk` of a V0 action (V0 wrote the enum as an int, -1..2, since 0.54)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return "UNKNOWN"
+    return _RISK.get(value, "UNKNOWN")
+
+
+def rebuilt_arguments(payload: dict[str, Any]) -> dict[str, Any]:
+    """Tool-call arguments rebuilt from a payload, for calls whose raw arguments are lost."""
+    if payload.get("kind") == "MCPToolAction" and isinstance(payload.get("data"), dict):
+        return dict(payload["data"])
+    return {k: v for k, v in payload.items() if k != "kind" and v is not None}
+
+
+_PAYLOAD_OF_TOOL = {
+    "execute_bash": "TerminalAction",
+    "str_replace_editor": "FileEditorAction",
+    "think": "ThinkAction",
+    "finish": "FinishAction",
+    "task_tracker": "TaskTrackerAction",
+}
+
+
+def tool_definition(function: dict[str, Any], name: str) -> dict[str, Any]:
+    """A V0 OpenAI function spec as a V1 tool definition keeping name, description and schema.
+
+    The `MCPToolDefinition` shape is the one V1 tool definition that carries its JSON schema, so
+    the tools a chat conversion sends are the ones the V0 LLM saw; `action_type` names the
+    payload kind migrate gives that tool's calls.
+    """
+    action_type = _PAYLOAD_OF_TOOL.get(function["name"], "MCPToolAction")
+    description = function.get("description")
+    description = description if isinstance(description, str) else ""
+    schema = function.get("parameters")
+    return {
+        "description": description,
+        "action_type": action_type,
+        "observation_type": action_type.replace("Action", "Observation"),
+        "mcp_tool": {
+            "name": name,
+            "description": description,
+            "inputSchema": schema if isinstance(schema, dict) else {},
+        },
+        "meta": {"migrated_from": "openhands-v0", "v0_name": function["name"]},
+        "kind": "MCPToolDefinition",
+        "title": name,
+    }

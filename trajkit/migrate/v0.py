@@ -25,6 +25,11 @@ from typing import Any, Literal
 
 __all__ = [
     "ACTION_TYPES",
+    "answering_action",
+    "display_text",
+    "is_hidden",
+    "response_reasoning",
+    "response_text",
     "DROPPED_ACTIONS",
     "DROPPED_OBSERVATIONS",
     "HistoryShape",
@@ -396,3 +401,66 @@ def _count(counter: dict[str, int], key: str) -> None:
 def iter_events_of(items: Iterable[Any]) -> Iterable[dict[str, Any]]:
     """Only the items that are V0 events."""
     return (x for x in items if is_v0_event(x))
+
+
+def answering_action(
+    unanswered: list[dict[str, Any]], obs: dict[str, Any]
+) -> dict[str, Any] | None:
+    """The latest unanswered action whose tool-call id the observation repeats (no `cause`)."""
+    info = tool_call_info(obs)
+    if info is None:
+        return None
+    for action in reversed(unanswered):
+        other = tool_call_info(action)
+        if other is not None and other.tool_call_id == info.tool_call_id:
+            return action
+    return None
+
+
+def is_hidden(ev: dict[str, Any]) -> bool:
+    """Whether V0 marked the event `hidden` (it never reached the LLM or the trajectory)."""
+    for key in ("args", "extras"):
+        block = ev.get(key)
+        if isinstance(block, dict) and block.get("hidden") is True:
+            return True
+    return False
+
+
+def display_text(ev: dict[str, Any]) -> str:
+    """V0's derived `message` text ("" when absent)."""
+    message = ev.get("message")
+    return message if isinstance(message, str) else ""
+
+
+def response_text(content: Any) -> str:
+    """The text of a model response message's `content` (a string or a list of parts)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            p.get("text", "")
+            for p in content
+            if isinstance(p, dict) and isinstance(p.get("text"), str)
+        )
+    return ""
+
+
+def response_reasoning(message: dict[str, Any]) -> dict[str, Any]:
+    """`reasoning_content` and `thinking_blocks` of a response message, in V1 shape."""
+    out: dict[str, Any] = {}
+    if isinstance(message.get("reasoning_content"), str) and message["reasoning_content"]:
+        out["reasoning_content"] = message["reasoning_content"]
+    blocks = []
+    raw = message.get("thinking_blocks")
+    for b in raw if isinstance(raw, list) else []:
+        if not isinstance(b, dict):
+            continue
+        if b.get("type") == "thinking" and isinstance(b.get("thinking"), str):
+            blocks.append(
+                {k: b[k] for k in ("type", "thinking", "signature") if isinstance(b.get(k), str)}
+            )
+        elif b.get("type") == "redacted_thinking" and isinstance(b.get("data"), str):
+            blocks.append({"type": "redacted_thinking", "data": b["data"]})
+    if blocks:
+        out["thinking_blocks"] = blocks
+    return out
