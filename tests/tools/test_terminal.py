@@ -129,3 +129,13 @@ def test_timeout_spares_background_jobs_of_earlier_commands(term: TerminalTool) 
         import signal
 
         os.kill(pid, signal.SIGKILL)
+
+
+def test_endless_output_is_stopped(term: TerminalTool) -> None:
+    t0 = time.monotonic()
+    obs = run(term, "yes trajkit")
+    assert time.monotonic() - t0 < 60
+    assert obs.timeout and obs.exit_code == -1
+    assert "MiB of output" in obs.metadata.suffix
+    assert len(obs.text) == 30000  # cut for the LLM, full output saved
+    assert run(term, "echo still-here").text == "still-here"

@@ -21,7 +21,7 @@ from typing import Any
 from trajkit.events import Action, TerminalAction, TerminalObservation, TextContent
 from trajkit.events.truncate import MAX_CMD_OUTPUT_SIZE, maybe_truncate, saved_output_path
 from trajkit.sdk.tool import RuntimeTool, ToolContext, register_tool
-from trajkit.tools.terminal.session import CommandResult, TerminalSession
+from trajkit.tools.terminal.session import MAX_OUTPUT_BYTES, CommandResult, TerminalSession
 
 __all__ = ["TerminalTool"]
 
@@ -179,7 +179,7 @@ class TerminalTool(RuntimeTool):
             content=[TextContent(text=body)],
             command=action.command,
             exit_code=result.exit_code,
-            timeout=result.timed_out or result.no_output_timeout,
+            timeout=result.timed_out or result.no_output_timeout or result.output_limit,
             metadata={  # type: ignore[arg-type]
                 "exit_code": result.exit_code,
                 "pid": -1,
@@ -209,6 +209,11 @@ def _suffix(action: TerminalAction, r: CommandResult, no_change: float) -> str:
         return (
             f"\n[The command timed out after {_num(action.timeout)} seconds. The command was "
             f"stopped; run long commands in the background or set a larger `timeout`.{restarted}]"
+        )
+    if r.output_limit:
+        return (
+            f"\n[The command was stopped after printing more than {MAX_OUTPUT_BYTES // 2**20} "
+            f"MiB of output; redirect large output to a file.{restarted}]"
         )
     if r.no_output_timeout:
         return (

@@ -34,6 +34,8 @@ __all__ = ["CommandResult", "TerminalSession"]
 
 _KILL_GRACE = 2.0
 """Seconds to wait for bash to report after the command's processes were killed."""
+MAX_OUTPUT_BYTES = 16 * 1024 * 1024
+"""A command printing more than this is stopped (``yes`` would otherwise never end)."""
 
 
 @dataclass
@@ -52,6 +54,8 @@ class CommandResult:
     """The no-new-output limit was hit."""
     session_restarted: bool = False
     """bash ended or hung and a fresh session was started (environment lost)."""
+    output_limit: bool = False
+    """The command printed more than `MAX_OUTPUT_BYTES` and was stopped."""
     elapsed: float = 0.0
     """Seconds the command ran."""
 
@@ -197,28 +201,36 @@ class TerminalSession:
             pass
         marker_b = ("\n" + marker + " ").encode()
         last_len, last_change = 0, start
-        timed_out = no_output = False
+        timed_out = no_output = too_long = False
         stop_at = start
         while True:
             with self._buf_cond:
                 idx = self._buf.find(marker_b)
                 if idx >= 0 and self._buf.find(b"\n", idx + len(marker_b)) >= 0:
-                    return self._finish(idx, marker_b, start, timed_out, no_output)
+                    result = self._finish(idx, marker_b, start, timed_out, no_output)
+                    result.output_limit = too_long
+                    if too_long:
+                        result.exit_code = -1
+                    return result
                 if self._eof:
                     return self._ended(start)
                 self._buf_cond.wait(0.05)
                 now = time.monotonic()
                 if len(self._buf) != last_len:
                     last_len, last_change = len(self._buf), now
-            if timed_out or no_output:
+            if timed_out or no_output or too_long:
                 if now - stop_at > _KILL_GRACE:
-                    return self._hung(start, timed_out, no_output)
+                    result = self._hung(start, timed_out, no_output)
+                    result.output_limit = too_long
+                    return result
                 continue
             if timeout is not None and now - start >= timeout:
                 timed_out = True
             elif timeout is None and now - last_change >= no_output_timeout:
                 no_output = True
-            if timed_out or no_output:
+            elif last_len > MAX_OUTPUT_BYTES:
+                too_long = True
+            if timed_out or no_output or too_long:
                 stop_at = now
                 self._kill_children()
 
