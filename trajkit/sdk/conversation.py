@@ -18,6 +18,21 @@ not one per event. A SIGKILL at any point leaves every completed event on disk a
 - the agent class must match and tools may be added but not removed (SDK rule);
 - the LLM's metrics are restored from ``stats``, so the accumulated cost keeps counting.
 
+Everything else the state holds is restored too (v1-format §2):
+
+- MCP servers of ``agent.mcp_config`` are started with the conversation (`trajkit.sdk.mcp`);
+  one that fails gives a ``ConversationErrorEvent`` (code ``MCPServerError``) and the run goes on;
+- secrets (``secrets=``, `Conversation.update_secrets`) reach the terminal for commands that
+  name them and are hidden in every observation; on disk they are encrypted with ``cipher=``
+  (a `trajkit.sdk.secrets.Cipher`) or masked and then lost on restore;
+- knowledge skills of ``agent.agent_context`` attach to the user message that triggers them,
+  once (``activated_knowledge_skills``);
+- a confirmation policy (`set_confirmation_policy`) stops before actions with status
+  ``waiting_for_confirmation``; ``run()`` executes them, `reject_pending_actions` rejects them;
+- stuck detection (`trajkit.sdk.stuck`) sets status ``stuck``; the iteration count is
+  rebuilt from the events; every public state change is also logged as a
+  ``ConversationStateUpdateEvent`` (key = field, value = its JSON, secrets masked).
+
 Refused: a ``conversation_id`` that is not a UUID (it names the folder), a relative
 ``persistence_dir`` that climbs out of the current directory, and a conversation folder that
 is a link leading outside ``persistence_dir``.
