@@ -14,7 +14,9 @@ descendants (the workers) is sampled every 20 ms from /proc; the figure is the p
 sum (shared pages counted in each process, so it over-estimates).
 
 Prints per corpus: events, input MB (event and state JSON), seconds, events/s, MB/s,
-output MB, peak RSS (sum and largest single process). Goal on 2 cores: >= 20,000 events/s and
+output MB, peak RSS (sum and largest single process), and the CPU time of the export's processes
+(user + system) per event: on a shared machine the wall-clock rate depends on other load, CPU
+per event does not (2 cores / CPU per event = the rate on an idle machine). Goal on 2 cores: >= 20,000 events/s and
 < 1 GB, flat from the small corpus to the large one.
 """
 
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -114,6 +117,7 @@ def bench(corpus: Path, out: Path, workers: int) -> dict[str, float]:
     n_events, n_bytes = _input_bytes(corpus)
     cmd = [sys.executable, "-m", "trajkit", "export", str(corpus), "-o", str(out)]
     cmd += ["--overwrite", "--workers", str(workers)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
     sampler = _PeakSampler(proc.pid)
@@ -124,6 +128,8 @@ def bench(corpus: Path, out: Path, workers: int) -> dict[str, float]:
     sampler.join()
     if proc.returncode != 0:
         raise SystemExit(f"export failed ({proc.returncode}):\n{err}")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return {
         "events": n_events,
         "input_mb": n_bytes / 1e6,
@@ -134,6 +140,8 @@ def bench(corpus: Path, out: Path, workers: int) -> dict[str, float]:
         "peak_rss_mb": sampler.peak_sum / 1024,
         "peak_rss_one_mb": sampler.peak_one / 1024,
         "processes": sampler.processes,
+        "cpu_s": cpu,
+        "cpu_us_per_event": cpu / n_events * 1e6,
     }
 
 
@@ -150,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"trajkit export, {args.workers} worker(s), {os.cpu_count()} core(s)")
     header = (
         f"{'corpus':<28} {'events':>9} {'in MB':>8} {'s':>7} {'events/s':>9} {'MB/s':>7} "
-        f"{'out MB':>7} {'peak RSS MB':>11} {'(largest)':>9}"
+        f"{'out MB':>7} {'peak RSS MB':>11} {'(largest)':>9} {'CPU s':>7} {'CPU us/ev':>9}"
     )
     print(header)
     for corpus in corpora:
@@ -158,7 +166,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{corpus.name:<28} {r['events']:>9,.0f} {r['input_mb']:>8.0f} {r['seconds']:>7.1f} "
             f"{r['events_per_s']:>9,.0f} {r['mb_per_s']:>7.1f} {r['output_mb']:>7.0f} "
-            f"{r['peak_rss_mb']:>11.0f} {r['peak_rss_one_mb']:>9.0f}",
+            f"{r['peak_rss_mb']:>11.0f} {r['peak_rss_one_mb']:>9.0f} {r['cpu_s']:>7.1f} "
+            f"{r['cpu_us_per_event']:>9.0f}",
             flush=True,
         )
     return 0

@@ -1,0 +1,224 @@
+"""The conversation row: summary fields, TRL `messages`, `tools` and the exact chat conversion.
+
+`conversation_row(loaded, ...)` builds one row of the `conversations` table from a conversation
+already read into memory (`Loaded`). Messages come from the same pipeline as
+`trajkit convert --to chat` (active branch -> view -> `events_to_messages` -> dangling calls
+dropped -> `messages_to_chat`), keeping the `Message` objects next to the chat dicts so the
+TRL `reasoning_content` can be taken from the stored message; a test checks the document equals
+`convert_events(..., to="chat")`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from trajkit.errors import InputError
+
+if TYPE_CHECKING:
+    from trajkit.events import BaseState, Event, Message
+
+__all__ = ["Loaded", "conversation_row", "is_error"]
+
+
+@dataclass
+class Loaded:
+    """One conversation read into memory."""
+
+    conversation_id: str
+    source_format: str
+    state_json: dict[str, Any] | None
+    state: BaseState | None
+    events: list[tuple[int, Event, str]]
+    """(index, parsed event, stored JSON text)."""
+    paths: list[Path] | None = None
+    """Event files, parallel to `events` (V1 input only), to name them in errors."""
+
+
+_ERROR_KINDS = frozenset({"AgentErrorEvent", "ConversationErrorEvent", "ServerErrorEvent"})
+
+
+def is_error(event: Event) -> bool:
+    """Error events, observations flagged `is_error`, failed hooks, failed ACP tool calls."""
+    if event.kind in _ERROR_KINDS:
+        return True
+    observation = event.__dict__.get("observation")
+    if observation is not None and getattr(observation, "is_error", False):
+        return True
+    if event.kind == "HookExecutionEvent":
+        return not event.__dict__.get("success", True)
+    return bool(event.kind == "ACPToolCallEvent" and event.__dict__.get("is_error"))
+
+
+def conversation_row(
+    loaded: Loaded,
+    source: str,
+    view: str,
+    timestamps: list[datetime | None],
+    conv_path: Path | None,
+) -> dict[str, Any]:
+    """The `conversations` row of `loaded` (`n_redactions` is filled in later)."""
+    from trajkit.events import ActionEvent, FinishAction, MessageEvent
+
+    events = [e for _, e, _ in loaded.events]
+    state = loaded.state
+    messages, chat, tools, problems = _chat_conversion(events, state, view, loaded, conv_path)
+    present = [t for t in timestamps if t is not None]
+    first_user = next(
+        (e.llm_message.text for e in events if isinstance(e, MessageEvent) and e.source == "user"),
+        None,
+    )
+    usage = _usage(loaded.state_json)
+    return {
+        "conversation_id": loaded.conversation_id,
+        "source_path": source,
+        "source_format": loaded.source_format,
+        "created_at": present[0] if present else None,
+        "last_event_at": present[-1] if present else None,
+        "model": state.agent.llm.model if state else None,
+        "agent_kind": state.agent.kind if state else None,
+        "tool_names": [t["function"]["name"] for t in tools],
+        "execution_status": state.execution_status if state else None,
+        "n_events": len(events),
+        "n_llm_calls": usage.pop("n_llm_calls") or _response_ids(events),
+        "n_tool_calls": sum(1 for e in events if isinstance(e, ActionEvent)),
+        "n_errors": sum(1 for e in events if is_error(e)),
+        "n_messages": len(chat),
+        **usage,
+        "first_user_message": first_user,
+        "final_answer": _final_answer(events, ActionEvent, FinishAction, MessageEvent),
+        "view": view,
+        "messages": [_trl_message(m, c) for m, c in zip(messages, chat, strict=True)],
+        "tools": orjson.dumps(tools).decode(),
+        "conversion": orjson.dumps({"messages": chat, "tools": tools}).decode(),
+        "problems": problems,
+        "n_redactions": 0,
+    }
+
+
+def _chat_conversion(
+    events: Sequence[Event],
+    state: BaseState | None,
+    view: str,
+    loaded: Loaded,
+    conv_path: Path | None,
+) -> tuple[list[Message], list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+    """The `trajkit convert --to chat` pipeline, keeping the `Message`s next to the dicts.
+
+    A test checks the document equals `convert_events(..., to="chat")` on every fixture.
+    """
+    from trajkit.convert.adjust import fix_dangling
+    from trajkit.convert.chat import chat_options_from_llm, messages_to_chat
+    from trajkit.convert.messages import events_to_messages
+    from trajkit.convert.tools import tools_to_chat, unknown_tools
+    from trajkit.convert.view import BranchError, active_branch, condensed_view, full_view
+    from trajkit.events import SystemPromptEvent
+
+    try:
+        branch = active_branch(
+            events,
+            leaf_event_id=state.leaf_event_id if state else None,
+            head_is_empty=bool(state and state.head_is_empty),
+        )
+    except BranchError as exc:
+        where = conv_path / "base_state.json" if conv_path else Path(loaded.conversation_id)
+        pointer = "/leaf_event_id"
+        if exc.index is not None:
+            pointer = "/parent_id"
+            if loaded.paths is not None:
+                where = loaded.paths[exc.index]
+        raise InputError(where, pointer, str(exc)) from None
+    selected = condensed_view(branch) if view == "condensed" else full_view(branch)
+    messages, found = fix_dangling(events_to_messages(selected), "drop")
+    definitions = next((e.tools for e in branch if isinstance(e, SystemPromptEvent)), [])
+    llm = state.agent.llm.model_dump() if state else {}
+    chat = messages_to_chat(messages, **chat_options_from_llm(llm))
+    tools = tools_to_chat(definitions)
+    problems = [d.describe() for d in found]
+    problems += [
+        f"tool {n!r}: parameter schema unknown, sent as an open object"
+        for n in unknown_tools(definitions)
+    ]
+    return messages, chat, tools, problems
+
+
+def _trl_message(message: Message, chat: Mapping[str, Any]) -> dict[str, Any]:
+    """TRL's message struct: content as one string, reasoning from the stored message."""
+    content = chat.get("content")
+    if isinstance(content, list):
+        content = "\n".join(p["text"] for p in content if p.get("type") == "text")
+    return {
+        "role": chat["role"],
+        "content": content,
+        "tool_calls": chat.get("tool_calls"),
+        "tool_call_id": chat.get("tool_call_id"),
+        "name": chat.get("name"),
+        "reasoning_content": _reasoning(message),
+    }
+
+
+def _reasoning(message: Message) -> str | None:
+    if message.reasoning_content:
+        return message.reasoning_content
+    thinking = [b.thinking for b in message.thinking_blocks if hasattr(b, "thinking")]
+    if thinking:
+        return "\n".join(thinking)
+    item = message.responses_reasoning_item
+    if item is not None and (item.content or item.summary):
+        return "\n".join(item.content or item.summary)
+    return None
+
+
+def _final_answer(
+    events: Sequence[Event], action_cls: Any, finish_cls: Any, msg_cls: Any
+) -> str | None:
+    for e in reversed(events):
+        if isinstance(e, action_cls) and isinstance(e.action, finish_cls):
+            return str(e.action.message)
+        if isinstance(e, msg_cls) and e.source == "agent":
+            return str(e.llm_message.text)
+    return None
+
+
+def _response_ids(events: Sequence[Event]) -> int:
+    ids = {e.__dict__.get("llm_response_id") for e in events if e.source == "agent"}
+    ids.discard(None)
+    return len(ids)
+
+
+_TOKEN_FIELDS = (
+    "prompt_tokens",
+    "completion_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+)
+
+
+def _usage(state: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Cost, token totals and LLM call count summed over every usage id of `stats`."""
+    out: dict[str, Any] = {"accumulated_cost": None, "n_llm_calls": 0}
+    out.update(dict.fromkeys(_TOKEN_FIELDS))
+    stats = state.get("stats") if isinstance(state, Mapping) else None
+    metrics = stats.get("usage_to_metrics") if isinstance(stats, Mapping) else None
+    if not isinstance(metrics, Mapping):
+        return out
+    for m in metrics.values():
+        if not isinstance(m, Mapping):
+            continue
+        cost = m.get("accumulated_cost")
+        if isinstance(cost, int | float):
+            out["accumulated_cost"] = (out["accumulated_cost"] or 0.0) + float(cost)
+        latencies = m.get("response_latencies")
+        out["n_llm_calls"] += len(latencies) if isinstance(latencies, list) else 0
+        usage = m.get("accumulated_token_usage")
+        if isinstance(usage, Mapping):
+            for key in _TOKEN_FIELDS:
+                if isinstance(usage.get(key), int):
+                    out[key] = (out[key] or 0) + usage[key]
+    return out
