@@ -20,11 +20,19 @@ from trajkit.events.payloads.builtin import (
     ThinkObservation,
 )
 from trajkit.events.payloads.file_editor import FileEditorAction, FileEditorObservation
+from trajkit.events.payloads.task_tracker import TaskItem, TaskTrackerAction, TaskTrackerObservation
 from trajkit.events.payloads.terminal import CmdOutputMetadata, TerminalAction, TerminalObservation
 
 ACTION_CLASSES: dict[str, type[Action]] = {
     c.__name__: c
-    for c in (TerminalAction, FileEditorAction, FinishAction, ThinkAction, MCPToolAction)
+    for c in (
+        TerminalAction,
+        FileEditorAction,
+        FinishAction,
+        ThinkAction,
+        MCPToolAction,
+        TaskTrackerAction,
+    )
 }
 OBSERVATION_CLASSES: dict[str, type[Observation]] = {
     c.__name__: c
@@ -34,6 +42,7 @@ OBSERVATION_CLASSES: dict[str, type[Observation]] = {
         FinishObservation,
         ThinkObservation,
         MCPToolObservation,
+        TaskTrackerObservation,
     )
 }
 UNKNOWN_TAG = "__unknown__"
@@ -53,6 +62,7 @@ AnyAction = Annotated[
     | Annotated[FinishAction, Tag("FinishAction")]
     | Annotated[ThinkAction, Tag("ThinkAction")]
     | Annotated[MCPToolAction, Tag("MCPToolAction")]
+    | Annotated[TaskTrackerAction, Tag("TaskTrackerAction")]
     | Annotated[UnknownAction, Tag(UNKNOWN_TAG)],
     Discriminator(_kind_of(ACTION_CLASSES)),
 ]
@@ -64,6 +74,7 @@ AnyObservation = Annotated[
     | Annotated[FinishObservation, Tag("FinishObservation")]
     | Annotated[ThinkObservation, Tag("ThinkObservation")]
     | Annotated[MCPToolObservation, Tag("MCPToolObservation")]
+    | Annotated[TaskTrackerObservation, Tag("TaskTrackerObservation")]
     | Annotated[UnknownObservation, Tag(UNKNOWN_TAG)],
     Discriminator(_kind_of(OBSERVATION_CLASSES)),
 ]
@@ -83,6 +94,9 @@ __all__ = [
     "MCPToolAction",
     "MCPToolObservation",
     "Observation",
+    "TaskItem",
+    "TaskTrackerAction",
+    "TaskTrackerObservation",
     "TerminalAction",
     "TerminalObservation",
     "ThinkAction",
