@@ -226,3 +226,29 @@ def test_conversation_secret_never_reaches_disk(llm_server, tmp_path, with_ciphe
     from tests.sdk.test_state_restore import strict_validate
 
     strict_validate(folder)
+
+
+def test_secret_names_reach_the_system_prompt_not_values(llm_server, tmp_path):
+    from tests.sdk.helpers import make_agent
+    from trajkit.convert import convert_conversation
+    from trajkit.events import SystemPromptEvent
+    from trajkit.sdk import Conversation
+
+    llm_server.enqueue_text("noted")
+    conv = Conversation(
+        agent=make_agent(llm_server),
+        workspace=tmp_path / "ws",
+        persistence_dir=tmp_path / "convs",
+        secrets={"GITHUB_TOKEN": StaticSecret(value=SecretStr(TOKEN), description="GitHub access")},
+    )
+    conv.send_message("hi")
+    conv.run()
+    system = next(e for e in conv.state.events if isinstance(e, SystemPromptEvent))
+    assert system.dynamic_context is not None
+    assert "**$GITHUB_TOKEN**: GitHub access" in system.dynamic_context.text
+    sent = llm_server.bodies()[0]
+    assert TOKEN not in json.dumps(sent)
+    assert "$GITHUB_TOKEN" in json.dumps(sent["messages"][0])
+    converted = convert_conversation(Path(conv.state.persistence_dir), to="chat")
+    assert converted["messages"][: len(sent["messages"])] == sent["messages"]
+    conv.close()

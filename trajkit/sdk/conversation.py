@@ -78,7 +78,7 @@ from trajkit.sdk.llm import LLMError
 from trajkit.sdk.logger import get_logger
 from trajkit.sdk.mcp import MCPTimeouts, MCPToolset
 from trajkit.sdk.metrics import Metrics
-from trajkit.sdk.secrets import Cipher, LookupSecret, StaticSecret, mask_data
+from trajkit.sdk.secrets import Cipher, LookupSecret, StaticSecret, mask_data, secrets_prompt
 from trajkit.sdk.state import ConversationExecutionStatus, ConversationState, LocalWorkspace
 from trajkit.sdk.stuck import StuckThresholds, detect_stuck
 from trajkit.sdk.tool import RuntimeTool, ToolContext
@@ -150,7 +150,11 @@ class Conversation:
             self.tools.setdefault(mcp_tool.name, mcp_tool)
         self._finalizer = weakref.finalize(self, _close_tools, list(self.tools.values()), self._mcp)
         if not any(isinstance(e, SystemPromptEvent) for e in self.state._events):
-            self.emit(agent.system_prompt_event(self.tools, ctx))
+            prompt = agent.system_prompt_event(self.tools, ctx)
+            dynamic = secrets_prompt(self.state.secret_registry)
+            if dynamic and prompt.dynamic_context is None:
+                prompt = prompt.model_copy(update={"dynamic_context": TextContent(text=dynamic)})
+            self.emit(prompt)
         for error in self._mcp.errors:
             self.emit(
                 ConversationErrorEvent(

@@ -45,6 +45,7 @@ __all__ = [
     "dump_secret",
     "load_secret",
     "mask_data",
+    "secrets_prompt",
 ]
 
 logger = logging.getLogger(__name__)
@@ -281,3 +282,26 @@ class SecretRegistry(BaseModel):
     def _encode(self, info: SerializationInfo) -> dict[str, Any]:
         context = info.context or {}
         return self.to_json(context.get("cipher"))
+
+
+def secrets_prompt(registry: SecretRegistry) -> str | None:
+    """The system prompt's dynamic block telling the LLM which secrets it may use (names and
+    descriptions only, never values); None when there are none."""
+    if not registry.secret_sources:
+        return None
+    lines = [
+        "<CUSTOM_SECRETS>",
+        "### Credential Access",
+        "* Automatic secret injection: when a terminal command mentions a registered secret "
+        "name, its value is exported as an environment variable of that name first.",
+        '* Use them by name, e.g. `curl -H "Authorization: Bearer $GITHUB_TOKEN" ...`; '
+        "matching is case-insensitive.",
+        "* Secret values are masked as <secret-hidden> in command output.",
+        "",
+        "You have access to the following environment variables:",
+    ]
+    for name, source in registry.secret_sources.items():
+        note = f": {source.description}" if source.description else ""
+        lines.append(f"* **${name}**{note}")
+    lines.append("</CUSTOM_SECRETS>")
+    return "\n".join(lines)
