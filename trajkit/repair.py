@@ -193,7 +193,7 @@ def _plan_head(
     if state is None or not candidates:
         return None
     current = state.get("leaf_event_id")
-    last = candidates[-1].id
+    last: str = candidates[-1].id
     if state.get("head_is_empty") is True and current is None:
         return None
     ids = {ev.id for ev in events}

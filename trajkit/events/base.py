@@ -116,13 +116,13 @@ class UnknownEvent(Event):
 
     model_config = ConfigDict(extra="allow", frozen=True)
 
-    id: str = ""  # type: ignore[assignment]
+    id: str = ""
     """Event id, when present."""
     timestamp: str = ""
     """Timestamp, when present."""
     source: str = ""  # type: ignore[assignment]
     """Source, when present."""
-    kind: str  # type: ignore[no-redef]
+    kind: str
     """The unknown kind, as written."""
     _raw: dict[str, Any] = PrivateAttr(default_factory=dict)
 

@@ -52,7 +52,7 @@ class UnknownAction(Action):
 
     model_config = ConfigDict(extra="allow", frozen=True)
 
-    kind: str  # type: ignore[no-redef]
+    kind: str
     """Payload class name, as written."""
 
 
@@ -61,7 +61,7 @@ class UnknownObservation(Observation):
 
     model_config = ConfigDict(extra="allow", frozen=True)
 
-    kind: str  # type: ignore[no-redef]
+    kind: str
     """Payload class name, as written."""
 
     def extra_fields(self) -> dict[str, Any]:
