@@ -392,3 +392,32 @@ def test_v0_inputs_export_through_the_migrator(tmp_path: Path) -> None:
     assert n_events == sum(len(m.events) for m in migrated)
     again = _export([fx.V0_FIXTURES], out, from_v0=True)
     assert (again.exported, again.unchanged) == (0, len(migrated))
+
+
+# -- every bad fixture ---------------------------------------------------------------------
+
+_SKIPPED = {
+    "dangling_parent": "/parent_id: parent_id '99999999",
+    "empty_event_file": "(event-00002-",
+    "invalid_utf8": "event-00001-",
+    "leaf_event_missing": "base_state.json:/leaf_event_id:",
+    "missing_events_folder": "events:: missing events/ folder",
+    "missing_required_fields": ":/tool_call_id: Field required",
+    "parent_cycle": ":/parent_id: parent_id links loop",
+    "top_level_array": "an event must be a JSON object",
+    "truncated_base_state": "base_state.json:: not valid JSON",
+    "truncated_event_json": "event-00002-",
+}
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in fx.BAD_FIXTURES.iterdir() if p.is_dir()))
+def test_each_bad_fixture_is_exported_or_skipped_with_its_file(name: str, tmp_path: Path) -> None:
+    folder = fx.BAD_FIXTURES / name
+    report = _export([folder], tmp_path / "out")
+    if name in _SKIPPED:
+        assert report.exported == 0 and len(report.skipped) == 1
+        reason = report.skipped[0].reason
+        assert reason.startswith(str(folder)) and _SKIPPED[name] in reason, reason
+    else:  # damage the reader tolerates as the SDK does (extra files, lax values, unknown kinds)
+        assert report.exported == 1 and not report.skipped
+        assert pq.read_table(tmp_path / "out" / "events").num_rows == report.events

@@ -192,17 +192,29 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
     reason = _state_filter(state, options.filters)
     if reason:
         return Filtered(source, reason)
+    if not conv.events_dir.is_dir() and state is not None and state.leaf_event_id:
+        raise InputError(
+            conv.events_dir, "", "missing events/ folder (base_state.json names events)"
+        )
     events: list[tuple[int, Event, str]] = []
     paths: list[Path] = []
+    empty: list[Path] = []
     for f in files:
         raw = f.read_bytes()
         if not raw.strip():
-            continue  # the SDK skips empty files when it iterates; validate reports them
+            empty.append(f.path)  # the SDK skips empty files when it iterates
+            continue
         event = parse_event_bytes(f.path, raw)
         events.append((f.index, event, raw.decode("utf-8", "replace")))
         paths.append(f.path)
     loaded = Loaded(conv.id, "v1", state_json, state, events, paths)
-    return _finish(loaded, source, fingerprint, options, conv_path=path)
+    try:
+        return _finish(loaded, source, fingerprint, options, conv_path=path)
+    except InputError as exc:
+        if not empty:
+            raise
+        note = f" ({empty[0].name} is an empty file, skipped as the SDK does)"
+        raise InputError(exc.path, exc.pointer, exc.message + note) from None
 
 
 def _v0_rows(location: V0Input, source: str, options: RowOptions, previous: str | None) -> Result:
