@@ -421,3 +421,38 @@ def test_each_bad_fixture_is_exported_or_skipped_with_its_file(name: str, tmp_pa
     else:  # damage the reader tolerates as the SDK does (extra files, lax values, unknown kinds)
         assert report.exported == 1 and not report.skipped
         assert pq.read_table(tmp_path / "out" / "events").num_rows == report.events
+
+
+def test_exported_names() -> None:
+    import trajkit.export as export
+
+    assert sorted(export.__all__) == sorted(
+        [
+            "TABLES",
+            "ConversationRows",
+            "ExportFilters",
+            "ExportReport",
+            "Filtered",
+            "RowOptions",
+            "Skipped",
+            "Unchanged",
+            "conversation_rows",
+            "export_dataset",
+        ]
+    )
+    assert all(hasattr(export, name) for name in export.__all__)
+
+
+def test_conversation_rows_is_pure_and_picklable(tmp_path: Path) -> None:
+    import pickle
+
+    from trajkit.export import ConversationRows, conversation_rows
+
+    folder = fx.sdk_conversation("b_terminal")
+    before = sorted((p.name, p.stat().st_mtime_ns) for p in folder.rglob("*"))
+    first = conversation_rows(folder)
+    again = pickle.loads(pickle.dumps(conversation_rows(folder)))
+    assert isinstance(first, ConversationRows) and first == again
+    assert sorted((p.name, p.stat().st_mtime_ns) for p in folder.rglob("*")) == before
+    unchanged = conversation_rows(folder, previous_fingerprint=first.fingerprint)
+    assert type(unchanged).__name__ == "Unchanged"
