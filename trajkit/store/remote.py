@@ -306,8 +306,9 @@ def _require(package: str, protocol: str) -> None:
 
 
 def _missing(package: str, protocol: str) -> str:
+    extra = "gcs" if protocol in _GCS else "s3"
     return (
-        f"{protocol}:// paths need the {package} package: pip install 'trajkit[ray]' "
+        f"{protocol}:// paths need the {package} package: pip install 'trajkit[{extra}]' "
         f"(or pip install {package})"
     )
 
