@@ -257,3 +257,37 @@ def test_conversation_uses_mcp_tools_and_restores_them(llm_server, tmp_path):
     assert sum(isinstance(e, SystemPromptEvent) for e in restored.state.events) == 1
     restored.close()
     strict_validate(folder)
+
+
+def test_secret_env_of_a_server_is_protected_on_disk(llm_server, tmp_path):
+    import json
+
+    from tests.sdk.helpers import make_llm
+    from trajkit.sdk import Agent, Cipher, Conversation
+    from trajkit.sdk.secrets import MASK
+
+    secret = "mcp-secret-value-123456"
+    config = {"mcpServers": {"test": server_config(API_TOKEN=secret, TRAJKIT_MCP_VAR="v1")}}
+    agent = Agent(llm=make_llm(llm_server), mcp_config=config)
+    assert agent.mcp_config["test"]["env"]["API_TOKEN"] == secret  # in memory: usable
+
+    masked = json.loads(agent.model_dump_json())["mcp_config"]["test"]["env"]
+    assert masked == {"API_TOKEN": MASK, "TRAJKIT_MCP_VAR": "v1"}
+    assert Agent.model_validate({**json.loads(agent.model_dump_json())}).mcp_config["test"][
+        "env"
+    ] == {"TRAJKIT_MCP_VAR": "v1"}  # a masked value is dropped, not passed as "**********"
+
+    cipher = Cipher("k")
+    data = json.loads(agent.model_dump_json(context={"cipher": cipher}))
+    assert data["mcp_config"]["test"]["env"]["API_TOKEN"].startswith("gAAAAA")
+    back = Agent.model_validate(data, context={"cipher": cipher})
+    assert back.mcp_config == agent.mcp_config
+
+    conv = Conversation(agent=agent, workspace=tmp_path / "ws", persistence_dir=tmp_path / "c")
+    tool = conv.tools["echo"]
+    obs = tool(tool.action_from_arguments({"text": "env", "env_var": "API_TOKEN"}))
+    assert obs.content[1].text == f"env {secret}"  # the server got the real value
+    conv.close()
+    for path in (tmp_path / "c").rglob("*"):
+        if path.is_file():
+            assert secret.encode() not in path.read_bytes(), path

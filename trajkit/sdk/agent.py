@@ -24,7 +24,16 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializationInfo,
+    ValidationError,
+    ValidationInfo,
+    field_serializer,
+    field_validator,
+)
 
 from trajkit.events import (
     ActionEvent,
@@ -39,6 +48,7 @@ from trajkit.events import (
 from trajkit.sdk.builtins import DEFAULT_TOOL_NAMES
 from trajkit.sdk.confirmation import LLMSecurityAnalyzer
 from trajkit.sdk.llm import LLM
+from trajkit.sdk.mcp import protect_mcp_config, unprotect_mcp_config
 from trajkit.sdk.skills import AgentContext
 from trajkit.sdk.tool import (
     RuntimeTool,
@@ -126,11 +136,20 @@ class Agent(BaseModel):
 
     @field_validator("mcp_config")
     @classmethod
-    def _servers_are_objects(cls, v: dict[str, Any]) -> dict[str, Any]:
+    def _servers_are_objects(cls, v: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
         for name, server in v.items():
             if not isinstance(server, dict):
                 raise ValueError(f"mcp_config[{name!r}] must be an object, got {server!r}")
-        return v
+        # secret-looking env/headers values are masked or encrypted on disk (sdk.mcp)
+        context = info.context if isinstance(info.context, dict) else {}
+        return unprotect_mcp_config(v, context.get("cipher"))
+
+    @field_serializer("mcp_config")
+    def _protect_mcp_secrets(self, v: dict[str, Any], info: SerializationInfo) -> dict[str, Any]:
+        context = info.context if isinstance(info.context, dict) else {}
+        if context.get("expose_secrets"):
+            return v
+        return protect_mcp_config(v, context.get("cipher"))
 
     # -- tools -----------------------------------------------------------------------
     def tool_names(self) -> list[str]:

@@ -59,8 +59,10 @@ __all__ = [
     "MCPTool",
     "MCPToolset",
     "normalize_mcp_config",
+    "protect_mcp_config",
     "result_to_observation",
     "start_mcp_tools",
+    "unprotect_mcp_config",
 ]
 
 logger = logging.getLogger(__name__)
@@ -114,6 +116,53 @@ def normalize_mcp_config(config: Mapping[str, Any] | None) -> dict[str, dict[str
         if not isinstance(env, Mapping) or not all(isinstance(v, str) for v in env.values()):
             raise MCPError(f"{where}/env: expected an object of string values")
         out[str(name)] = dict(server)
+    return out
+
+
+_SECRET_MAPS = ("env", "headers")
+
+
+def protect_mcp_config(config: Mapping[str, Any], cipher: Any) -> dict[str, Any]:
+    """The config as written to disk: ``env``/``headers`` values whose names look secret
+    (``*_TOKEN``, ``*KEY*``, ``Authorization``, ...) encrypted with ``cipher``, else masked."""
+    from trajkit.redact import is_secret_key
+    from trajkit.sdk.secrets import dump_secret
+
+    out: dict[str, Any] = {}
+    for name, server in config.items():
+        server = dict(server) if isinstance(server, Mapping) else server
+        for field in _SECRET_MAPS:
+            values = server.get(field) if isinstance(server, dict) else None
+            if isinstance(values, Mapping):
+                server[field] = {
+                    k: dump_secret(v, cipher) if is_secret_key(str(k)) and isinstance(v, str) else v
+                    for k, v in values.items()
+                }
+        out[name] = server
+    return out
+
+
+def unprotect_mcp_config(config: Mapping[str, Any], cipher: Any) -> dict[str, Any]:
+    """The config read back: secret values decrypted with ``cipher``; masked ones dropped."""
+    from trajkit.redact import is_secret_key
+    from trajkit.sdk.secrets import load_secret
+
+    out: dict[str, Any] = {}
+    for name, server in config.items():
+        server = dict(server) if isinstance(server, Mapping) else server
+        for field in _SECRET_MAPS:
+            values = server.get(field) if isinstance(server, dict) else None
+            if isinstance(values, Mapping):
+                kept: dict[str, Any] = {}
+                for k, v in values.items():
+                    if is_secret_key(str(k)) and isinstance(v, str):
+                        loaded = load_secret(v, cipher)
+                        if loaded is None:
+                            continue
+                        v = loaded
+                    kept[k] = v
+                server[field] = kept
+        out[name] = server
     return out
 
 
