@@ -456,3 +456,18 @@ def test_conversation_rows_is_pure_and_picklable(tmp_path: Path) -> None:
     assert sorted((p.name, p.stat().st_mtime_ns) for p in folder.rglob("*")) == before
     unchanged = conversation_rows(folder, previous_fingerprint=first.fingerprint)
     assert type(unchanged).__name__ == "Unchanged"
+
+
+def test_a_second_export_into_the_same_folder_is_refused(corpus: Path, tmp_path: Path) -> None:
+    import filelock
+
+    from trajkit.export.dataset import LOCK_NAME
+
+    out = tmp_path / "out"
+    _export([corpus], out)
+    with (
+        filelock.FileLock(out / LOCK_NAME),
+        pytest.raises(TrajkitError, match="another trajkit export"),
+    ):
+        _export([corpus], out)
+    assert _export([corpus], out).unchanged == N_CONVERSATIONS

@@ -126,21 +126,42 @@ def export_dataset(
             "local or shared folder, then copy it (e.g. aws s3 sync OUT s3://bucket/prefix)"
         )
     out = Path(out_dir)
-    manifest = _prepare_out_dir(out, options, overwrite=overwrite, version=SCHEMA_VERSION)
+    with _export_lock(out):
+        manifest = _prepare_out_dir(out, options, overwrite=overwrite, version=SCHEMA_VERSION)
+        return _run_export(
+            out, manifest, paths, from_v0=from_v0, progress=progress,
+            engine=engine or LocalEngine(workers), started=started,
+            settings=ChunkSettings(
+                str(out), options, options.view, row_group_rows or 20_000,
+                shard_rows or 1_000_000,
+            ),
+            chunk_size=chunk_size,
+        )  # fmt: skip
+
+
+def _run_export(
+    out: Path,
+    manifest: Manifest,
+    paths: list[Any],
+    *,
+    from_v0: bool,
+    progress: Callable[[ExportReport], None] | None,
+    engine: Engine,
+    started: float,
+    settings: ChunkSettings,
+    chunk_size: int,
+) -> ExportReport:
+    """Map `write_chunk` over the input's chunks and fold the results into OUT_DIR."""
     report = ExportReport(out)
     by_source = manifest.fingerprints_by_source()
     tasks = (
         (loc, by_source.get(location_label(loc)))
         for loc in _locations(paths, from_v0=from_v0, skipped=report.skipped)
     )
-    settings = ChunkSettings(
-        str(out), options, options.view, row_group_rows or 20_000, shard_rows or 1_000_000
-    )
     chunks = (
         ChunkTask(manifest.new_shard_number(), items)
         for items in _batched(tasks, max(1, chunk_size))
     )
-    engine = engine or LocalEngine(workers)
     results = engine.map(partial(write_chunk, settings), chunks)
     run = _Run(out, manifest, report)
     try:
@@ -301,11 +322,15 @@ def _locations(
 # -- OUT_DIR -------------------------------------------------------------------------------
 
 
-def _prepare_out_dir(out: Path, options: RowOptions, *, overwrite: bool, version: str) -> Manifest:
-    """Check and set up OUT_DIR before any work; returns the manifest to extend."""
-    from trajkit.export.shards import remove_leftovers
+LOCK_NAME = ".trajkit-export.lock"
+"""Held (flock) in OUT_DIR while an export writes there, so two exports cannot interleave."""
 
-    wanted = {"view": options.view, "redact": options.redact}
+
+@contextlib.contextmanager
+def _export_lock(out: Path) -> Iterator[None]:
+    """Create OUT_DIR if needed, check it is writable, and hold its export lock."""
+    import filelock
+
     if out.exists() and not out.is_dir():
         raise OutputExists(out, "it is a file; choose a folder for the dataset")
     try:
@@ -315,6 +340,28 @@ def _prepare_out_dir(out: Path, options: RowOptions, *, overwrite: bool, version
     except OSError as exc:
         reason = exc.strerror.lower() if exc.strerror else str(exc)
         raise TrajkitError(f"{out}: cannot write the dataset here ({reason})") from None
+    lock = filelock.FileLock(out / LOCK_NAME, timeout=0)
+    try:
+        lock.acquire()
+    except filelock.Timeout:
+        raise TrajkitError(
+            f"{out}: another trajkit export is writing here; wait for it to finish"
+        ) from None
+    try:
+        yield
+    finally:
+        lock.release()
+        # Leave nothing behind (a refused folder stays as it was). Nobody waits on this lock
+        # (timeout 0), so removing the file cannot let a waiter in on a stale inode.
+        with contextlib.suppress(OSError):
+            (out / LOCK_NAME).unlink()
+
+
+def _prepare_out_dir(out: Path, options: RowOptions, *, overwrite: bool, version: str) -> Manifest:
+    """Check OUT_DIR's content before any work; returns the manifest to extend."""
+    from trajkit.export.shards import remove_leftovers
+
+    wanted = {"view": options.view, "redact": options.redact}
     manifest_path = out / MANIFEST_NAME
     if overwrite:
         _remove_export_files(out)
@@ -334,7 +381,7 @@ def _prepare_out_dir(out: Path, options: RowOptions, *, overwrite: bool, version
         for table in TABLES:
             remove_leftovers(out / table, manifest.shards.get(table, []))
         return manifest
-    if any(out.iterdir()):
+    if any(p.name != LOCK_NAME for p in out.iterdir()):
         raise OutputExists(
             out,
             "the folder is not empty and holds no trajkit export (manifest.json); choose an "

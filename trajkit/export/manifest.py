@@ -63,7 +63,9 @@ def read_manifest(path: Path) -> Manifest:
     try:
         data = orjson.loads(path.read_bytes())
     except (OSError, orjson.JSONDecodeError) as exc:
-        raise InputError(path, "", f"cannot read the export manifest: {exc}") from None
+        raise InputError(
+            path, "", f"cannot read the export manifest ({exc}); pass --overwrite to start over"
+        ) from None
     if not isinstance(data, dict) or data.get("format") != _FORMAT:
         raise InputError(path, "/format", f"expected {_FORMAT!r}: not a trajkit export manifest")
     if data.get("version") != _VERSION:
