@@ -291,3 +291,27 @@ def test_secret_env_of_a_server_is_protected_on_disk(llm_server, tmp_path):
     for path in (tmp_path / "c").rglob("*"):
         if path.is_file():
             assert secret.encode() not in path.read_bytes(), path
+
+
+def test_server_environment_passes_network_settings_not_secrets(monkeypatch):
+    from trajkit.sdk.mcp import server_environment
+
+    monkeypatch.setenv("SSL_CERT_FILE", "/etc/ssl/certs/ca.pem")
+    monkeypatch.setenv("UV_CACHE_DIR", "/tmp/uv-cache")
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy:3128")
+    monkeypatch.setenv("LLM_API_KEY", "sk-do-not-pass")
+    monkeypatch.setenv("UV_INDEX_TOKEN", "tok-do-not-pass")
+    env = server_environment({"EXTRA": "1"})
+    assert env["SSL_CERT_FILE"] == "/etc/ssl/certs/ca.pem"
+    assert env["UV_CACHE_DIR"] == "/tmp/uv-cache"
+    assert env["HTTPS_PROXY"] == "http://proxy:3128"
+    assert env["EXTRA"] == "1"
+    assert "LLM_API_KEY" not in env and "UV_INDEX_TOKEN" not in env
+
+
+def test_server_gets_no_secret_from_the_parent_environment(monkeypatch):
+    monkeypatch.setenv("LLM_API_KEY", "sk-parent-secret")
+    with start_mcp_tools({"t": server_config()}) as ts:
+        echo = _tool(ts, "echo")
+        obs = echo(MCPToolAction(data={"text": "k", "env_var": "LLM_API_KEY"}))
+        assert obs.content[1].text == "k <unset>"

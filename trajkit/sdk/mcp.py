@@ -61,6 +61,7 @@ __all__ = [
     "normalize_mcp_config",
     "protect_mcp_config",
     "result_to_observation",
+    "server_environment",
     "start_mcp_tools",
     "unprotect_mcp_config",
 ]
@@ -120,6 +121,33 @@ def normalize_mcp_config(config: Mapping[str, Any] | None) -> dict[str, dict[str
 
 
 _SECRET_MAPS = ("env", "headers")
+
+_INHERITED_ENV = frozenset(
+    {
+        "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY",
+        "http_proxy", "https_proxy", "no_proxy", "all_proxy",
+        "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
+        "NODE_EXTRA_CA_CERTS", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ",
+        "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
+    }
+)  # fmt: skip
+_INHERITED_PREFIXES = ("UV_", "PIP_", "NPM_CONFIG_", "npm_config_")
+
+
+def server_environment(extra: Mapping[str, str] | None) -> dict[str, str]:
+    """Environment of a stdio server: besides the ``mcp`` package's minimal set (PATH, HOME,
+    ...), what launchers like ``uvx``/``npx`` need to reach their registry (proxies, CA
+    certificates, locale, ``UV_*``/``PIP_*``/``npm_config_*`` settings), never a variable whose
+    name looks secret; then the server's own ``env`` on top."""
+    from trajkit.redact import is_secret_key
+
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if (k in _INHERITED_ENV or k.startswith(_INHERITED_PREFIXES)) and not is_secret_key(k)
+    }
+    env.update(extra or {})
+    return env
 
 
 def protect_mcp_config(config: Mapping[str, Any], cipher: Any) -> dict[str, Any]:
@@ -221,6 +249,7 @@ class MCPServerConnection:
         self._task: concurrent.futures.Future[None] | None = None
         self._ended: str | None = None
         self._done = threading.Event()
+        self._session_started = False
         fd, self._stderr_path = tempfile.mkstemp(
             prefix=f"trajkit-mcp-{_safe(name)}-", suffix=".log"
         )
@@ -267,17 +296,14 @@ class MCPServerConnection:
         try:
             return future.result(timeout=timeout)
         except concurrent.futures.TimeoutError:
-            self.close()
-            raise MCPError(
-                f"MCP server {self.name!r} (`{self.command_line}`) did not {step} within "
-                f"{timeout:g}s{self._stderr_note()}"
-            ) from None
+            self.close()  # stops the process first, so its last stderr lines are in the file
+            message = f"did not {step} within {timeout:g}s"
         except Exception as exc:
             self.close()
-            raise MCPError(
-                f"MCP server {self.name!r} (`{self.command_line}`) failed to {step}: "
-                f"{_describe(exc)}{self._stderr_note()}"
-            ) from None
+            message = f"failed to {step}: {_describe(exc)}"
+        note = self._stderr_note()
+        self._remove_stderr()
+        raise MCPError(f"MCP server {self.name!r} (`{self.command_line}`) {message}{note}")
 
     async def _serve(
         self,
@@ -291,7 +317,7 @@ class MCPServerConnection:
         params = StdioServerParameters(
             command=self.server["command"],
             args=list(self.server.get("args", [])),
-            env=dict(self.server["env"]) if self.server.get("env") else None,
+            env=server_environment(self.server.get("env")),
             cwd=self.server.get("cwd"),
         )
         try:
@@ -303,6 +329,7 @@ class MCPServerConnection:
                 initialized.set_result(None)
                 tools = await _list_tools(session)
                 self._session = session
+                self._session_started = True
                 listed.set_result(tools)
                 await self._stop.wait()
         except BaseException as exc:  # noqa: BLE001 (reported through the futures)
@@ -363,6 +390,11 @@ class MCPServerConnection:
         _LIVE.discard(self)
         with contextlib.suppress(OSError):
             self._stderr.close()
+        if self._session_started:
+            self._remove_stderr()
+
+    def _remove_stderr(self) -> None:
+        with contextlib.suppress(OSError):
             os.unlink(self._stderr_path)
 
     def _stderr_note(self) -> str:
