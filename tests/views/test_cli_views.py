@@ -216,6 +216,14 @@ def test_inspect_not_a_conversation_and_empty(tmp_path: Path) -> None:
     assert "conversation has no events" in err
 
 
+def test_folder_holding_exactly_one_conversation_is_that_conversation(tmp_path: Path) -> None:
+    # A scenario folder holds <hex>/ and expected/: inspect and view use the one conversation.
+    code, out, _ = run("inspect", str(fx.SDK_FIXTURES / "d_parallel"))
+    assert code == 0 and "Conversation 86868ab7-e923-524d-a354-f992b3496222" in out
+    code, out, _ = run("view", str(fx.SDK_FIXTURES / "d_parallel"), "-o", str(tmp_path / "r.html"))
+    assert code == 0 and (tmp_path / "r.html").stat().st_size > 1000
+
+
 @pytest.mark.parametrize(
     "name, exit_code",
     [

@@ -68,6 +68,9 @@ def load_conversation(
         return _load_v0(p, v0, event_range)
     if not p.exists():
         raise InputError(p, "", "no such file or folder")
+    only = _only_v1_conversation(p)
+    if only is not None:
+        return _load_v1(only, event_range)
     inside = _count_inside(p)
     if inside:
         raise InputError(
@@ -81,6 +84,16 @@ def load_conversation(
         "not a conversation: expected a V1 folder holding base_state.json or events/, "
         "or a V0 trajectory (trajectory.json, a session folder, output.jsonl)",
     )
+
+
+def _only_v1_conversation(path: Path) -> Path | None:
+    """The conversation folder below ``path`` when there is exactly one (as convert accepts)."""
+    if not path.is_dir():
+        return None
+    from trajkit.store import find_conversations
+
+    found = list(zip(range(2), find_conversations([path]), strict=False))
+    return found[0][1] if len(found) == 1 else None
 
 
 def _count_inside(path: Path, limit: int = 1000) -> str:
