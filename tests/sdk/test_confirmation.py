@@ -57,3 +57,20 @@ def test_llm_security_analyzer():
     assert analyzer.security_risk({"security_risk": "HIGH"}, read_only=True) == "UNKNOWN"
     assert analyzer.security_risk({}) == "UNKNOWN"
     assert parse_security_analyzer(None) is None
+
+
+def test_finish_and_think_never_wait(llm_server, tmp_path):
+    from tests.sdk.helpers import make_agent
+    from trajkit.sdk import Conversation
+
+    llm_server.enqueue_tool_call("think", {"thought": "plan"})
+    llm_server.enqueue_tool_call("finish", {"message": "done"})
+    conv = Conversation(
+        agent=make_agent(llm_server), workspace=tmp_path / "ws", persistence_dir=tmp_path / "c"
+    )
+    conv.set_confirmation_policy(AlwaysConfirm())
+    conv.send_message("nothing to do")
+    conv.run()
+    assert conv.state.execution_status == "finished"
+    assert conv.pending_actions() == []
+    conv.close()

@@ -58,12 +58,14 @@ from trajkit.events import (
     ConversationStateUpdateEvent,
     ErrorClassification,
     Event,
+    FinishAction,
     Message,
     MessageEvent,
     ObservationEvent,
     PauseEvent,
     SystemPromptEvent,
     TextContent,
+    ThinkAction,
     UserRejectObservation,
 )
 from trajkit.sdk.agent import Agent
@@ -391,9 +393,14 @@ class Conversation:
         self.state.security_analyzer = analyzer
 
     def needs_confirmation(self, actions: Sequence[ActionEvent]) -> bool:
-        """Whether the policy stops before any of ``actions``."""
+        """Whether the policy stops before any of ``actions`` (``finish`` and ``think`` change
+        nothing, so they never wait)."""
         policy = self.state.confirmation_policy
-        return any(policy.should_confirm(a.security_risk) for a in actions)
+        return any(
+            policy.should_confirm(a.security_risk)
+            for a in actions
+            if not isinstance(a.action, FinishAction | ThinkAction)
+        )
 
     def wait_for_confirmation(self) -> None:
         """Stop the run before the pending actions (the agent calls this)."""
