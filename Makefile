@@ -9,8 +9,31 @@ PYTEST_ARGS ?=
 
 .PHONY: demo test venv lint bench
 
+DEMO ?= out/demo
+
+# The main job, on the bundled fixtures only: no network, no API key. Each step is one command a
+# user would type; outputs go to $(DEMO)/ (recreated on every run).
 demo: $(STAMP)
+	rm -rf $(DEMO) && mkdir -p $(DEMO)
+	@echo "== 1/7 validate the conversations written by openhands-sdk 1.58.2"
 	$(BIN)/trajkit validate fixtures/sdk
+	@echo "== 2/7 convert: one conversation to Chat Completions, all of them to Responses (JSONL)"
+	$(BIN)/trajkit convert fixtures/sdk/d_parallel --to chat -o $(DEMO)/d_parallel.chat.json
+	$(BIN)/trajkit convert fixtures/sdk --to responses -o $(DEMO)/sdk.responses.jsonl
+	@echo "== 3/7 migrate the V0 trajectories into V1 folders, then validate them"
+	$(BIN)/trajkit migrate fixtures/v0 -o $(DEMO)/migrated
+	$(BIN)/trajkit validate $(DEMO)/migrated
+	@echo "== 4/7 runtime: scripted loopback LLM, real bash and files; persist, restore, continue"
+	$(BIN)/python examples/scripted_demo.py $(DEMO)/runtime
+	$(BIN)/trajkit validate --strict $(DEMO)/runtime
+	@echo "== 5/7 export everything to a Parquet dataset"
+	$(BIN)/trajkit export fixtures/sdk $(DEMO)/migrated $(DEMO)/runtime -o $(DEMO)/dataset
+	@echo "== 6/7 look at the corpus"
+	$(BIN)/trajkit ls fixtures/sdk $(DEMO)/runtime
+	$(BIN)/trajkit stats fixtures/sdk $(DEMO)/migrated $(DEMO)/runtime --table
+	@echo "== 7/7 a self-contained HTML report"
+	$(BIN)/trajkit view fixtures/sdk/d_parallel -o $(DEMO)/d_parallel.html
+	@echo "demo outputs are in $(DEMO)/"
 
 test: $(STAMP)
 	$(BIN)/pytest $(PYTEST_ARGS)
