@@ -27,9 +27,9 @@ from typing import Any, Literal
 
 import orjson
 
-from trajkit.errors import InputError
+from trajkit.errors import InputError, UnsafePath
 from trajkit.store.atomic import atomic_write, conversation_lock, fsync_dir, is_temp_file
-from trajkit.store.layout import BASE_STATE
+from trajkit.store.layout import BASE_STATE, link_outside
 from trajkit.store.reader import open_conversation, parse_event_bytes
 
 QUARANTINE_DIR = "quarantine"
@@ -165,6 +165,9 @@ def _check_holes(events_dir: Path, scan: _Scan, fixes: list[Fix]) -> None:
 
 
 def _read_state(path: Path, fixes: list[Fix]) -> dict[str, Any] | None:
+    if path.is_symlink() and (real := link_outside(path, path.parent)):
+        fixes.append(Fix("unfixable", path, f"symlink to {real}, outside the conversation"))
+        return None
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -258,6 +261,8 @@ def _plan_close_calls(
 
 def _quarantine(folder: Path, fix: Fix) -> None:
     qdir = folder / QUARANTINE_DIR
+    if qdir.is_symlink() or (qdir.exists() and not qdir.is_dir()):
+        raise UnsafePath(qdir, "", "not a plain folder (a symlink?); move it away and run again")
     qdir.mkdir(exist_ok=True)
     target = qdir / fix.path.name.lstrip(".")
     n = 1

@@ -23,6 +23,7 @@ appending to one conversation exclude each other. Like the SDK's, it is not reli
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import os
 import tempfile
@@ -32,7 +33,7 @@ from typing import BinaryIO
 
 import filelock
 
-from trajkit.errors import LockTimeout
+from trajkit.errors import LockTimeout, UnsafePath
 
 __all__ = [
     "LOCK_TIMEOUT_SECONDS",
@@ -119,6 +120,15 @@ def conversation_lock(
         raise LockTimeout(
             f"{events / '.eventlog.lock'}: another process held the conversation lock for "
             f"{timeout:g}s; retry when it has finished"
+        ) from None
+    except OSError as exc:  # filelock opens with O_NOFOLLOW: a planted link gives ELOOP
+        if exc.errno != errno.ELOOP and not (events / ".eventlog.lock").is_symlink():
+            raise
+        raise UnsafePath(
+            events / ".eventlog.lock",
+            "",
+            "the lock file is a symlink; trajkit never writes through links in a conversation "
+            "(delete the link and retry)",
         ) from None
     try:
         yield

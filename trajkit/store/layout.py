@@ -35,6 +35,7 @@ __all__ = [
     "is_conversation_folder",
     "is_sidecar",
     "length_marker_name",
+    "link_outside",
     "parse_event_file_name",
 ]
 
@@ -86,6 +87,20 @@ def parse_event_file_name(name: str) -> tuple[int, str] | None:
     if m is None:
         return None
     return int(m.group("idx")), m.group("event_id")
+
+
+def link_outside(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> Path | None:
+    """Where `path` really is when symlinks lead it outside `root` (both resolved); else None.
+
+    A conversation copied from elsewhere may hold a link such as
+    `events/event-00003-….json -> ~/.ssh/id_rsa`; readers refuse such files so that reading,
+    converting or exporting a conversation never pulls in a file from outside its folder.
+    """
+    real = os.path.realpath(path)
+    real_root = os.path.realpath(root)
+    if real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep):
+        return None
+    return Path(real)
 
 
 def length_marker_name(length: int) -> str:

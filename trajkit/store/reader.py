@@ -18,6 +18,10 @@ Invariants and choices:
   of megabytes is damage, and loading it would cost several times its size in memory.
 - Anything unreadable (OS error, invalid JSON or UTF-8, a value the model rejects) becomes an
   `InputError` naming the file and the JSON pointer of the first problem.
+- An event file or `base_state.json` that is a symlink (or sits in an `events/` link) leading
+  outside the conversation folder is never read: it raises `UnsafePath`. Links inside the
+  folder, and a conversation folder that is itself a link, are fine. Which names are links
+  comes free with the `scandir` listing, so ordinary files cost no extra system call.
 - `pydantic` and the event model are imported on first parse, so `header()` and listing stay
   cheap for commands such as `ls`.
 """
@@ -32,12 +36,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
-from trajkit.errors import InputError, json_pointer
+from trajkit.errors import InputError, UnsafePath, json_pointer
 from trajkit.store.layout import (
     BASE_STATE,
     EVENTS_DIR,
     conversation_id_from_folder,
     is_sidecar,
+    link_outside,
     parse_event_file_name,
 )
 from trajkit.store.remote import RemotePath, as_remote, is_remote_conversation
@@ -72,9 +77,13 @@ class EventFile:
     index: int
     event_id: str
     path: Path
+    outside: Path | None = None
+    """Where a symlink leads when that is outside the conversation folder (never read)."""
 
     def read_bytes(self, *, max_bytes: int | None = None) -> bytes:
-        """The file's bytes, refusing files above the size limit."""
+        """The file's bytes, refusing files above the size limit or linked from outside."""
+        if self.outside is not None:
+            raise _outside_error(self.path, self.outside)
         return read_file_bytes(self.path, max_bytes=max_bytes)
 
 
@@ -101,6 +110,7 @@ class StoredConversation:
         self.path = path
         self.events_dir = path / EVENTS_DIR
         self.base_state_path = path / BASE_STATE
+        self._links: set[str] = set()  # names in events/ that are symlinks (last listing)
 
     def __repr__(self) -> str:
         return f"StoredConversation({str(self.path)!r})"
@@ -125,6 +135,10 @@ class StoredConversation:
         """Bytes of `base_state.json`, or None when the file does not exist."""
         if not self.base_state_path.exists():
             return None
+        if not isinstance(self.base_state_path, RemotePath) and self.base_state_path.is_symlink():
+            outside = link_outside(self.base_state_path, self.path)
+            if outside is not None:
+                raise _outside_error(self.base_state_path, outside)
         return read_file_bytes(self.base_state_path)
 
     def base_state(self) -> BaseState | None:
@@ -145,10 +159,16 @@ class StoredConversation:
     def event_files(self) -> list[EventFile]:
         """`iter_event_files()` as a list: names only (about 150 bytes each), needed to sort."""
         files: list[EventFile] = []
-        for name in self._names():
+        names = self._names()
+        linked_dir = not isinstance(self.events_dir, RemotePath) and self.events_dir.is_symlink()
+        for name in names:
             parsed = parse_event_file_name(name)
             if parsed is not None:
-                files.append(EventFile(parsed[0], parsed[1], self.events_dir / name))
+                path = self.events_dir / name
+                outside = None
+                if linked_dir or name in self._links:
+                    outside = link_outside(path, self.path)
+                files.append(EventFile(parsed[0], parsed[1], path, outside))
         files.sort(key=lambda f: (f.index, f.path.name))
         return files
 
@@ -169,6 +189,8 @@ class StoredConversation:
         from trajkit.events import parse_event
 
         for event_file in self.event_files():  # the hot loop of every reader: keep it flat
+            if event_file.outside is not None:
+                raise _outside_error(event_file.path, event_file.outside)
             raw = read_file_bytes(event_file.path)
             if not raw or raw.isspace():
                 if skip_empty:
@@ -211,7 +233,9 @@ class StoredConversation:
                 raise InputError(self.events_dir, "", _reason(exc)) from None
         try:
             with os.scandir(self.events_dir) as it:
-                return [e.name for e in it]
+                entries = list(it)
+            self._links = {e.name for e in entries if e.is_symlink()}
+            return [e.name for e in entries]
         except FileNotFoundError:
             return []
         except OSError as exc:
@@ -287,6 +311,15 @@ def parse_event_bytes(path: Path, raw: bytes) -> Event:
     if not raw or raw.isspace():
         raise _empty_event_file(path)
     return _parse(path, raw, parse_event)
+
+
+def _outside_error(path: Path, real: Path) -> UnsafePath:
+    return UnsafePath(
+        path,
+        "",
+        f"symlink to {real}, outside the conversation folder; not read (copy the file into "
+        "the folder if it belongs to this conversation)",
+    )
 
 
 def _empty_event_file(path: Path) -> InputError:

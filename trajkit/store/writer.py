@@ -21,12 +21,13 @@ lock: the rename already makes each rewrite whole, and the last writer wins.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from trajkit.errors import StoreConflict
+from trajkit.errors import StoreConflict, UnsafePath
 from trajkit.store.atomic import LOCK_TIMEOUT_SECONDS, atomic_write, conversation_lock
 from trajkit.store.layout import (
     BASE_STATE,
@@ -37,6 +38,7 @@ from trajkit.store.layout import (
     event_file_name,
     folder_name,
     length_marker_name,
+    link_outside,
     parse_event_file_name,
 )
 
@@ -89,6 +91,10 @@ class ConversationWriter:
         """Append an already-serialized event (compact JSON whose `id` is `event_id`)."""
         check_event_id(event_id, path=self.events_dir)
         self.events_dir.mkdir(parents=True, exist_ok=True)
+        if self.events_dir.is_symlink() and (real := link_outside(self.events_dir, self.folder)):
+            raise UnsafePath(
+                self.events_dir, "", f"events/ is a symlink to {real}, outside {self.folder}"
+            )
         with conversation_lock(self.folder, timeout=self.lock_timeout):
             self._sync()
             assert self._count is not None
@@ -154,9 +160,15 @@ class ConversationWriter:
         for name in stale:
             with contextlib.suppress(FileNotFoundError):
                 (self.events_dir / name).unlink()
-        fd = os.open(
-            self.events_dir / length_marker_name(self._count),
-            os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
-            self.file_mode,
-        )
+        # O_NOFOLLOW: a marker name planted as a symlink must not create or truncate the file
+        # it points to (outside the conversation); the link is removed and the marker made.
+        marker = self.events_dir / length_marker_name(self._count)
+        flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        try:
+            fd = os.open(marker, flags, self.file_mode)
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                raise
+            marker.unlink()
+            fd = os.open(marker, flags, self.file_mode)
         os.close(fd)

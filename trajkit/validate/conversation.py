@@ -34,6 +34,7 @@ from trajkit.store.layout import (
     ROOT_PARENT_ID,
     conversation_id_from_folder,
     is_sidecar,
+    link_outside,
     parse_event_file_name,
 )
 from trajkit.store.remote import RemotePath
@@ -93,7 +94,12 @@ def iter_conversation_problems(
     secrets = redact.registered_secret_values(state.data) if state else {}
     listing = yield from _list_event_files(folder)
     facts: list[EventFacts] = []
+    linked_events = not isinstance(folder, RemotePath) and os.path.islink(folder / EVENTS_DIR)
     for index, name_id, path in listing or ():
+        if (linked_events or os.path.islink(path)) and (real := link_outside(path, folder)):
+            yield _outside_problem(path, real)
+            facts.append(EventFacts(path, index, name_id))  # unreadable, like a broken file
+            continue
         check, fact = check_event_file(
             path, index=index, name_id=name_id, max_bytes=max_file_bytes, thorough=thorough
         )
@@ -123,6 +129,9 @@ def _base_state_problems(
             "no-base-state",
         )
         return None
+    if not isinstance(path, RemotePath) and (real := _base_state_outside(folder, path)):
+        yield _outside_problem(path, real)
+        return None
     check = check_base_state_file(path, max_bytes=max_bytes, thorough=thorough)
     yield from check.problems
     if check.data is None:
@@ -144,6 +153,15 @@ def _base_state_problems(
             "folder-id",
         )
     return check
+
+
+def _base_state_outside(folder: Path, path: Path) -> Path | None:
+    return link_outside(path, folder) if os.path.islink(path) else None
+
+
+def _outside_problem(path: Path, real: Path) -> Problem:
+    message = f"symlink to {real}, outside the conversation folder: not read"
+    return error(path, "", message, "outside-link")
 
 
 def _list_event_files(folder: Path) -> Generator[Problem, None, list[_Entry] | None]:
