@@ -1,17 +1,20 @@
 """`export_dataset(paths, out_dir)`: conversations -> `conversations/` and `events/` Parquet tables.
 
-Flow: check OUT_DIR (before any work) -> expand PATH… lazily (V1 folders, or V0 inputs with
-`from_v0`) -> `rows.conversation_rows` on worker processes (`trajkit.corpus.map_conversations`:
-ordered, bounded window) -> each worker turns its rows into Arrow record batches -> this
-process appends them to the two `ShardWriter`s (row groups as they come) -> at the end, rows of
-conversations that changed since the last export are removed from their old shards (each
-rewritten under a new name), the manifest is replaced, and replaced shards are deleted.
+Flow: lock and check OUT_DIR (before any work) -> expand PATH… lazily (V1 folders, or V0 inputs
+with `from_v0`) -> chunks of conversations, each with a shard number -> `chunks.write_chunk` on
+an engine (default: this machine's worker processes through `trajkit.corpus.map_conversations`,
+ordered, a bounded window of chunks in flight), which builds rows with the pure
+`rows.conversation_rows` and writes them into its own shards, row group by row group -> this
+process folds the per-conversation summaries into the manifest -> at the end, rows of
+conversations that changed since the last export (or were exported twice) are removed from
+their old shards (each rewritten under a new name), the manifest is replaced, and replaced
+shards are deleted.
 
-Memory is bounded by the pool's window (a few conversations per worker) plus one row group per
-table, whatever the corpus size. If anything fails midway, the shards of this run are removed
-and the previous export (manifest and the shards it lists) is untouched.
+Memory is bounded by the window (a few chunks) and one row group per table per worker, whatever
+the corpus size. If anything fails midway, the shards of this run are removed (a chunk still
+running leaves its shards to be removed at the next start), and the previous export (the
+manifest and the shards it lists) is untouched.
 """
-
 from __future__ import annotations
 
 import contextlib
