@@ -15,6 +15,7 @@ the corpus size. If anything fails midway, the shards of this run are removed (a
 running leaves its shards to be removed at the next start), and the previous export (the
 manifest and the shards it lists) is untouched.
 """
+
 from __future__ import annotations
 
 import contextlib
