@@ -94,7 +94,9 @@ def test_redaction_count_is_reported(corpus: Path, tmp_path: Path) -> None:
     add_secrets(conv)
     code, err = _run(conv, "-o", tmp_path / "out")
     assert code == 0
-    count = int(re.search(r"; (\d+) secret\(s\) redacted", err).group(1))
+    match = re.search(r"; (\d+) secret\(s\) redacted", err)
+    assert match is not None
+    count = int(match.group(1))
     assert count >= 6
     code, err = _run(conv, "-o", tmp_path / "raw", "--no-redact")
     assert code == 0 and err.rstrip().endswith("; secrets not redacted")

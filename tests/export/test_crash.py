@@ -41,6 +41,13 @@ _KILLER = textwrap.dedent(
 )
 
 
+def _sql(query: str) -> list[tuple]:
+    """Rows of a DuckDB query."""
+    relation = duckdb.sql(query)
+    assert relation is not None
+    return relation.fetchall()
+
+
 def _kill_midway(corpus: Path, out: Path, after: int, shard_rows: int) -> None:
     proc = subprocess.run(
         [sys.executable, "-c", _KILLER, str(corpus), str(out), str(after), str(shard_rows)],
@@ -57,7 +64,7 @@ def _readers_see_only_whole_shards(out: Path) -> None:
             assert shard.name.endswith(".parquet"), f"stray file {shard}"
             pq.ParquetFile(shard).read()  # whole: footer and every row group readable
         if any((out / table).iterdir()):
-            duckdb.sql(f"SELECT count(*) FROM '{out}/{table}/*.parquet'").fetchall()
+            _sql(f"SELECT count(*) FROM '{out}/{table}/*.parquet'")
             pl.read_parquet(out / table)  # a folder read sees no foreign file
 
 

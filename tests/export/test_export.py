@@ -22,6 +22,13 @@ N_CONVERSATIONS = len(fx.sdk_conversations())
 N_EVENTS = sum(len(list((c / "events").glob("event-*.json"))) for c in fx.sdk_conversations())
 
 
+def _sql(query: str) -> list[tuple]:
+    """Rows of a DuckDB query."""
+    relation = duckdb.sql(query)
+    assert relation is not None
+    return relation.fetchall()
+
+
 def _export(paths, out, **kwargs):
     kwargs.setdefault("workers", 1)
     return export_dataset([str(p) for p in paths], out, **kwargs)
@@ -108,18 +115,16 @@ def test_reasoning_content_is_kept_in_messages(exported: Path) -> None:
 
 def test_duckdb_reads_events_with_typed_timestamps(exported: Path) -> None:
     glob = str(exported / "events" / "*.parquet")
-    count, kinds, ts_type = duckdb.sql(
+    count, kinds, ts_type = _sql(
         f"SELECT count(*), count(DISTINCT kind), typeof(min(timestamp)) FROM '{glob}'"
-    ).fetchall()[0]
+    )[0]
     assert count == N_EVENTS and kinds >= 4 and ts_type == "TIMESTAMP"
-    tools = duckdb.sql(
-        f"SELECT tool_name, count(*) FROM '{glob}' WHERE kind = 'ActionEvent' GROUP BY 1"
-    ).fetchall()
+    tools = _sql(f"SELECT tool_name, count(*) FROM '{glob}' WHERE kind = 'ActionEvent' GROUP BY 1")
     assert dict(tools)["terminal"] >= 1
-    joined = duckdb.sql(
+    joined = _sql(
         f"SELECT c.model, count(*) FROM '{glob}' e "
         f"JOIN '{exported}/conversations/*.parquet' c USING (conversation_id) GROUP BY 1"
-    ).fetchall()
+    )
     assert joined == [("openai/gpt-4o", N_EVENTS)]
 
 
@@ -220,7 +225,7 @@ def test_rerun_exports_only_new_or_changed(corpus: Path, tmp_path: Path) -> None
     assert len(convs) == N_CONVERSATIONS  # the old row was replaced, not duplicated
     row = next(r for r in convs if r["source_path"] == str(changed))
     assert row["final_answer"] == "A changed reply."
-    events = duckdb.sql(f"SELECT count(*) FROM '{out}/events/*.parquet'").fetchall()[0][0]
+    events = _sql(f"SELECT count(*) FROM '{out}/events/*.parquet'")[0][0]
     assert events == N_EVENTS
     manifest = json.loads((out / "manifest.json").read_text())
     on_disk = {p.name for p in (out / "events").glob("*.parquet")}
@@ -249,7 +254,7 @@ def test_non_empty_out_dir_is_refused_before_any_work(corpus: Path, tmp_path: Pa
     out = tmp_path / "out"
     out.mkdir()
     (out / "notes.txt").write_text("mine")
-    calls = []
+    calls: list[object] = []
     with pytest.raises(OutputExists, match="not empty and holds no trajkit export"):
         _export([corpus], out, progress=calls.append)
     assert calls == [] and sorted(p.name for p in out.iterdir()) == ["notes.txt"]
@@ -388,7 +393,7 @@ def test_v0_inputs_export_through_the_migrator(tmp_path: Path) -> None:
         assert row["source_format"].startswith("v0:") and row["n_events"] == len(m.events)
         expected = convert_events(m.events, to="chat", state=m.base_state)
         assert json.loads(row["conversion"])["messages"] == expected["messages"]
-    n_events = duckdb.sql(f"SELECT count(*) FROM '{out}/events/*.parquet'").fetchall()[0][0]
+    n_events = _sql(f"SELECT count(*) FROM '{out}/events/*.parquet'")[0][0]
     assert n_events == sum(len(m.events) for m in migrated)
     again = _export([fx.V0_FIXTURES], out, from_v0=True)
     assert (again.exported, again.unchanged) == (0, len(migrated))
