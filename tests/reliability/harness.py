@@ -155,6 +155,8 @@ class CrashStats:
     killed_mid_tool: int = 0
     restores_finished: int = 0
     strategies: Counter[str] = field(default_factory=Counter)
+    early_before_folder: int = 0
+    repair_reasons: list[str] = field(default_factory=list)
     temps_seen: set[Path] = field(default_factory=set)
 
     def summary(self) -> str:
@@ -162,8 +164,9 @@ class CrashStats:
             f"kills={self.kills} survived={self.survived} events_lost={self.events_lost} "
             f"returned_appends_checked={self.returned_appends} repairs_needed={self.repairs} "
             f"files_quarantined={self.quarantined} leftover_tmp={self.leftover_temp_files} "
-            f"killed_mid_tool={self.killed_mid_tool} restores_finished={self.restores_finished} "
-            f"strategies={dict(self.strategies)}"
+            f"killed_mid_tool={self.killed_mid_tool} killed_before_folder={self.early_before_folder} "
+            f"restores_finished={self.restores_finished} "
+            f"strategies={dict(self.strategies)} repair_reasons={self.repair_reasons}"
         )
 
 
@@ -208,6 +211,10 @@ def _cli(*args: str) -> Any:
 def check_after_kill(folder: Path, side_log: Path, stats: CrashStats, where: str) -> None:
     """Validate (repairing a torn tail if needed) and compare with the side log."""
     returned = returned_appends(side_log)
+    if not folder.exists():  # killed before the new conversation wrote anything
+        assert not returned, f"{where}: appends returned but the folder is gone"
+        stats.early_before_folder += 1
+        return
     temps = {*(folder / "events").glob(".*.tmp"), *folder.glob(".*.tmp")}
     stats.leftover_temp_files += len(temps - stats.temps_seen)
     stats.temps_seen |= temps
@@ -216,6 +223,7 @@ def check_after_kill(folder: Path, side_log: Path, stats: CrashStats, where: str
     result = _cli("validate", str(folder))
     if result.exit_code != 0:
         stats.repairs += 1
+        stats.repair_reasons.append(result.output.strip().splitlines()[0][-300:])
         repair = _cli("repair", str(folder))
         assert repair.exit_code == 0, (
             f"{where}: validate said\n{result.output}\nrepair said\n{repair.output}"

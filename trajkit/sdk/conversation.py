@@ -252,7 +252,7 @@ class Conversation:
         with st:
             if event.parent_id is None and st.leaf_event_id is not None:
                 event = event.model_copy(update={"parent_id": st.leaf_event_id})
-            self._writer.append(event)
+            self._writer.append(self._for_disk(event))
             st._events.append(event)
             if not isinstance(event, ConversationStateUpdateEvent):
                 st.leaf_event_id = event.id
@@ -265,6 +265,20 @@ class Conversation:
                 except Exception:
                     logger.exception("conversation callback failed on %s", event.kind)
         return event
+
+    def _for_disk(self, event: Event) -> Event:
+        """``event`` as written: secret values it holds (a model reply or tool call that typed
+        one, a user message quoting one) are hidden, so no value reaches disk in clear. The
+        running conversation keeps the event as it is; a restored one sees the hidden form."""
+        values = self.state.secret_registry.known_values()
+        if not values:
+            return event
+        from trajkit.events import dump_event, parse_event
+
+        text = dump_event(event)
+        if not any(v in text or json.dumps(v)[1:-1] in text for v in values if v):
+            return event
+        return parse_event(mask_data(json.loads(text), values))
 
     def _branch(self) -> list[Event]:
         from trajkit.convert import active_branch
