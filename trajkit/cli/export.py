@@ -95,7 +95,10 @@ def export_command(
         secret_key=os.environ.get("TRAJKIT_SECRET_KEY") or None,
     )
     started = time.perf_counter()
-    from trajkit.engine import open_engine
+    from trajkit.engine import open_engine, portable_paths
+
+    if engine == "ray":  # workers elsewhere: no relative paths
+        paths, (out_dir,) = portable_paths(paths), portable_paths([out_dir])
 
     with (
         open_engine(engine, workers=workers, address=address) as runner,

@@ -25,7 +25,15 @@ from typing import Any, Protocol, TypeVar
 from trajkit.engine.local import LocalEngine
 from trajkit.errors import UsageError
 
-__all__ = ["ENGINES", "Engine", "EngineError", "LocalEngine", "make_engine", "open_engine"]
+__all__ = [
+    "ENGINES",
+    "Engine",
+    "EngineError",
+    "LocalEngine",
+    "make_engine",
+    "open_engine",
+    "portable_paths",
+]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -83,3 +91,10 @@ def open_engine(
         yield engine
     finally:
         engine.close()
+
+
+def portable_paths(paths: Iterable[Any]) -> tuple[Any, ...]:
+    """Local paths made absolute (a Ray worker does not run in this folder); URLs unchanged."""
+    from pathlib import Path
+
+    return tuple(p.absolute() if isinstance(p, Path) else p for p in paths)

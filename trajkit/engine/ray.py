@@ -94,13 +94,15 @@ class RayEngine:
         except ImportError:
             raise _engine_error("--engine ray needs Ray: pip install 'trajkit[ray]'") from None
         _quiet()
+        os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "error")  # no C++ retry spam on stderr
         if ray.is_initialized():  # already connected in this process (tests, notebooks)
             return
         kwargs: dict[str, Any] = {"logging_level": logging.ERROR, "log_to_driver": False}
         if self.address is not None:
             check_address(self.address)
             kwargs["address"] = self.address
-        else:
+        else:  # "local": a new private instance, even if `ray start` left an address behind
+            kwargs["address"] = "local"
             kwargs["num_cpus"] = self.workers or os.cpu_count() or 1
             kwargs["include_dashboard"] = False
         try:
@@ -108,7 +110,13 @@ class RayEngine:
         except Exception as exc:  # ConnectionError, RuntimeError, version mismatch, ...
             where = self.address or "a local Ray instance"
             first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-            raise _engine_error(f"cannot start Ray on {where}: {first}") from None
+            hint = ""
+            if self.address is not None and os.environ.get("RAY_AUTH_MODE") != "token":
+                hint = (
+                    "; if the cluster uses token authentication (the default of `ray start`), "
+                    "set RAY_AUTH_MODE=token and its token (RAY_AUTH_TOKEN or ~/.ray/auth_token)"
+                )
+            raise _engine_error(f"cannot start Ray on {where}: {first}{hint}") from None
         self._started = True
 
     def cpus(self) -> int:
@@ -143,9 +151,12 @@ class RayEngine:
         context.execution_options.preserve_order = True
         context.enable_progress_bars = False
         rows = [{"item": cloudpickle.dumps(item)} for item in window]
-        dataset = ray.data.from_items(rows, override_num_blocks=min(len(rows), blocks))
-        dataset = dataset.map_batches(
-            _run_batch, fn_kwargs={"func": func}, batch_size=None, batch_format="numpy"
+        source = ray.data.from_items(rows, override_num_blocks=min(len(rows), blocks))
+        dataset = source.map_batches(
+            _run_batch,  # type: ignore[arg-type]
+            fn_kwargs={"func": func},
+            batch_size=None,
+            batch_format="numpy",
         )
         done = 0
         try:
@@ -199,9 +210,3 @@ def _quiet() -> None:
     """Ray Data logs each dataset's plan at INFO on stderr; the CLI prints its own progress."""
     for name in ("ray", "ray.data", "ray.data._internal"):
         logging.getLogger(name).setLevel(logging.ERROR)
-
-
-def _batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
-    it = iter(items)
-    while chunk := list(islice(it, size)):
-        yield chunk
