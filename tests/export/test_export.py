@@ -476,3 +476,24 @@ def test_a_second_export_into_the_same_folder_is_refused(corpus: Path, tmp_path:
     ):
         _export([corpus], out)
     assert _export([corpus], out).unchanged == N_CONVERSATIONS
+
+
+@pytest.mark.parametrize("chunk_size", [1, 32])
+def test_a_copied_conversation_is_exported_once_and_stays_so(
+    corpus: Path, tmp_path: Path, chunk_size: int
+) -> None:
+    import shutil
+
+    original = corpus / fx.sdk_conversation("b_terminal").name
+    shutil.copytree(original, tmp_path / "copies" / "b_terminal_copy")
+    out = tmp_path / "out"
+    paths = [corpus, tmp_path / "copies"]
+    first = _export(paths, out, chunk_size=chunk_size)
+    assert first.exported == N_CONVERSATIONS and len(first.skipped) == 1
+    assert "already exported in this run" in first.skipped[0].reason
+    for _ in range(2):
+        again = _export(paths, out, chunk_size=chunk_size)
+        assert (again.exported, again.unchanged, len(again.skipped)) == (0, N_CONVERSATIONS, 1)
+    convs = pq.read_table(out / "conversations").to_pylist()
+    assert len(convs) == N_CONVERSATIONS
+    assert pq.read_table(out / "events").num_rows == N_EVENTS

@@ -191,6 +191,9 @@ class _Run:
         self.new_entries: dict[str, dict[str, Any]] = {}
         self.new_shards: dict[str, list[str]] = {t: [] for t in TABLES}
         self.stale: dict[tuple[str, str], set[str]] = defaultdict(set)
+        self.id_by_source = {e["source"]: cid for cid, e in manifest.conversations.items()}
+        self.unchanged: dict[str, str] = {}
+        """Conversation id -> source, for the inputs found unchanged in this run."""
 
     def add(self, chunk: ChunkResult) -> None:
         report = self.report
@@ -204,20 +207,24 @@ class _Run:
                 report.filtered += 1
             elif isinstance(result, Unchanged):
                 report.unchanged += 1
+                cid = self.id_by_source.get(result.source)
+                if cid is not None:
+                    self.unchanged[cid] = result.source
             else:
                 self._exported(result)
 
     def _exported(self, result: Exported) -> None:
         report, cid = self.report, result.conversation_id
-        first = self.new_entries.get(cid)
-        if first is not None:  # the same id in an earlier chunk: drop this copy's rows
+        first = self.new_entries[cid]["source"] if cid in self.new_entries else None
+        first = first or self.unchanged.get(cid)
+        if first is not None:  # the same id met earlier in this run: drop this copy's rows
             self.stale[("conversations", result.conversations_shard)].add(cid)
             self.stale[("events", result.events_shard)].add(cid)
             report.skipped.append(
                 Skipped(
                     result.source,
                     f"{result.source}: conversation id {cid} was already exported in this run "
-                    f"from {first['source']}; skipped the copy",
+                    f"from {first}; skipped the copy",
                 )
             )
             return
