@@ -47,7 +47,7 @@ def _parse_time(value: str | None, *, end: bool) -> datetime | None:
 
 @click.command("export")
 @paths_argument()
-@click.option("-o", "--output", "out_dir", type=PATH_OR_URL, required=True,
+@click.option("-o", "--output", "out_dir", type=PATH_OR_URL, required=True, metavar="OUT_DIR",
               help="Dataset folder: empty, new, or an earlier export to update.")  # fmt: skip
 @click.option("--view", type=click.Choice(["condensed", "full"]), default="condensed",
               show_default=True, help="Messages the model saw after condensation, or every event.")  # fmt: skip
