@@ -67,3 +67,19 @@ def test_missing_file_is_an_input_error_naming_it(s3_url, corpus_dir):
     assert missing is not None
     with pytest.raises(InputError, match=r"s3://corpus/data/nope\.json:: no such file"):
         missing.read_bytes()
+
+
+def test_walk_streams_a_level_of_more_than_1000_folders(s3):
+    import uuid
+    from concurrent.futures import ThreadPoolExecutor
+
+    client = s3.client()
+    names = sorted(uuid.UUID(int=n * 7919 + 1).hex for n in range(1030))
+
+    def put(name: str) -> None:
+        client.put_object(Bucket=BUCKET, Key=f"many/{name}/base_state.json", Body=b"{}")
+
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        list(pool.map(put, names))
+    found = list(find_conversations([f"s3://{BUCKET}/many"]))
+    assert [p.name for p in found] == names  # every page, in order

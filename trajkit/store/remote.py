@@ -8,9 +8,10 @@ and storage options; never the client), so worker processes and Ray workers reop
 their own client and their own credentials.
 
 Design and invariants:
-- Listing is one paginated `ls` per folder level (S3 returns 1,000 keys a page; s3fs follows
-  the continuation tokens, so a prefix with any number of keys lists whole). Listings are
-  not cached across calls (`use_listings_cache=False`): a corpus that changes is seen as it is.
+- Listing follows every page (S3 returns at most 1,000 keys a page): a conversation's
+  `events/` is one paginated `ls`; walking a prefix for conversations reads `ListObjectsV2`
+  page by page, so a level holding millions of folders streams in bounded memory. Listings
+  are not cached (`use_listings_cache=False`): a corpus that changes is seen as it is.
   A folder's listing is kept on its `RemotePath` for its children, so `event_files()` gets
   each file's size and ETag without one request per file (the export fingerprint uses them).
 - Reading is one GET per file, when the file is read: nothing is downloaded ahead.
@@ -431,18 +432,16 @@ def is_remote_conversation(
 
 
 def find_remote_conversations(root: RemotePath) -> Iterator[RemotePath]:
-    """Conversation folders at or below `root`, sorted by name at each level.
+    """Conversation folders at or below `root`, in name order at each level.
 
     Raises `InputError` when nothing is stored under `root`.
     """
     check_storage(root)
-    try:
-        entries = root.list_entries()
-    except (FileNotFoundError, NotADirectoryError):
-        if root.is_file():
-            return
-        raise InputError(root, "", "no such file or folder") from None
-    yield from _walk(root, entries)
+    if not root.exists():
+        raise InputError(root, "", "no such file or folder")
+    if root.is_file():
+        return
+    yield from _walk(root)
 
 
 def iter_remote_paths(root: RemotePath, *, allow_files: bool = False) -> Iterator[RemotePath]:
@@ -450,22 +449,18 @@ def iter_remote_paths(root: RemotePath, *, allow_files: bool = False) -> Iterato
     from trajkit.store.layout import EVENTS_DIR
 
     check_storage(root)
-    try:
-        entries = root.list_entries()
-    except (FileNotFoundError, NotADirectoryError):
-        if not root.is_file():
-            raise InputError(root, "", "no such file or folder") from None
+    if not root.exists():
+        raise InputError(root, "", "no such file or folder")
+    if root.is_file():
         if not allow_files:
-            raise InputError(
-                root, "", "expected a conversation folder (<uuid hex>/), got a file"
-            ) from None
+            raise InputError(root, "", "expected a conversation folder (<uuid hex>/), got a file")
         yield root
         return
     if root.name == EVENTS_DIR and is_remote_conversation(root.parent):
         yield root.parent
         return
     found = False
-    for folder in _walk(root, entries):
+    for folder in _walk(root):
         found = True
         yield folder
     if not found:
@@ -474,22 +469,79 @@ def iter_remote_paths(root: RemotePath, *, allow_files: bool = False) -> Iterato
         )
 
 
-def _walk(folder: RemotePath, entries: dict[str, dict[str, Any]]) -> Iterator[RemotePath]:
-    if is_remote_conversation(folder, entries):
+def _walk(folder: RemotePath) -> Iterator[RemotePath]:
+    if _holds_conversation(folder):
         yield folder
         return
-    for name in sorted(entries):
-        if entries[name].get("type") != "directory":
-            continue
+    for name in _iter_subfolders(folder):
         child = folder / name
         if _HEX_FOLDER_RE.match(name):
             yield child  # the SDK's <uuid hex>/ folder: checked when opened
-            continue
+        else:
+            yield from _walk(child)
+
+
+def _holds_conversation(folder: RemotePath) -> bool:
+    """`is_remote_conversation` without listing the folder (it may hold millions of entries)."""
+    from trajkit.store.layout import BASE_STATE, EVENTS_DIR
+
+    if folder.protocol not in _S3:
         try:
-            child_entries = child.list_entries()
+            return is_remote_conversation(folder, folder.list_entries())
         except (FileNotFoundError, NotADirectoryError):
-            continue
-        yield from _walk(child, child_entries)
+            return False
+    if (folder / BASE_STATE).is_file():
+        return True
+    if not _s3_page(folder / EVENTS_DIR, max_keys=1).get("KeyCount"):
+        return False
+    return not (folder / "metadata.json").is_file() or is_remote_conversation(folder)
+
+
+def _iter_subfolders(folder: RemotePath) -> Iterator[str]:
+    """Names of the folders directly below `folder`, one listing page (1,000) at a time.
+
+    Within a page names are sorted; pages come in S3's key order, so a level of any size
+    streams in bounded memory.
+    """
+    if folder.protocol not in _S3:
+        try:
+            entries = folder.list_entries()
+        except (FileNotFoundError, NotADirectoryError):
+            return
+        yield from sorted(n for n, i in entries.items() if i.get("type") == "directory")
+        return
+    token: str | None = None
+    while True:
+        page = _s3_page(folder, delimiter="/", token=token)
+        prefix_len = len(folder.key) - len(folder.bucket)  # "prefix/" below the bucket
+        names = [p["Prefix"][prefix_len:].rstrip("/") for p in page.get("CommonPrefixes", [])]
+        yield from sorted(n for n in names if n)
+        token = page.get("NextContinuationToken")
+        if not page.get("IsTruncated") or not token:
+            return
+
+
+def _s3_page(
+    folder: RemotePath, *, delimiter: str = "", token: str | None = None, max_keys: int = 1000
+) -> dict[str, Any]:
+    """One `ListObjectsV2` page of the keys below `folder/`."""
+    from fsspec.asyn import sync
+
+    fs = folder.fs
+    prefix = folder.key[len(folder.bucket) + 1 :]
+    kwargs: dict[str, Any] = {
+        "Bucket": folder.bucket,
+        "Prefix": f"{prefix}/" if prefix else "",
+        "MaxKeys": max_keys,
+    }
+    if delimiter:
+        kwargs["Delimiter"] = delimiter
+    if token:
+        kwargs["ContinuationToken"] = token
+    result: dict[str, Any] = _call(
+        folder, lambda: sync(fs.loop, fs._call_s3, "list_objects_v2", **kwargs)
+    )
+    return result
 
 
 def _reason(exc: OSError) -> str:
