@@ -497,3 +497,23 @@ def test_a_copied_conversation_is_exported_once_and_stays_so(
     convs = pq.read_table(out / "conversations").to_pylist()
     assert len(convs) == N_CONVERSATIONS
     assert pq.read_table(out / "events").num_rows == N_EVENTS
+
+
+def test_chunks_are_sized_to_hold_about_the_same_number_of_events() -> None:
+    from trajkit.export.chunks import ChunkResult, Exported
+    from trajkit.export.dataset import CHUNK_EVENTS, _ChunkSizer
+
+    def chunk(n_events: int, count: int) -> ChunkResult:
+        done = [Exported(f"c{i}", "src", "fp", "a", "b", n_events, 0) for i in range(count)]
+        return ChunkResult(0, list(done))
+
+    assert _ChunkSizer(5).size() == 5
+    short = _ChunkSizer(None)
+    assert short.size() == 8  # until results come back: small, so every worker starts at once
+    short.observe(chunk(100, 8))
+    assert short.size() == CHUNK_EVENTS // 100
+    short.observe(chunk(1, 1000))
+    assert short.size() == 4096  # capped
+    long = _ChunkSizer(None)
+    long.observe(chunk(100_000, 2))
+    assert long.size() == 8  # never below the first size

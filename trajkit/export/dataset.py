@@ -27,6 +27,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -92,7 +93,7 @@ def export_dataset(
     progress: Callable[[ExportReport], None] | None = None,
     row_group_rows: int | None = None,
     shard_rows: int | None = None,
-    chunk_size: int = 32,
+    chunk_size: int | None = None,
     engine: Engine | None = None,
 ) -> ExportReport:
     """Export conversations under `paths` into `out_dir` (see the module docstring).
@@ -107,7 +108,8 @@ def export_dataset(
         progress: called with the report so far after each chunk of conversations.
         row_group_rows: event rows per row group (conversations use a tenth).
         shard_rows: event rows per shard at most (conversations use a tenth).
-        chunk_size: conversations per worker call; each chunk writes its own shards.
+        chunk_size: conversations per worker call (each chunk writes its own shards); default
+            adaptive: 8 at first, then as many as hold about `CHUNK_EVENTS` events.
         engine: where chunks run (`trajkit.engine`): default this machine's `workers`
             processes; a `RayEngine` runs the same `write_chunk` on a Ray cluster.
 
@@ -153,7 +155,7 @@ def _run_export(
     engine: Engine,
     started: float,
     settings: ChunkSettings,
-    chunk_size: int,
+    chunk_size: int | None,
 ) -> ExportReport:
     """Map `write_chunk` over the input's chunks and fold the results into OUT_DIR."""
     report = ExportReport(out)
@@ -162,14 +164,15 @@ def _run_export(
         (loc, by_source.get(location_label(loc)))
         for loc in _locations(paths, from_v0=from_v0, skipped=report.skipped)
     )
+    sizer = _ChunkSizer(chunk_size)
     chunks = (
-        ChunkTask(manifest.new_shard_number(), items)
-        for items in _batched(tasks, max(1, chunk_size))
+        ChunkTask(manifest.new_shard_number(), items) for items in _batched(tasks, sizer.size)
     )
     results = engine.map(partial(write_chunk, settings), chunks)
     run = _Run(out, manifest, report)
     try:
         for chunk in results:
+            sizer.observe(chunk)
             run.add(chunk)
             if progress is not None:
                 progress(report)
@@ -297,14 +300,44 @@ class _Run:
         self._remove_staging()
 
 
-def _batched(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
-    batch: list[Any] = []
-    for item in items:
-        batch.append(item)
-        if len(batch) >= size:
-            yield batch
-            batch = []
-    if batch:
+CHUNK_EVENTS = 50_000
+"""Events a chunk (and so a shard of each table) aims at when the chunk size is adaptive."""
+
+
+class _ChunkSizer:
+    """Conversations per chunk: fixed, or sized from the events per conversation seen so far.
+
+    Shards then hold about `CHUNK_EVENTS` events whether conversations have 5 events or 5,000,
+    instead of thousands of tiny files (or a few huge ones). The first chunks are small so both
+    workers start at once, and a small corpus is still spread over them.
+    """
+
+    def __init__(self, fixed: int | None, *, first: int = 8, limit: int = 4096) -> None:
+        self._fixed = fixed
+        self._first = first
+        self._limit = limit
+        self._conversations = 0
+        self._events = 0
+
+    def observe(self, chunk: ChunkResult) -> None:
+        for result in chunk.results:
+            if isinstance(result, Exported):
+                self._conversations += 1
+                self._events += result.n_events
+
+    def size(self) -> int:
+        if self._fixed is not None:
+            return max(1, self._fixed)
+        if not self._conversations:
+            return self._first
+        per_conversation = max(1.0, self._events / self._conversations)
+        return max(self._first, min(self._limit, int(CHUNK_EVENTS / per_conversation)))
+
+
+def _batched(items: Iterable[Any], size: Callable[[], int]) -> Iterator[list[Any]]:
+    """Lists of `size()` items (asked again for each list)."""
+    it = iter(items)
+    while batch := list(islice(it, size())):
         yield batch
 
 
