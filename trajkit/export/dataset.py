@@ -300,7 +300,7 @@ class _Run:
         self._remove_staging()
 
 
-CHUNK_EVENTS = 50_000
+CHUNK_EVENTS = 25_000
 """Events a chunk (and so a shard of each table) aims at when the chunk size is adaptive."""
 
 
