@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from trajkit.errors import InputError
 from trajkit.migrate.v0 import looks_like_history
@@ -35,6 +35,7 @@ from trajkit.store.layout import is_conversation_folder
 
 __all__ = [
     "CONTAINERS",
+    "MAX_V0_BYTES",
     "SkippedInput",
     "V0Input",
     "V0Source",
@@ -43,6 +44,11 @@ __all__ = [
 ]
 
 _SNIFF_BYTES = 4096
+MAX_V0_BYTES = int(os.environ.get("TRAJKIT_MAX_V0_BYTES", 256 * 2**20))
+"""Largest V0 JSON document loaded: a trajectory file, one .jsonl line, one session event file.
+Above it the input is skipped unread (parsing costs several times the size in memory)."""
+_LINE_CHUNK = 16 * 2**20
+"""A .jsonl line longer than this is measured before it is read, never held while measuring."""
 _EVENT_FILE_RE = re.compile(r"^(\d+)\.json$")
 _SID_RE = re.compile(r"^[0-9a-fA-F]{32}$")
 
@@ -144,7 +150,9 @@ def _load_session(inp: V0Input) -> V0Source:
     items: list[Any] = []
     for _, p in numbered:
         try:
-            items.append(json.loads(p.read_bytes()))
+            items.append(json.loads(_read_limited(p)))
+        except InputError as exc:
+            warnings.append(f"{p}: skipped an event file: {exc.message}")
         except (ValueError, OSError) as exc:
             warnings.append(f"{p}: skipped an event file that is not valid JSON ({exc})")
     if (folder / "agent_state.pkl").exists():
@@ -200,9 +208,68 @@ def _is_jsonl(path: Path, head: bytes) -> bool:
 
 def _jsonl_inputs(path: Path) -> Iterator[V0Input | SkippedInput]:
     with path.open("rb") as fh:
-        for number, line in enumerate(fh, start=1):
-            if line.strip():
+        for number, line, size in _iter_lines(fh, MAX_V0_BYTES):
+            if line is None:
+                yield SkippedInput(f"{path}:{number}", "", _too_big("line", size, "one record"))
+            elif line.strip():
                 yield V0Input(str(path), "eval-jsonl", line=number, data=line)
+
+
+def _iter_lines(fh: BinaryIO, limit: int) -> Iterator[tuple[int, bytes | None, int]]:
+    """`(number, line, size)` for each line; `line` is None for a line above `limit` bytes.
+
+    A line longer than `_LINE_CHUNK` is first measured by reading past it in chunks (nothing
+    kept), then read whole only if it is within the limit: a 5 GB line costs no memory.
+    """
+    number = 0
+    while True:
+        start = fh.tell()
+        line = fh.readline(_LINE_CHUNK)
+        if not line:
+            return
+        number += 1
+        if line.endswith(b"\n") or len(line) < _LINE_CHUNK:
+            yield number, line, len(line)
+            continue
+        size = len(line) + _skip_line(fh)
+        if size > limit:
+            yield number, None, size
+            continue
+        end = fh.tell()
+        fh.seek(start)
+        whole = fh.read(size)
+        fh.seek(end)
+        yield number, whole, size
+
+
+def _skip_line(fh: BinaryIO) -> int:
+    """Read past the rest of the current line (through its newline); return the bytes skipped."""
+    skipped = 0
+    while True:
+        chunk = fh.read(2**20)
+        if not chunk:
+            return skipped
+        cut = chunk.find(b"\n")
+        if cut >= 0:
+            fh.seek(cut + 1 - len(chunk), os.SEEK_CUR)
+            return skipped + cut + 1
+        skipped += len(chunk)
+
+
+def _read_limited(path: Path) -> bytes:
+    """A V0 file's bytes, refusing one above `MAX_V0_BYTES` before reading it."""
+    with path.open("rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > MAX_V0_BYTES:
+            raise InputError(path, "", _too_big("file", size, "one V0 trajectory"))
+        return fh.read()
+
+
+def _too_big(what: str, size: int, unit: str) -> str:
+    return (
+        f"{what} is {size / 2**20:.0f} MiB, above the {MAX_V0_BYTES / 2**20:.0f} MiB limit for "
+        f"{unit}; not read (set TRAJKIT_MAX_V0_BYTES to raise it)"
+    )
 
 
 def _load_jsonl_line(inp: V0Input) -> V0Source:
@@ -251,7 +318,7 @@ def _json_inputs(path: Path) -> Iterator[V0Input | SkippedInput]:
 
 def _load_json(inp: V0Input) -> V0Source:
     path = Path(inp.path)
-    data = path.read_bytes()
+    data = _read_limited(path)
     if not data.strip():
         raise InputError(path, "", "file is empty; expected a JSON list of V0 events")
     try:
