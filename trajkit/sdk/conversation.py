@@ -182,6 +182,9 @@ class Conversation:
             state._events = list(open_conversation(folder).iter_events(skip_empty=True))
         state._cipher = self._cipher
         state.attach(self._writer)
+        # events/ before the first base-state save: a crash in between must not leave a
+        # base_state.json without its events/ folder (validate rejects that layout).
+        (folder / "events").mkdir(parents=True, exist_ok=True)
         return state
 
     def _resume(
