@@ -205,12 +205,15 @@ def test_event_ids_that_would_escape_are_refused(tmp_path: Path, conv: Path, eve
     assert _tree(tmp_path) == before
 
 
-def test_event_id_in_content_never_names_a_path(tmp_path: Path, conv: Path) -> None:
+def test_ids_in_content_never_name_a_path(tmp_path: Path, conv: Path) -> None:
     # The id inside a file is data: validate reports the mismatch, repair renames nothing.
     f = sorted((conv / "events").glob("event-*.json"))[-1]
     data = json.loads(f.read_text())
     data["id"] = "../../../../tmp/escape"
     f.write_text(json.dumps(data))
+    state = json.loads((conv / "base_state.json").read_text())
+    state["id"] = "../../../../tmp/escape-conversation"
+    (conv / "base_state.json").write_text(json.dumps(state))
     before = _tree(tmp_path, skip=conv)
     assert _invoke("validate", str(conv)).exit_code == 1
     _invoke("repair", str(conv))
@@ -219,6 +222,7 @@ def test_event_id_in_content_never_names_a_path(tmp_path: Path, conv: Path) -> N
     after = _tree(tmp_path, skip=conv)
     assert {k for k in after if not k.startswith(("out", "c.json"))} == set(before)
     assert not Path("/tmp/escape").exists()
+    assert not Path("/tmp/escape-conversation").exists()
 
 
 def test_runtime_refuses_unsafe_ids_and_linked_folders(tmp_path: Path) -> None:
