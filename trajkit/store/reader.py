@@ -274,7 +274,9 @@ def _open_remote(folder: RemotePath) -> StoredConversation:
     try:
         entries = folder.list_entries()
     except (FileNotFoundError, NotADirectoryError):
-        raise InputError(folder, "", "no such folder; expected a conversation folder <uuid hex>/") from None
+        raise InputError(
+            folder, "", "no such folder; expected a conversation folder <uuid hex>/"
+        ) from None
     if not is_remote_conversation(folder, entries):
         raise InputError(
             folder,
