@@ -135,3 +135,26 @@ def test_ray_export_of_a_large_prefix_equals_local(big_dir, s3, tmp_path, ray_cl
     got = pq.read_table(tmp_path / "ray" / "events")
     assert got.num_rows > 1000
     assert got.to_pylist() == pq.read_table(tmp_path / "local" / "events").to_pylist()
+
+
+def test_ray_export_equals_local_with_many_chunks(tmp_path, ray_cluster):
+    corpus = tmp_path / "corpus"
+    cmd = [sys.executable, str(fx.REPO / "benchmarks" / "gen_corpus.py"), str(corpus)]
+    subprocess.run(
+        cmd + ["--conversations", "60", "--events", "12"], check=True, capture_output=True
+    )
+    assert _invoke("export", corpus, "-o", tmp_path / "local")[0] == 0
+    assert _invoke("export", corpus, "-o", tmp_path / "ray", "--engine", "ray")[0] == 0
+    local = orjson.loads((tmp_path / "local" / "manifest.json").read_bytes())
+    ray = orjson.loads((tmp_path / "ray" / "manifest.json").read_bytes())
+    assert len(local["shards"]["events"]) > 1  # the chunk sizer had results to adapt to
+    assert ray == local
+    for table, expected in _tables(tmp_path / "local").items():
+        got = pq.read_table([tmp_path / "ray" / table / n for n in ray["shards"][table]])
+        assert (
+            got.to_pylist()
+            == pq.read_table(
+                [tmp_path / "local" / table / n for n in local["shards"][table]]
+            ).to_pylist()
+        )
+        assert got.num_rows == expected.num_rows  # type: ignore[attr-defined]

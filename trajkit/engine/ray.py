@@ -5,14 +5,16 @@ for Ray Client, or `auto`), or starts a private local instance when `address` is
 down again by `close()`). An address is first tried with a plain TCP connection (5 s), so a
 wrong one is a one-line `EngineError` instead of Ray's long retry loop.
 
-`map(func, items)` takes the items in windows (`window` items, default 256) so that a corpus
-of any size streams: each window becomes a small Ray Dataset of pickled items
-(`from_items`, split in blocks across the cluster's CPUs), `map_batches` runs
-`trajkit.engine.local.guarded(func, item)` on each item inside the Ray workers, and the
-results come back pickled, in input order (`preserve_order`). The item and the result must be
-small (paths, summaries): the work reads its inputs and writes its outputs itself, on the
-worker, e.g. the export's shards go straight to OUT_DIR, which must therefore be a folder every
-worker sees (a shared file system, or object storage).
+`map(func, items)` takes the items in windows so that a corpus of any size streams: the first
+window holds two items per CPU and each next one twice as many, up to `window` (default 256),
+so the first results come back soon and a producer that sizes its items from earlier results
+(the export's chunk sizer) sees them as it would locally. Each window becomes a small Ray
+Dataset of pickled items (`from_items`, split in blocks across the cluster's CPUs),
+`map_batches` runs `trajkit.engine.local.guarded(func, item)` on each item inside the Ray
+workers, and the results come back pickled, in input order (`preserve_order`). Items and
+results must be small (paths, summaries): the work reads its inputs and writes its outputs
+itself, on the worker; the export's shards go straight to OUT_DIR, which must therefore be a
+folder every worker sees (a shared file system).
 
 A window whose Ray tasks fail even after Ray's retries (a worker killed, a node lost) is
 reported through `on_error` item by item, and the next window runs.
@@ -133,9 +135,11 @@ class RayEngine:
     ) -> Iterator[R]:
         """`func` over `items` on Ray, results in input order (see the module docstring)."""
         it = iter(items)
-        blocks = self.cpus() * 4
-        while window := list(islice(it, self.window)):
-            yield from self._map_window(func, window, blocks, on_error)
+        cpus = self.cpus()
+        size = min(self.window, 2 * cpus)  # first results soon; then windows double
+        while window := list(islice(it, size)):
+            yield from self._map_window(func, window, cpus * 4, on_error)
+            size = min(self.window, size * 2)
 
     def _map_window(
         self,
