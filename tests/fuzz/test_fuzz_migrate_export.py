@@ -195,3 +195,29 @@ def test_export_on_mutated_conversation(tmp_path_factory, data):
         assert INTERNAL not in str(result)
     out = _cli("export", str(conv), "-o", str(tmp / "ds"), "--workers", "1")
     assert (out.exit_code == 0) == isinstance(result, ConversationRows | Filtered), out.output
+
+
+def test_lone_surrogate_in_v0_input_is_migrated_as_replacement_char(tmp_path):
+    # Found by the fuzzer: "\udcff" is valid JSON, but UTF-8 output cannot hold it.
+    doc = json.loads((ROOT / "v0" / "basic.json").read_text())
+    doc[0]["message"] = doc[0]["args"]["content"] = "bad \udcff char"
+    src = _write(tmp_path, "trajectory.json", json.dumps(doc).encode())
+    assert _migrate_library(src, tmp_path / "out") == 1
+    result = _cli("migrate", str(src), "-o", str(tmp_path / "out2"), "-j", "1")
+    assert result.exit_code == 0, result.output
+    (folder,) = (tmp_path / "out2").iterdir()
+    text = "".join(p.read_text() for p in folder.rglob("*.json"))
+    assert "bad \ufffd" in text and "\\udcff" not in text
+
+
+def test_capability_overrides_of_another_type_do_not_crash_export(tmp_path):
+    # Found by the fuzzer: agent.llm.capability_overrides = 1 crashed the chat conversion.
+    from trajkit.export import ConversationRows, conversation_rows
+
+    conv = tmp_path / V1_TEMPLATE.name
+    shutil.copytree(V1_TEMPLATE, conv)
+    state = json.loads((conv / "base_state.json").read_text())
+    state["agent"]["llm"]["capability_overrides"] = 1
+    (conv / "base_state.json").write_text(json.dumps(state))
+    assert isinstance(conversation_rows(conv), ConversationRows)
+    assert _cli("convert", str(conv)).exit_code == 0

@@ -287,7 +287,9 @@ def chat_options_from_llm(llm: Mapping[str, Any]) -> dict[str, Any]:
     ``supports_prompt_cache`` override); vision is on unless disabled or overridden off.
     """
     model = str(llm.get("model") or "")
-    overrides = llm.get("capability_overrides") or {}
+    overrides = llm.get("capability_overrides")
+    if not isinstance(overrides, Mapping):  # absent, or a hand-edited file with another type
+        overrides = {}
     explicit_cache = overrides.get("supports_prompt_cache")
     if not isinstance(explicit_cache, bool):
         explicit_cache = "claude" in model.lower() or model.lower().startswith("anthropic/")

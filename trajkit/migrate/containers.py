@@ -47,6 +47,7 @@ _SNIFF_BYTES = 4096
 MAX_V0_BYTES = int(os.environ.get("TRAJKIT_MAX_V0_BYTES", 256 * 2**20))
 """Largest V0 JSON document loaded: a trajectory file, one .jsonl line, one session event file.
 Above it the input is skipped unread (parsing costs several times the size in memory)."""
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _LINE_CHUNK = 16 * 2**20
 """A .jsonl line longer than this is measured before it is read, never held while measuring."""
 _EVENT_FILE_RE = re.compile(r"^(\d+)\.json$")
@@ -150,7 +151,7 @@ def _load_session(inp: V0Input) -> V0Source:
     items: list[Any] = []
     for _, p in numbered:
         try:
-            items.append(json.loads(_read_limited(p)))
+            items.append(_loads(_read_limited(p)))
         except InputError as exc:
             warnings.append(f"{p}: skipped an event file: {exc.message}")
         except (ValueError, OSError) as exc:
@@ -164,7 +165,7 @@ def _load_session(inp: V0Input) -> V0Source:
     meta_path = folder / "metadata.json"
     if meta_path.is_file():
         try:
-            loaded = json.loads(meta_path.read_bytes())
+            loaded = _loads(meta_path.read_bytes())
             metadata = loaded if isinstance(loaded, dict) else {}
         except (ValueError, OSError) as exc:
             warnings.append(f"{meta_path}: ignored, not valid JSON ({exc})")
@@ -256,6 +257,27 @@ def _skip_line(fh: BinaryIO) -> int:
         skipped += len(chunk)
 
 
+def _loads(data: bytes) -> Any:
+    """`json.loads`, with lone surrogates (valid JSON escapes such as "\\udcff", but no
+    character UTF-8 can hold) replaced by U+FFFD; the walk runs only when such an escape is there."""
+    value = json.loads(data)
+    return _no_surrogates(value) if _SURROGATE_ESCAPE.search(data) else value
+
+
+def _no_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        return value
+    if isinstance(value, list):
+        return [_no_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_no_surrogates(k): _no_surrogates(v) for k, v in value.items()}
+    return value
+
+
 def _read_limited(path: Path) -> bytes:
     """A V0 file's bytes, refusing one above `MAX_V0_BYTES` before reading it."""
     with path.open("rb") as fh:
@@ -275,7 +297,7 @@ def _too_big(what: str, size: int, unit: str) -> str:
 def _load_jsonl_line(inp: V0Input) -> V0Source:
     label = inp.label
     try:
-        record = json.loads(inp.data or b"")
+        record = _loads(inp.data or b"")
     except ValueError as exc:
         raise InputError(
             label, "", f"line is not valid JSON ({exc}); expected one eval record"
@@ -322,7 +344,7 @@ def _load_json(inp: V0Input) -> V0Source:
     if not data.strip():
         raise InputError(path, "", "file is empty; expected a JSON list of V0 events")
     try:
-        value = json.loads(data)
+        value = _loads(data)
     except UnicodeDecodeError:
         raise InputError(path, "", "not a text file; expected a JSON list of V0 events") from None
     except ValueError as exc:
