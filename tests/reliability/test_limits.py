@@ -112,9 +112,7 @@ def test_one_gigabyte_event_file_is_refused_without_loading_it(
 
 def test_five_gigabyte_jsonl_is_streamed_line_by_line(tmp_path: Path) -> None:
     good = (FIXTURES / "v0-synthetic" / "eval_output.jsonl").read_text().splitlines()[1]
-    src = _sparse(
-        tmp_path / "output.jsonl", (good + "\n").encode(), 5 * GiB, newline_every=64 << 20
-    )
+    src = _sparse(tmp_path / "output.jsonl", (good + "\n").encode(), 5 * GiB, newline_every=8 << 20)
     code, out, peak = _trajkit(
         tmp_path, "migrate", str(src), "-o", str(tmp_path / "out"), "-j", "1"
     )
