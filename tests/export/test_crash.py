@@ -126,3 +126,18 @@ def test_leftovers_are_removed_before_an_incremental_run(
     report = export_dataset([corpus], out, workers=1)
     assert report.unchanged == N_CONVERSATIONS
     assert not stray.exists()
+
+
+def test_why_shards_are_staged_outside_the_table_folder(tmp_path: Path) -> None:
+    """DuckDB's `*.parquet` glob matches hidden files too, so a temp name inside the table
+    folder (even a dotted one) would be read half-written; hence `OUT_DIR/.staging/`."""
+    import pyarrow as pa
+
+    pq.write_table(pa.table({"a": [1]}), tmp_path / "part-00000.parquet")
+    (tmp_path / ".part-00001.parquet").write_bytes(b"PAR1 half written")
+    with pytest.raises(duckdb.Error, match="part-00001"):
+        _sql(f"SELECT count(*) FROM '{tmp_path}/*.parquet'")
+    (tmp_path / ".part-00001.parquet").unlink()
+    (tmp_path / ".part-00001.parquet.tmp").write_bytes(b"PAR1 half written")
+    with pytest.raises(Exception, match="extension"):  # Polars refuses a folder of mixed files
+        pl.read_parquet(tmp_path)
