@@ -2,12 +2,13 @@
 
 - `corpus_dir`: the bundled SDK conversations; `big_dir`: one synthetic conversation with more
   than 1,000 event files (made by `benchmarks/gen_corpus.py`), so listing needs several pages.
-- `s3`: a moto S3 server on 127.0.0.1 (a subprocess on a free port) for the whole session, its
-  endpoint and dummy credentials in this process's environment (Ray workers and worker
-  processes inherit them), `corpus_dir` uploaded to `s3://corpus/data/` and `big_dir` to
+- `s3`: a moto S3 server on 127.0.0.1 (a subprocess on a free port) while this folder's tests
+  run, its endpoint and dummy credentials in this process's environment (Ray workers and
+  worker processes inherit them), `corpus_dir` uploaded to `s3://corpus/data/` and `big_dir` to
   `s3://corpus/big/` (kept apart: each of its 1,100 files is one GET, about 10 ms on moto).
-- `ray_cluster`: `ray.init(num_cpus=2)` once per session (after `s3`, so workers see the
-  endpoint); trajkit's Ray engine reuses it and leaves it running.
+- `ray_cluster`: `ray.init(num_cpus=2)` once for this folder (after `s3`, so workers see the
+  endpoint); trajkit's Ray engine reuses it. Package-scoped: server and Ray stop when the
+  folder's last test is done, so the rest of the suite runs without them.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ BIG_EVENTS = 1100
 """Events of the synthetic conversation: more than S3's 1,000 keys per listing page."""
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def corpus_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("scale") / "corpus"
     root.mkdir()
@@ -39,7 +40,7 @@ def corpus_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def big_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder holding one conversation of more than 1,000 event files."""
     big = tmp_path_factory.mktemp("scale") / "big"
@@ -49,7 +50,7 @@ def big_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return big
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def s3(corpus_dir: Path, big_dir: Path) -> Iterator[S3Server]:
     server = S3Server().start()
     saved = {k: os.environ.get(k) for k in server.env()}
@@ -68,13 +69,13 @@ def s3(corpus_dir: Path, big_dir: Path) -> Iterator[S3Server]:
         server.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def s3_url(s3: S3Server) -> str:
     """`s3://corpus/data`: the same conversations as `corpus_dir`."""
     return f"s3://{BUCKET}/{PREFIX}"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def ray_cluster(s3: S3Server) -> Iterator[None]:
     ray = pytest.importorskip("ray")
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")

@@ -8,7 +8,9 @@ wrong one is a one-line `EngineError` instead of Ray's long retry loop.
 `map(func, items)` takes the items in windows so that a corpus of any size streams: the first
 window holds two items per CPU and each next one twice as many, up to `window` (default 256),
 so the first results come back soon and a producer that sizes its items from earlier results
-(the export's chunk sizer) sees them as it would locally. Each window becomes a small Ray
+(the export's chunk sizer) sees one before the next window is taken. The next window starts
+as soon as the current one gives its first result, so the cluster does not idle while a
+window's last tasks finish. Each window becomes a small Ray
 Dataset of pickled items (`from_items`, split in blocks across the cluster's CPUs),
 `map_batches` runs `trajkit.engine.local.guarded(func, item)` on each item inside the Ray
 workers, and the results come back pickled, in input order (`preserve_order`). Items and
@@ -25,7 +27,9 @@ from __future__ import annotations
 import logging
 import os
 import pickle
+import queue
 import socket
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from typing import Any, TypeVar
@@ -135,51 +139,19 @@ class RayEngine:
     ) -> Iterator[R]:
         """`func` over `items` on Ray, results in input order (see the module docstring)."""
         it = iter(items)
-        cpus = self.cpus()
-        size = min(self.window, 2 * cpus)  # first results soon; then windows double
-        while window := list(islice(it, size)):
-            yield from self._map_window(func, window, cpus * 4, on_error)
-            size = min(self.window, size * 2)
-
-    def _map_window(
-        self,
-        func: Callable[[T], R],
-        window: list[T],
-        blocks: int,
-        on_error: Callable[[T, BaseException], R] | None,
-    ) -> Iterator[R]:
-        import ray.data
-        from ray import cloudpickle
-
-        context = ray.data.DataContext.get_current()
-        context.execution_options.preserve_order = True
-        context.enable_progress_bars = False
-        rows = [{"item": cloudpickle.dumps(item)} for item in window]
-        source = ray.data.from_items(rows, override_num_blocks=min(len(rows), blocks))
-        dataset = source.map_batches(
-            _run_batch,  # type: ignore[arg-type]
-            fn_kwargs={"func": func},
-            batch_size=None,
-            batch_format="numpy",
-        )
-        done = 0
-        try:
-            for row in dataset.iter_rows():
-                result = pickle.loads(row["result"])
-                item = window[done]
-                done += 1
-                if isinstance(result, Failed):
-                    exc = result.exception or RuntimeError(result.error)
-                    if on_error is None:
-                        raise exc
-                    yield on_error(item, exc)
-                else:
-                    yield result
-        except Exception as exc:
-            if on_error is None or done >= len(window):
-                raise
-            for item in window[done:]:  # the window's tasks failed beyond Ray's retries
-                yield on_error(item, _task_failure(exc))
+        blocks = self.cpus() * 4
+        size = min(self.window, blocks // 2)  # two items per CPU: first results soon
+        window = list(islice(it, size))
+        current = _Window(func, window, blocks) if window else None
+        while current is not None:
+            following = None
+            for n, result in enumerate(current.results(on_error)):
+                yield result
+                if n == 0:  # the next window overlaps this one, sized after a first result
+                    size = min(self.window, size * 2)
+                    window = list(islice(it, size))
+                    following = _Window(func, window, blocks) if window else None
+            current = following
 
     def close(self) -> None:
         """Shut down the Ray instance this engine started (or disconnect from the cluster)."""
@@ -188,6 +160,63 @@ class RayEngine:
 
             ray.shutdown()
             self._started = False
+
+
+class _Window:
+    """One window of items as a Ray Dataset, its rows pulled by a thread as they come."""
+
+    def __init__(self, func: Callable[[Any], Any], items: list[Any], blocks: int) -> None:
+        import ray.data
+        from ray import cloudpickle
+
+        context = ray.data.DataContext.get_current()
+        context.execution_options.preserve_order = True
+        context.enable_progress_bars = False
+        rows = [{"item": cloudpickle.dumps(item)} for item in items]
+        source = ray.data.from_items(rows, override_num_blocks=min(len(rows), blocks))
+        self.items = items
+        self.dataset = source.map_batches(
+            _run_batch,  # type: ignore[arg-type]
+            fn_kwargs={"func": func},
+            batch_size=None,
+            batch_format="numpy",
+        )
+        self.queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        threading.Thread(target=self._pull, daemon=True).start()
+
+    def _pull(self) -> None:
+        try:
+            for row in self.dataset.iter_rows():
+                self.queue.put(row["result"])
+        except BaseException as exc:
+            self.queue.put(_Stop(exc))
+        else:
+            self.queue.put(_Stop(None))
+
+    def results(self, on_error: Callable[[Any, BaseException], Any] | None) -> Iterator[Any]:
+        done = 0
+        while not isinstance(raw := self.queue.get(), _Stop):
+            result = pickle.loads(raw)
+            item = self.items[done]
+            done += 1
+            if not isinstance(result, Failed):
+                yield result
+                continue
+            exc = result.exception or RuntimeError(result.error)
+            if on_error is None:
+                raise exc
+            yield on_error(item, exc)
+        if raw.error is None:
+            return
+        if on_error is None or done >= len(self.items):
+            raise raw.error
+        for item in self.items[done:]:  # the window's tasks failed beyond Ray's retries
+            yield on_error(item, _task_failure(raw.error))
+
+
+class _Stop:
+    def __init__(self, error: BaseException | None) -> None:
+        self.error = error
 
 
 def _run_batch(batch: dict[str, Any], func: Callable[[Any], Any]) -> dict[str, Any]:
