@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from tests.fuzz.strategies import FIXTURES, FUZZ, _paths, hostile_bytes, json_values, mutated_events
 from trajkit.cli import main
+from trajkit.errors import OutputExists
 
 ROOT = FIXTURES.parents[0]
 V0_FILES = [
@@ -121,7 +122,10 @@ def _migrate_library(src: Path, out: Path) -> int:
             assert item.message
             continue
         assert isinstance(item, MigratedConversation)
-        folder = write_conversation(item, out)
+        try:
+            folder = write_conversation(item, out)
+        except OutputExists:  # two jsonl lines with the same content: one conversation
+            continue
         errors = [p for p in validate_conversation(folder).problems if p.severity == "error"]
         assert not errors, [p.format() for p in errors]
         written += 1
@@ -221,3 +225,15 @@ def test_capability_overrides_of_another_type_do_not_crash_export(tmp_path):
     (conv / "base_state.json").write_text(json.dumps(state))
     assert isinstance(conversation_rows(conv), ConversationRows)
     assert _cli("convert", str(conv)).exit_code == 0
+
+
+def test_recall_with_a_non_string_microagent_name_is_migrated(tmp_path):
+    # Found by the fuzzer: a list as microagent_knowledge[].name crashed the recall text.
+    doc = json.loads((ROOT / "v0-synthetic" / "every_type.json").read_text())
+    recalls = [e for e in doc if e.get("observation") == "recall"]
+    for ev in recalls:
+        for item in ev["extras"].get("microagent_knowledge") or []:
+            item["name"] = ["not", "a", "string"]
+    assert any(ev["extras"].get("microagent_knowledge") for ev in recalls)
+    src = _write(tmp_path, "trajectory.json", json.dumps(doc).encode())
+    assert _migrate_library(src, tmp_path / "out") == 1

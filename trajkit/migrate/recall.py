@@ -21,8 +21,12 @@ def recall_text(extras: dict[str, Any], *, shown_skills: set[str]) -> str:
     if extras.get("recall_type") == "workspace_context":
         blocks.extend(_workspace_blocks(extras))
     for item in _knowledge(extras):
-        name = item.get("name") or ""
-        if name and name in shown_skills and extras.get("recall_type") == "knowledge":
+        name = item.get("name")
+        if (
+            isinstance(name, str)
+            and name in shown_skills
+            and extras.get("recall_type") == "knowledge"
+        ):
             continue  # V0 skipped microagents already shown earlier
         blocks.append(
             "<EXTRA_INFO>\n"
