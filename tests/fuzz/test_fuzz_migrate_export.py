@@ -237,3 +237,15 @@ def test_recall_with_a_non_string_microagent_name_is_migrated(tmp_path):
     assert any(ev["extras"].get("microagent_knowledge") for ev in recalls)
     src = _write(tmp_path, "trajectory.json", json.dumps(doc).encode())
     assert _migrate_library(src, tmp_path / "out") == 1
+
+
+def test_result_of_an_action_kept_opaque_is_opaque_too(tmp_path):
+    # Found by the fuzzer: a task_tracking action whose command the V1 model refuses became an
+    # opaque V0Event, but its observation still named it as action_id: validate rejected that.
+    doc = json.loads((ROOT / "v0-synthetic" / "every_type.json").read_text())
+    next(e for e in doc if e.get("action") == "task_tracking")["args"]["command"] = []
+    src = _write(tmp_path, "trajectory.json", json.dumps(doc).encode())
+    assert _migrate_library(src, tmp_path / "out") == 1  # validates without errors
+    (folder,) = (tmp_path / "out").iterdir()
+    report = json.loads((folder / "migration_report.json").read_text())
+    assert any("answering an action kept opaque" in w for w in report["warnings"])

@@ -65,8 +65,14 @@ class Ledger:
         return (datetime(1970, 1, 1) + timedelta(seconds=int(ev["id"]))).isoformat()
 
     def validate(self) -> list[Event]:
-        """The event models, in log order (a refused dict is kept as an opaque `V0Event`)."""
+        """The event models, in log order (a refused dict is kept as an opaque `V0Event`).
+
+        A result answering a refused action is kept opaque too: an observation whose action is
+        no `ActionEvent` (or an error answering no call) would break the log's pairing.
+        """
         events: list[Event] = []
+        refused_ids: set[Any] = set()
+        refused_calls: set[Any] = set()
         for d in self.out:
             try:
                 events.append(parse_event(d))
@@ -77,14 +83,20 @@ class Ledger:
                     f"a built {d.get('kind')} did not validate ({where}: {first.get('msg')}); "
                     "kept as an opaque V0Event"
                 )
-                raw = {
-                    "id": d["id"],
-                    "timestamp": d["timestamp"],
-                    "source": "environment",
-                    "v1_attempt": d,
-                    "kind": "V0Event",
-                }
-                events.append(parse_event(raw))
+                events.append(_opaque(d))
+                if d.get("kind") == "ActionEvent":
+                    refused_ids.add(d.get("id"))
+                    refused_calls.add(d.get("tool_call_id"))
+        if refused_ids:
+            for i, d in enumerate(self.out):
+                answers_refused = d.get("action_id") in refused_ids or (
+                    d.get("kind") == "AgentErrorEvent" and d.get("tool_call_id") in refused_calls
+                )
+                if answers_refused and events[i].kind != "V0Event":
+                    self.report.warn(
+                        f"a {d.get('kind')} answering an action kept opaque is kept opaque too"
+                    )
+                    events[i] = _opaque(d)
         for e in events:
             self.report.v1_kinds[e.kind] = self.report.v1_kinds.get(e.kind, 0) + 1
         return events
@@ -161,3 +173,15 @@ class Ledger:
         if unmapped:
             entry["unmapped"] = unmapped
         return entry
+
+
+def _opaque(d: dict[str, Any]) -> Event:
+    """An opaque `V0Event` keeping a built dict the model refused under `v1_attempt`."""
+    raw = {
+        "id": d["id"],
+        "timestamp": d["timestamp"],
+        "source": "environment",
+        "v1_attempt": d,
+        "kind": "V0Event",
+    }
+    return parse_event(raw)
