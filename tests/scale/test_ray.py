@@ -158,3 +158,16 @@ def test_ray_export_equals_local_with_many_chunks(tmp_path, ray_cluster):
             ).to_pylist()
         )
         assert got.num_rows == expected.num_rows  # type: ignore[attr-defined]
+
+
+def test_ray_export_into_a_bucket(corpus_dir, s3, tmp_path, ray_cluster):
+    url = "s3://corpus/datasets/ray"
+    assert _invoke("export", corpus_dir, "-o", tmp_path / "local")[0] == 0
+    code, _, err = _invoke("export", corpus_dir, "-o", url, "--engine", "ray")
+    assert code == 0, err
+    from trajkit.store.remote import as_remote
+
+    root = as_remote(url)
+    assert root is not None
+    remote = orjson.loads(root.fs.cat_file(f"{root.key}/manifest.json"))
+    assert remote == orjson.loads((tmp_path / "local" / "manifest.json").read_bytes())

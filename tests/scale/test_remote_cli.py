@@ -150,3 +150,88 @@ def test_storage_option_sets_the_endpoint(s3, s3_url):
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1].startswith("valid: 8 conversations")
+
+
+def _read_remote_table(url: str, table: str, names: list[str]):
+    import pyarrow as pa
+
+    from trajkit.store.remote import as_remote
+
+    root = as_remote(url)
+    assert root is not None
+    tables = []
+    for name in names:
+        with root.fs.open(f"{root.key}/{table}/{name}", "rb") as f:
+            tables.append(pq.read_table(f))
+    return pa.concat_tables(tables)
+
+
+def _remote_manifest(url: str) -> dict:
+    from trajkit.store.remote import as_remote
+
+    root = as_remote(url)
+    assert root is not None
+    return json.loads(root.fs.cat_file(f"{root.key}/manifest.json"))
+
+
+def test_export_into_a_bucket_equals_export_to_disk(corpus_dir, s3, tmp_path):
+    url = "s3://corpus/datasets/one"
+    assert _invoke("export", corpus_dir, "-o", tmp_path / "l")[0] == 0
+    code, _, err = _invoke("export", corpus_dir, "-o", url)
+    assert code == 0, err
+    assert (
+        err.strip()
+        .splitlines()[-1]
+        .startswith(f"exported 8 conversation(s), 70 event(s) to {url} ")
+    )
+    local = json.loads((tmp_path / "l" / "manifest.json").read_text())
+    remote = _remote_manifest(url)
+    assert remote["shards"] == local["shards"]
+    for table in ("conversations", "events"):
+        got = _read_remote_table(url, table, remote["shards"][table])
+        assert got.to_pylist() == pq.read_table(tmp_path / "l" / table).to_pylist()
+    # incremental: nothing changed, nothing uploaded again
+    code, _, err = _invoke("export", corpus_dir, "-o", url)
+    assert code == 0 and "exported 0 conversation(s)" in err and "8 unchanged" in err
+    assert _remote_manifest(url)["shards"] == remote["shards"]
+
+
+def test_export_into_a_bucket_replaces_changed_conversations(corpus_dir, s3, tmp_path):
+    import shutil
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(corpus_dir, corpus)
+    url = "s3://corpus/datasets/two"
+    assert _invoke("export", corpus, "-o", url)[0] == 0
+    first = _remote_manifest(url)
+    changed = sorted(corpus.iterdir())[0]
+    event = sorted((changed / "events").glob("event-*.json"))[0]
+    event.write_bytes(event.read_bytes().replace(b"}", b" }", 1))  # same JSON, new size
+    code, _, err = _invoke("export", corpus, "-o", url)
+    assert code == 0, err
+    assert "exported 1 conversation(s)" in err and "7 unchanged" in err
+    second = _remote_manifest(url)
+    assert second["shards"] != first["shards"]
+    # the bucket holds exactly the shards the manifest lists, with one row per conversation
+    root = url.removeprefix("s3://")
+    from trajkit.store.remote import as_remote
+
+    fs = as_remote(url).fs  # type: ignore[union-attr]
+    stored = sorted(p.removeprefix(root + "/") for p in fs.find(root) if p.endswith(".parquet"))
+    assert stored == sorted(f"{t}/{n}" for t in second["shards"] for n in second["shards"][t])
+    rows = _read_remote_table(url, "conversations", second["shards"]["conversations"])
+    assert sorted(rows.column("conversation_id").to_pylist()) == sorted(second["conversations"])
+
+
+def test_export_into_a_non_empty_prefix_is_refused(corpus_dir, s3):
+    s3.client().put_object(Bucket="corpus", Key="datasets/busy/notes.txt", Body=b"mine")
+    code, _, err = _invoke("export", corpus_dir, "-o", "s3://corpus/datasets/busy")
+    assert code == 1
+    assert err.strip() == (
+        "Error: s3://corpus/datasets/busy: already exists; the prefix holds objects but no "
+        "trajkit export (manifest.json); choose an empty prefix, or pass --overwrite to write "
+        "the dataset there"
+    )
+    assert _invoke("export", corpus_dir, "-o", "s3://corpus/datasets/busy", "--overwrite")[0] == 0
+    body = s3.client().get_object(Bucket="corpus", Key="datasets/busy/notes.txt")["Body"].read()
+    assert body == b"mine"  # not the export's: left alone

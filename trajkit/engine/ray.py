@@ -16,7 +16,8 @@ Dataset of pickled items (`from_items`, split in blocks across the cluster's CPU
 workers, and the results come back pickled, in input order (`preserve_order`). Items and
 results must be small (paths, summaries): the work reads its inputs and writes its outputs
 itself, on the worker; the export's shards go straight to OUT_DIR, which must therefore be a
-folder every worker sees (a shared file system).
+folder every worker sees (a shared file system; `trajkit.export.storage` stages a bucket
+output in a local folder, so it needs workers on this machine).
 
 A window whose Ray tasks fail even after Ray's retries (a worker killed, a node lost) is
 reported through `on_error` item by item, and the next window runs.

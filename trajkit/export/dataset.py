@@ -126,11 +126,18 @@ def export_dataset(
     started = time.perf_counter()
     paths = list(paths)  # the user's PATH... (a few), checked before OUT_DIR is touched
     check_inputs(paths)
-    if as_remote(out_dir) is not None:
-        raise UsageError(
-            f"{out_dir}: writing the dataset to object storage is not supported; export to a "
-            "local or shared folder, then copy it (e.g. aws s3 sync OUT s3://bucket/prefix)"
-        )
+    remote_out = as_remote(out_dir)
+    if remote_out is not None:  # s3://…: export into a local mirror, then publish it
+        from trajkit.export.storage import export_to_storage
+
+        def into(mirror: Path) -> ExportReport:
+            return export_dataset(
+                paths, mirror, options=options, from_v0=from_v0, workers=workers,
+                progress=progress, row_group_rows=row_group_rows, shard_rows=shard_rows,
+                chunk_size=chunk_size, engine=engine,
+            )  # fmt: skip
+
+        return export_to_storage(remote_out, into, overwrite=overwrite, engine=engine)
     out = Path(out_dir)
     with _export_lock(out):
         manifest = _prepare_out_dir(out, options, overwrite=overwrite, version=SCHEMA_VERSION)
