@@ -171,3 +171,12 @@ def test_ray_export_into_a_bucket(corpus_dir, s3, tmp_path, ray_cluster):
     assert root is not None
     remote = orjson.loads(root.fs.cat_file(f"{root.key}/manifest.json"))
     assert remote == orjson.loads((tmp_path / "local" / "manifest.json").read_bytes())
+
+
+def test_ray_convert_same_lines(mixed_corpus, tmp_path, ray_cluster):
+    local = _invoke("convert", mixed_corpus, "-o", tmp_path / "l.jsonl")
+    ray = _invoke("convert", mixed_corpus, "-o", tmp_path / "r.jsonl", "--engine", "ray")
+    assert ray[0] == local[0] == 1  # the two bad conversations are skipped
+    assert ray[2] == local[2]  # same Error: lines (absolute paths here) and summary
+    lines = (tmp_path / "r.jsonl").read_bytes().splitlines()
+    assert len(lines) == 8 and lines == (tmp_path / "l.jsonl").read_bytes().splitlines()

@@ -17,7 +17,7 @@ from typing import IO, Any
 
 import click
 
-from trajkit.cli._options import jobs_option, paths_argument
+from trajkit.cli._options import engine_options, jobs_option, paths_argument
 
 
 @click.command("convert")
@@ -62,6 +62,7 @@ from trajkit.cli._options import jobs_option, paths_argument
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write here, not stdout.")
 @click.option("--overwrite", is_flag=True, help="Replace an existing output file.")
 @jobs_option
+@engine_options
 def convert_command(
     paths: tuple[Path, ...],
     to: str,
@@ -74,6 +75,8 @@ def convert_command(
     output: Path | None,
     overwrite: bool,
     jobs: int | None,
+    engine: str,
+    address: str | None,
 ) -> None:
     """Turn conversations into the messages an LLM saw (JSON for one, JSONL for many)."""
     from trajkit.store.layout import is_conversation_folder
@@ -94,7 +97,7 @@ def convert_command(
     single = paths[0].parent if len(paths) == 1 and paths[0].name == "events" else paths[0]
     if len(paths) == 1 and single.is_dir() and is_conversation_folder(single):
         _convert_one(single, output, options)
-    elif _convert_many(paths, output, jobs, options):
+    elif _convert_many(paths, output, jobs, options, engine=engine, address=address):
         sys.exit(1)
 
 
@@ -110,14 +113,25 @@ def _convert_one(path: Path, output: Path | None, options: dict[str, Any]) -> No
 
 
 def _convert_many(
-    paths: tuple[Path, ...], output: Path | None, jobs: int | None, options: dict[str, Any]
+    paths: tuple[Path, ...],
+    output: Path | None,
+    jobs: int | None,
+    options: dict[str, Any],
+    *,
+    engine: str = "local",
+    address: str | None = None,
 ) -> int:
     """Write JSONL; returns the number of conversations skipped."""
     from trajkit.convert import convert_corpus
+    from trajkit.engine import open_engine, portable_paths
 
     failed = converted = 0
-    with _open_output(output) as out:
-        for item in _with_progress(convert_corpus(paths, jobs=jobs, **options)):
+    with open_engine(engine, workers=jobs, address=address) as runner, _open_output(output) as out:
+        if engine == "ray":  # workers elsewhere: no relative paths, the same function
+            items = convert_corpus(portable_paths(paths), engine=runner, **options)
+        else:
+            items = convert_corpus(paths, jobs=jobs, **options)
+        for item in _with_progress(items):
             for problem in item.problems:
                 click.echo(f"warning: {item.path}: {problem}", err=True)
             if item.line is None:

@@ -49,17 +49,25 @@ def _convert_one(path: Path, options: dict[str, Any]) -> CorpusItem:
 
 
 def convert_corpus(
-    paths: Iterable[str | os.PathLike[str]], *, jobs: int | None = None, **options: Any
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    jobs: int | None = None,
+    engine: Any = None,
+    **options: Any,
 ) -> Iterator[CorpusItem]:
     """Convert every conversation under ``paths``; ``options`` as for ``convert_conversation``.
 
     Args:
         paths: conversation folders or folders holding many.
         jobs: worker processes (default ``DEFAULT_WORKERS``; 1 converts in this process).
+        engine: where conversions run (``trajkit.engine``); default ``jobs`` local processes.
 
     Raises:
         InputError: a path does not exist or holds no conversation.
     """
     work = partial(_convert_one, options=options)
     workers = DEFAULT_WORKERS if jobs is None else jobs
+    if engine is not None:  # e.g. a RayEngine: the same function on a cluster
+        yield from engine.map(work, iter_conversation_paths(paths))
+        return
     yield from map_conversations(work, iter_conversation_paths(paths), workers=workers)
