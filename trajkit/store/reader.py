@@ -28,7 +28,9 @@ Invariants and choices:
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,6 +64,7 @@ __all__ = [
     "open_conversation",
     "parse_event_bytes",
     "read_file_bytes",
+    "read_file_bytes_stat",
 ]
 
 _T = TypeVar("_T")
@@ -85,6 +88,14 @@ class EventFile:
         if self.outside is not None:
             raise _outside_error(self.path, self.outside)
         return read_file_bytes(self.path, max_bytes=max_bytes)
+
+    def read_bytes_stat(
+        self, *, max_bytes: int | None = None
+    ) -> tuple[bytes, os.stat_result | None]:
+        """`read_bytes()` plus the open file's `fstat` (None in object storage), one open."""
+        if self.outside is not None:
+            raise _outside_error(self.path, self.outside)
+        return read_file_bytes_stat(self.path, max_bytes=max_bytes)
 
 
 @dataclass(frozen=True)
@@ -288,12 +299,27 @@ def _open_remote(folder: RemotePath) -> StoredConversation:
 
 def read_file_bytes(path: str | os.PathLike[str], *, max_bytes: int | None = None) -> bytes:
     """Read a whole file, refusing one above `max_bytes` (default `MAX_FILE_BYTES`)."""
+    return read_file_bytes_stat(path, max_bytes=max_bytes)[0]
+
+
+def read_file_bytes_stat(
+    path: str | os.PathLike[str], *, max_bytes: int | None = None
+) -> tuple[bytes, os.stat_result | None]:
+    """`read_file_bytes`, plus the `fstat` of the file read (None for object storage).
+
+    Plain `os.open`/`os.read` rather than `open()`: no buffered file object, and one `fstat`
+    instead of three, which is a third of the cost of reading a small event file.
+    """
     limit = MAX_FILE_BYTES if max_bytes is None else max_bytes
     if isinstance(path, RemotePath):
-        return path.read_bytes(max_bytes=limit)
+        return path.read_bytes(max_bytes=limit), None
     try:
-        with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
+        fd = os.open(path, _READ_FLAGS)
+        try:
+            st = os.fstat(fd)
+            if stat.S_ISDIR(st.st_mode):
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
+            size = st.st_size
             if size > limit:
                 raise InputError(
                     path,
@@ -301,9 +327,21 @@ def read_file_bytes(path: str | os.PathLike[str], *, max_bytes: int | None = Non
                     f"file is {size / 2**20:.0f} MiB, above the {limit / 2**20:.0f} MiB limit for "
                     "one event or state file; set TRAJKIT_MAX_FILE_BYTES to raise it",
                 )
-            return f.read()
+            data = os.read(fd, size + 1)
+            if data:  # read to the end, as `f.read()` does (a file may be longer than fstat said)
+                parts = [data]
+                while chunk := os.read(fd, max(size + 1 - len(data), 65536)):
+                    parts.append(chunk)
+                if len(parts) > 1:
+                    data = b"".join(parts)
+            return data, st
+        finally:
+            os.close(fd)
     except OSError as exc:
         raise InputError(path, "", _reason(exc)) from None
+
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
 
 
 def parse_event_bytes(path: Path, raw: bytes) -> Event:
