@@ -28,7 +28,7 @@ def paths_argument(*, required: bool = True) -> Callable[[F], F]:
     return decorate
 
 
-class _PathOrURL(click.ParamType):
+class _PathOrURL(click.ParamType):  # type: ignore[type-arg]
     """A local path (`Path`), or a storage URL such as `s3://bucket/prefix` (`RemotePath`)."""
 
     name = "path"

@@ -21,7 +21,7 @@ import ast
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 __all__ = [
     "ACTION_TYPES",
@@ -413,7 +413,7 @@ def answering_action(
     for action in reversed(unanswered):
         other = tool_call_info(action)
         if other is not None and other.tool_call_id == info.tool_call_id:
-            return action
+            return cast(dict[str, Any], action)
     return None
 
 

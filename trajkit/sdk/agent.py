@@ -290,7 +290,7 @@ class Agent(BaseModel):
         event = ActionEvent(
             **common,
             action=action,
-            security_risk=risk,  # type: ignore[arg-type]
+            security_risk=risk,
             summary=summary
             if isinstance(summary, str)
             else default_summary(call.name, call.arguments),

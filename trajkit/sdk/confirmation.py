@@ -107,7 +107,7 @@ def parse_confirmation_policy(
     if data is None:
         return NeverConfirm()
     if isinstance(data, _Policy):
-        return data  # type: ignore[return-value]
+        return data
     if isinstance(data, str):
         data = {"kind": data}
     return _POLICY.validate_python(dict(data))

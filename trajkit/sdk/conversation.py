@@ -498,7 +498,7 @@ def _classify(e: LLMError) -> ErrorClassification:
         "BadRequestError": ("config", False, "settings"),
     }
     kind, retryable, action = kinds.get(e.kind, ("unknown", False, "none"))
-    return ErrorClassification(kind=kind, retryable=retryable, user_action=action)  # type: ignore[arg-type]
+    return ErrorClassification(kind=kind, retryable=retryable, user_action=action)
 
 
 def _steps_since_user_message(events: Sequence[Event]) -> int:

@@ -129,7 +129,7 @@ def _highlight(text: str, language: str) -> str:
         return ""
     if len(text) > _MAX_HIGHLIGHT:
         return f'<pre class="hl">{html.escape(text)}</pre>'
-    return highlight(text, _lexer(language), _FORMATTER)
+    return str(highlight(text, _lexer(language), _FORMATTER))
 
 
 _FORMATTER = HtmlFormatter(cssclass="hl", wrapcode=False)

@@ -180,7 +180,7 @@ class TerminalTool(RuntimeTool):
             command=action.command,
             exit_code=result.exit_code,
             timeout=result.timed_out or result.no_output_timeout or result.output_limit,
-            metadata={  # type: ignore[arg-type]
+            metadata={
                 "exit_code": result.exit_code,
                 "pid": -1,
                 "username": _username(),
