@@ -16,15 +16,25 @@ Nothing is dropped here: choosing the events is the job of ``view``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from trajkit.events import ActionEvent, LLMConvertibleEvent, Message
 
 __all__ = ["events_to_messages"]
 
 
-def events_to_messages(events: Sequence[LLMConvertibleEvent]) -> list[Message]:
-    """The messages the SDK builds from ``events`` (see the module rules)."""
+def events_to_messages(
+    events: Sequence[LLMConvertibleEvent],
+    *,
+    message_of: Callable[[LLMConvertibleEvent], Message] | None = None,
+) -> list[Message]:
+    """The messages the SDK builds from ``events`` (see the module rules).
+
+    ``message_of(event)`` must return ``event.to_llm_message()`` (default); a caller that has
+    already built those messages (``trajkit export``) passes them in instead of rebuilding them.
+    """
+    if message_of is None:
+        message_of = _to_llm_message
     messages: list[Message] = []
     n = len(events)
     i = 0
@@ -39,10 +49,10 @@ def events_to_messages(events: Sequence[LLMConvertibleEvent]) -> list[Message]:
                 and events[j].llm_response_id == response_id  # type: ignore[attr-defined]
             ):
                 j += 1
-            message = _batch_message(events[i:j]) if j - i > 1 else event.to_llm_message()  # type: ignore[arg-type]
+            message = _batch_message(events[i:j]) if j - i > 1 else message_of(event)  # type: ignore[arg-type]
             i = j
         else:
-            message = event.to_llm_message()
+            message = message_of(event)
             i += 1
         if messages and _is_plain_user(message) and _is_plain_user(messages[-1]):
             previous = messages[-1]
@@ -52,6 +62,10 @@ def events_to_messages(events: Sequence[LLMConvertibleEvent]) -> list[Message]:
         else:
             messages.append(message)
     return messages
+
+
+def _to_llm_message(event: LLMConvertibleEvent) -> Message:
+    return event.to_llm_message()
 
 
 def _batch_message(batch: Sequence[ActionEvent]) -> Message:

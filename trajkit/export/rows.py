@@ -35,7 +35,7 @@ from trajkit.export.summary import Loaded, conversation_row, is_error
 from trajkit.store.remote import RemotePath
 
 if TYPE_CHECKING:
-    from trajkit.events import BaseState, Event
+    from trajkit.events import BaseState, Event, Message
     from trajkit.migrate.containers import V0Input
 
 __all__ = [
@@ -378,8 +378,9 @@ def _event_rows(
     loaded: Loaded, timestamps: list[datetime | None], redactor: Redactor | None
 ) -> tuple[list[dict[str, Any]], bool]:
     cid = loaded.conversation_id
+    messages = loaded.llm_messages
     rows = [
-        _event_row(cid, index, event, text, ts)
+        _event_row(cid, index, event, text, ts, messages)
         for (index, event, text), ts in zip(loaded.events, timestamps, strict=True)
     ]
     if redactor is None:
@@ -394,7 +395,12 @@ def _event_rows(
 
 
 def _event_row(
-    cid: str, index: int, event: Event, text: str, ts: datetime | None
+    cid: str,
+    index: int,
+    event: Event,
+    text: str,
+    ts: datetime | None,
+    messages: dict[int, Message],
 ) -> dict[str, Any]:
     from trajkit.events import LLMConvertibleEvent
 
@@ -404,7 +410,8 @@ def _event_row(
     tool_call = get("tool_call")
     llm_text = None
     if isinstance(event, LLMConvertibleEvent):
-        llm_text = event.to_llm_message().text
+        message = messages[id(event)] = event.to_llm_message()  # reused for `messages`
+        llm_text = message.text
     return {
         "conversation_id": cid,
         "index": index,

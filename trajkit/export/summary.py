@@ -11,7 +11,7 @@ TRL `reasoning_content` can be taken from the stored message; a test checks the 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,7 +21,7 @@ import orjson
 from trajkit.errors import InputError
 
 if TYPE_CHECKING:
-    from trajkit.events import BaseState, Event, Message
+    from trajkit.events import BaseState, Event, LLMConvertibleEvent, Message
 
 __all__ = ["Loaded", "conversation_row", "is_error"]
 
@@ -38,6 +38,9 @@ class Loaded:
     """(index, parsed event, stored JSON text)."""
     paths: list[Path] | None = None
     """Event files, parallel to `events` (V1 input only), to name them in errors."""
+    llm_messages: dict[int, Message] = field(default_factory=dict)
+    """`event.to_llm_message()` by `id(event)`, filled while building the event rows and
+    reused by the chat conversion (each event's message is built once)."""
 
 
 _ERROR_KINDS = frozenset({"AgentErrorEvent", "ConversationErrorEvent", "ServerErrorEvent"})
@@ -134,7 +137,13 @@ def _chat_conversion(
                 where = loaded.paths[exc.index]
         raise InputError(where, pointer, str(exc)) from None
     selected = condensed_view(branch) if view == "condensed" else full_view(branch)
-    messages, found = fix_dangling(events_to_messages(selected), "drop")
+    cache = loaded.llm_messages
+
+    def message_of(event: LLMConvertibleEvent) -> Message:
+        message = cache.get(id(event))  # events of `loaded` stay alive, so ids are theirs
+        return event.to_llm_message() if message is None else message
+
+    messages, found = fix_dangling(events_to_messages(selected, message_of=message_of), "drop")
     definitions = next((e.tools for e in branch if isinstance(e, SystemPromptEvent)), [])
     llm = state.agent.llm.model_dump() if state else {}
     chat = messages_to_chat(messages, **chat_options_from_llm(llm))
