@@ -139,3 +139,17 @@ def test_new_events_have_sdk_defaults():
     assert event.source == "user" and len(event.id) == 36
     data = json.loads(dump_event(event))
     assert list(data) == ["id", "timestamp", "source", "kind"]
+
+
+def test_null_values_of_unknown_keys_survive_a_round_trip():
+    # exclude_none drops declared fields that are None (the SDK's "absent means None"), but a
+    # key trajkit does not know is data it only carries: its null must come back.
+    base = json.loads(
+        next(p for p in EVENT_FILES if "b_terminal" in str(p) and "00002" in p.name).read_text()
+    )
+    base["action"] = {"query": None, "kind": "SearchAction"}
+    assert json.loads(dump_event(parse_event(base)))["action"] == base["action"]
+    system = json.loads(next(p for p in EVENT_FILES if "00000" in p.name).read_text())
+    system["tools"][0]["annotations"]["futureHint"] = None
+    system["tools"][0]["x_new"] = None
+    assert json.loads(dump_event(parse_event(system))) == system

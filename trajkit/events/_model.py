@@ -7,7 +7,10 @@ opaque by the parser (see ``parse.py``). Field docstrings become JSON Schema des
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, SerializationInfo, model_serializer
+from pydantic.functional_serializers import SerializerFunctionWrapHandler
 
 
 class StrictModel(BaseModel):
@@ -21,7 +24,27 @@ class StrictModel(BaseModel):
     )
 
 
-class OpenModel(BaseModel):
+class KeepNullExtras(BaseModel):
+    """Keeps unknown keys whose value is null when dumping with ``exclude_none``.
+
+    ``exclude_none`` stands for the SDK's "absent means None" on the fields a model declares;
+    an unknown key is data we only carry, so its null must survive a round trip.
+    """
+
+    @model_serializer(mode="wrap")
+    def _keep_null_extras(
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> Any:
+        data = handler(self)
+        extra = self.__pydantic_extra__
+        if info.exclude_none and extra and isinstance(data, dict):
+            for key, value in extra.items():
+                if value is None and key not in data:
+                    data[key] = None
+        return data
+
+
+class OpenModel(KeepNullExtras):
     """Model that keeps unknown keys (configuration objects written by newer SDKs)."""
 
     model_config = ConfigDict(

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ConfigDict, Field
 
-from trajkit.events._model import StrictModel
+from trajkit.events._model import KeepNullExtras, StrictModel
 from trajkit.events.message import Content, ImageContent, TextContent
 
 ERROR_HEADER = "[An error occurred during execution.]\n"
@@ -47,7 +47,7 @@ class Observation(StrictModel):
         return "".join(c.text for c in self.content if isinstance(c, TextContent))
 
 
-class UnknownAction(Action):
+class UnknownAction(Action, KeepNullExtras):
     """Action of a tool trajkit does not know (custom tool, newer SDK); keeps every key."""
 
     model_config = ConfigDict(extra="allow", frozen=True)
@@ -56,7 +56,7 @@ class UnknownAction(Action):
     """Payload class name, as written."""
 
 
-class UnknownObservation(Observation):
+class UnknownObservation(Observation, KeepNullExtras):
     """Observation of a tool trajkit does not know; rendered from its ``content``."""
 
     model_config = ConfigDict(extra="allow", frozen=True)
