@@ -34,7 +34,15 @@ if TYPE_CHECKING:
 
     from trajkit.migrate.containers import V0Input
 
-__all__ = ["ChunkResult", "ChunkSettings", "ChunkTask", "Exported", "rows_to_batch", "write_chunk"]
+__all__ = [
+    "ChunkResult",
+    "ChunkSettings",
+    "ChunkTask",
+    "Exported",
+    "columns_to_batch",
+    "rows_to_batch",
+    "write_chunk",
+]
 
 
 @dataclass(frozen=True)
@@ -80,9 +88,27 @@ class ChunkResult:
 
 def rows_to_batch(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.RecordBatch:
     """Rows (dicts keyed by column name) -> a record batch of `schema`, built column by column."""
+    return columns_to_batch({f.name: [r[f.name] for r in rows] for f in schema}, schema)
+
+
+def columns_to_batch(columns: dict[str, list[Any]], schema: pa.Schema) -> pa.RecordBatch:
+    """Columns (name -> values) -> a record batch of `schema`.
+
+    String columns take `str` or UTF-8 `bytes`; bytes that are not UTF-8 (never expected: they
+    were parsed as JSON) are decoded with replacement characters rather than failing.
+    """
     import pyarrow as pa
 
-    arrays = [pa.array([r[f.name] for r in rows], type=f.type) for f in schema]
+    arrays = []
+    for f in schema:
+        values = columns[f.name]
+        try:
+            arrays.append(pa.array(values, type=f.type))
+        except pa.ArrowInvalid:
+            if not pa.types.is_string(f.type):
+                raise
+            values = [v.decode("utf-8", "replace") if isinstance(v, bytes) else v for v in values]
+            arrays.append(pa.array(values, type=f.type))
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
@@ -153,7 +179,7 @@ def _write(
         )
     seen[cid] = rows.source
     conv = rows_to_batch([rows.conversation], writers["conversations"].schema)
-    events = rows_to_batch(rows.events, writers["events"].schema)
+    events = columns_to_batch(rows.event_columns, writers["events"].schema)
     return Exported(
         cid,
         rows.source,

@@ -80,7 +80,7 @@ class Redactor:
         self._bytes = [v.encode() for v in self._values]
         self.count = 0
 
-    def dirty(self, texts: list[str]) -> list[bool]:
+    def dirty(self, texts: list[str | bytes]) -> list[bool]:
         """For each text: might it hold a secret? (False is certain; True is checked by `text`.)"""
         import pyarrow as pa
         import pyarrow.compute as pc
@@ -113,9 +113,14 @@ class Redactor:
         return text
 
     def value(self, data: Any) -> Any:
-        """A copy of a row value (str, list, dict, scalar) with every string masked."""
+        """A copy of a row value (str, list, dict, scalar) with every string masked.
+
+        UTF-8 `bytes` (JSON text kept as read) come back as masked `str`.
+        """
         if isinstance(data, str):
             return self.text(data)
+        if isinstance(data, bytes):
+            return self.text(data.decode("utf-8", "replace"))
         if isinstance(data, dict):
             return {k: self.value(v) for k, v in data.items()}
         if isinstance(data, list):

@@ -35,7 +35,7 @@ from trajkit.export.summary import Loaded, conversation_row, is_error
 from trajkit.store.remote import RemotePath
 
 if TYPE_CHECKING:
-    from trajkit.events import BaseState, Event, Message
+    from trajkit.events import BaseState, Event
     from trajkit.migrate.containers import V0Input
 
 __all__ = [
@@ -88,14 +88,29 @@ class RowOptions:
 
 @dataclass
 class ConversationRows:
-    """The rows of one exported conversation."""
+    """The rows of one exported conversation.
+
+    Event rows are held by column (`event_columns`: column name -> one value per event, in
+    `EVENTS_SCHEMA` order), which is how Arrow takes them; `events` gives them as dicts. JSON
+    text values (`event_json`, and the conversation's `tools` and `conversion`) may be UTF-8
+    `bytes` (the file's bytes, orjson's output) rather than `str`: Arrow stores both alike.
+    """
 
     conversation_id: str
     source: str
     fingerprint: str
     conversation: dict[str, Any]
-    events: list[dict[str, Any]]
+    event_columns: dict[str, list[Any]]
     n_redactions: int = 0
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """One dict per event row (column name -> value)."""
+        names = list(self.event_columns)
+        return [
+            dict(zip(names, row, strict=True))
+            for row in zip(*self.event_columns.values(), strict=True)
+        ]
 
 
 @dataclass(frozen=True)
@@ -186,7 +201,7 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
     if raw_state is not None and raw_state.strip():
         try:
             state_json = orjson.loads(raw_state)
-            state = parse_base_state(state_json)  # type: ignore[arg-type]
+            state = parse_base_state(state_json)
         except orjson.JSONDecodeError as exc:
             raise InputError(conv.base_state_path, "", f"not valid JSON: {exc}") from None
         except ValueError as exc:  # pydantic.ValidationError is a ValueError
@@ -200,7 +215,7 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
         raise InputError(
             conv.events_dir, "", "missing events/ folder (base_state.json names events)"
         )
-    events: list[tuple[int, Event, str]] = []
+    events: list[tuple[int, Event, str | bytes]] = []
     paths: list[Path] = []
     empty: list[Path] = []
     stats: list[str] = []
@@ -212,7 +227,7 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
             empty.append(f.path)  # the SDK skips empty files when it iterates
             continue
         event = parse_event_bytes(f.path, raw)
-        events.append((f.index, event, raw.decode("utf-8", "replace")))
+        events.append((f.index, event, raw))  # parsed, so valid UTF-8: kept as bytes
         paths.append(f.path)
     if fingerprint is None:
         fingerprint = _fingerprint_files([conv.base_state_path], "".join(stats))
@@ -249,7 +264,9 @@ def _v0_rows(location: V0Input, source: str, options: RowOptions, previous: str 
     reason = _state_filter(state, options.filters)
     if reason:
         return Filtered(source, reason)
-    events = [(i, e, dump_event(e)) for i, e in enumerate(migrated.events)]
+    events: list[tuple[int, Event, str | bytes]] = [
+        (i, e, dump_event(e)) for i, e in enumerate(migrated.events)
+    ]
     loaded = Loaded(migrated.id, f"v0:{location.container}", state_json, state, events)
     return _finish(loaded, source, fingerprint, options, conv_path=None)
 
@@ -336,7 +353,7 @@ def _finish(
             loaded.state_json, secret_key=options.secret_key, extra=options.extra_secrets
         )
         redactor = Redactor(values)
-    event_rows, dirty = _event_rows(loaded, timestamps, redactor)
+    event_columns, dirty = _event_columns(loaded, timestamps, redactor)
     conversation = conversation_row(loaded, source, options.view, timestamps, conv_path)
     if redactor is not None:
         conversation = _redact_conversation(conversation, redactor, dirty)
@@ -346,7 +363,7 @@ def _finish(
         source,
         fingerprint,
         conversation,
-        event_rows,
+        event_columns,
         redactor.count if redactor else 0,
     )
 
@@ -374,62 +391,81 @@ def _timestamp(text: str | None) -> datetime | None:
     return value
 
 
-def _event_rows(
+def _event_columns(
     loaded: Loaded, timestamps: list[datetime | None], redactor: Redactor | None
-) -> tuple[list[dict[str, Any]], bool]:
-    cid = loaded.conversation_id
-    messages = loaded.llm_messages
-    rows = [
-        _event_row(cid, index, event, text, ts, messages)
-        for (index, event, text), ts in zip(loaded.events, timestamps, strict=True)
-    ]
-    if redactor is None:
-        return rows, False
-    flags = redactor.dirty([row["event_json"] for row in rows])
-    for i, flagged in enumerate(flags):
-        if flagged:
-            rows[i] = {
-                k: redactor.value(v) if isinstance(v, str) else v for k, v in rows[i].items()
-            }
-    return rows, any(flags)
+) -> tuple[dict[str, list[Any]], bool]:
+    """The event rows by column (see `ConversationRows`); True when one held a secret.
 
-
-def _event_row(
-    cid: str,
-    index: int,
-    event: Event,
-    text: str,
-    ts: datetime | None,
-    messages: dict[int, Message],
-) -> dict[str, Any]:
+    Also fills `loaded.llm_messages` (each LLM-convertible event's message, built once).
+    """
     from trajkit.events import LLMConvertibleEvent
 
-    get = event.__dict__.get
-    action = get("action")
-    observation = get("observation")
-    tool_call = get("tool_call")
-    llm_text = None
-    if isinstance(event, LLMConvertibleEvent):
-        message = messages[id(event)] = event.to_llm_message()  # reused for `messages`
-        llm_text = message.text
-    return {
-        "conversation_id": cid,
+    messages = loaded.llm_messages
+    n = len(loaded.events)
+    index: list[int] = []
+    event_id: list[str | None] = []
+    parent_id: list[str | None] = []
+    kind: list[str] = []
+    source: list[str | None] = []
+    tool_name: list[str | None] = []
+    tool_call_id: list[str | None] = []
+    llm_response_id: list[str | None] = []
+    action_kind: list[str | None] = []
+    observation_kind: list[str | None] = []
+    errors: list[bool] = []
+    llm_text: list[str | None] = []
+    tool_arguments: list[str | None] = []
+    event_json: list[str | bytes] = []
+    for i, event, text in loaded.events:
+        get = event.__dict__.get
+        index.append(i)
+        event_id.append(event.id or None)
+        parent_id.append(event.parent_id)
+        kind.append(event.kind)
+        source.append(event.source or None)
+        tool_name.append(_str(get("tool_name")))
+        tool_call_id.append(_str(get("tool_call_id")))
+        llm_response_id.append(_str(get("llm_response_id")))
+        action_kind.append(getattr(get("action"), "kind", None))
+        observation_kind.append(getattr(get("observation"), "kind", None))
+        errors.append(is_error(event))
+        if isinstance(event, LLMConvertibleEvent):
+            message = messages[id(event)] = event.to_llm_message()  # reused for `messages`
+            llm_text.append(message.text)
+        else:
+            llm_text.append(None)
+        tool_arguments.append(getattr(get("tool_call"), "arguments", None))
+        event_json.append(text)
+    columns: dict[str, list[Any]] = {
+        "conversation_id": [loaded.conversation_id] * n,
         "index": index,
-        "event_id": event.id or None,
-        "parent_id": event.parent_id,
-        "kind": event.kind,
-        "source": event.source or None,
-        "timestamp": ts,
-        "tool_name": _str(get("tool_name")),
-        "tool_call_id": _str(get("tool_call_id")),
-        "llm_response_id": _str(get("llm_response_id")),
-        "action_kind": getattr(action, "kind", None),
-        "observation_kind": getattr(observation, "kind", None),
-        "is_error": is_error(event),
+        "event_id": event_id,
+        "parent_id": parent_id,
+        "kind": kind,
+        "source": source,
+        "timestamp": list(timestamps),
+        "tool_name": tool_name,
+        "tool_call_id": tool_call_id,
+        "llm_response_id": llm_response_id,
+        "action_kind": action_kind,
+        "observation_kind": observation_kind,
+        "is_error": errors,
         "llm_text": llm_text,
-        "tool_arguments": getattr(tool_call, "arguments", None),
-        "event_json": text,
+        "tool_arguments": tool_arguments,
+        "event_json": event_json,
     }
+    if redactor is None:
+        return columns, False
+    flags = redactor.dirty(event_json)
+    dirty = False
+    for row, flagged in enumerate(flags):
+        if flagged:
+            dirty = True
+            for values in columns.values():
+                value = values[row]
+                if isinstance(value, str | bytes):
+                    values[row] = redactor.value(value)
+    return columns, dirty
 
 
 def _str(value: Any) -> str | None:

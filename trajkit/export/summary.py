@@ -34,8 +34,8 @@ class Loaded:
     source_format: str
     state_json: dict[str, Any] | None
     state: BaseState | None
-    events: list[tuple[int, Event, str]]
-    """(index, parsed event, stored JSON text)."""
+    events: list[tuple[int, Event, str | bytes]]
+    """(index, parsed event, stored JSON text: the file's bytes, or a `str`)."""
     paths: list[Path] | None = None
     """Event files, parallel to `events` (V1 input only), to name them in errors."""
     llm_messages: dict[int, Message] = field(default_factory=dict)
