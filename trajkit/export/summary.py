@@ -97,8 +97,8 @@ def conversation_row(
         "final_answer": _final_answer(events, ActionEvent, FinishAction, MessageEvent),
         "view": view,
         "messages": [_trl_message(m, c) for m, c in zip(messages, chat, strict=True)],
-        "tools": orjson.dumps(tools).decode(),
-        "conversion": orjson.dumps({"messages": chat, "tools": tools}).decode(),
+        "tools": orjson.dumps(tools),  # UTF-8 bytes: Arrow takes them as they are
+        "conversion": orjson.dumps({"messages": chat, "tools": tools}),
         "problems": problems,
         "n_redactions": 0,
     }
