@@ -32,6 +32,7 @@ from trajkit.export.rows import (
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from trajkit.export.shards import ShardWriter
     from trajkit.migrate.containers import V0Input
 
 __all__ = [
@@ -135,13 +136,38 @@ def write_chunk(settings: ChunkSettings, task: ChunkTask) -> ChunkResult:
         )
     result = ChunkResult(task.number)
     seen: dict[str, str] = {}
+    buffers = {
+        "conversations": _TableBuffer(writers["conversations"]),
+        "events": _TableBuffer(writers["events"]),
+    }
+    exported: list[tuple[int, ConversationRows, dict[str, str]]] = []
     try:
         for location, previous in task.items:
             rows = _conversation_rows(location, settings.options, previous)
             if isinstance(rows, ConversationRows):
-                result.results.append(_write(rows, writers, seen))
+                skipped = _duplicate(rows, seen)
+                if skipped is not None:
+                    result.results.append(skipped)
+                    continue
+                shards: dict[str, str] = {}  # table -> shard, filled when the rows are written
+                exported.append((len(result.results), rows, shards))
+                result.results.append(Skipped(rows.source, ""))  # replaced by `Exported` below
+                buffers["conversations"].add_row(rows.conversation, shards)
+                buffers["events"].add_columns(rows.event_columns, shards)
             else:
                 result.results.append(rows)
+        for buffer in buffers.values():
+            buffer.push()
+        for position, rows, shards in exported:
+            result.results[position] = Exported(
+                rows.conversation_id,
+                rows.source,
+                rows.fingerprint,
+                shards["conversations"],
+                shards["events"],
+                len(rows.event_columns["index"]),
+                rows.n_redactions,
+            )
         result.shards = {table: w.close() for table, w in writers.items()}
     except BaseException:
         for w in writers.values():
@@ -167,9 +193,8 @@ def _conversation_rows(
         return Skipped(source, f"{source}: failed to export: {type(exc).__name__}: {exc}")
 
 
-def _write(
-    rows: ConversationRows, writers: dict[str, Any], seen: dict[str, str]
-) -> Exported | Skipped:
+def _duplicate(rows: ConversationRows, seen: dict[str, str]) -> Skipped | None:
+    """A `Skipped` when this conversation id was already exported in this chunk."""
     cid = rows.conversation_id
     if cid in seen:
         return Skipped(
@@ -178,17 +203,70 @@ def _write(
             f"{seen[cid]}; skipped the copy",
         )
     seen[cid] = rows.source
-    conv = rows_to_batch([rows.conversation], writers["conversations"].schema)
-    events = columns_to_batch(rows.event_columns, writers["events"].schema)
-    return Exported(
-        cid,
-        rows.source,
-        rows.fingerprint,
-        writers["conversations"].write(conv),
-        writers["events"].write(events),
-        events.num_rows,
-        rows.n_redactions,
-    )
+    return None
+
+
+BUFFER_BYTES = 8 * 2**20
+"""About how many bytes of text rows a `_TableBuffer` holds before making a record batch."""
+
+
+class _TableBuffer:
+    """Rows of consecutive conversations for one table, turned into one record batch.
+
+    Building an Arrow array costs a few microseconds per call whatever its length, so one
+    batch per conversation (44 `pa.array` calls) costs more than the rows of a short
+    conversation. The rows are pushed to the `ShardWriter` as soon as they would complete its
+    row group (so row groups and shards rotate after the same conversations as with one batch
+    per conversation) or hold about `BUFFER_BYTES`. Each conversation's `shards` dict gets the
+    name of the shard its rows went to.
+    """
+
+    def __init__(self, writer: ShardWriter) -> None:
+        self.writer = writer
+        self.table = writer.folder.name
+        self.columns: dict[str, list[Any]] = {name: [] for name in writer.schema.names}
+        self.rows = 0
+        self.size = 0
+        self.owners: list[dict[str, str]] = []
+
+    def add_row(self, row: dict[str, Any], owner: dict[str, str]) -> None:
+        for name, values in self.columns.items():
+            values.append(row[name])
+        self._added(1, _text_size(row.get("conversion")) * 2, owner)
+
+    def add_columns(self, columns: dict[str, list[Any]], owner: dict[str, str]) -> None:
+        n = 0
+        for name, values in self.columns.items():
+            values.extend(columns[name])
+            n = len(columns[name])
+        size = sum(map(_text_size, columns.get("event_json", ()))) * 2
+        self._added(n, size, owner)
+
+    def _added(self, n: int, size: int, owner: dict[str, str]) -> None:
+        self.rows += n
+        self.size += size
+        self.owners.append(owner)
+        if (
+            self.rows + self.writer.buffered_rows >= self.writer.row_group_rows
+            or self.size >= BUFFER_BYTES
+        ):
+            self.push()
+
+    def push(self) -> None:
+        """Hand the buffered rows to the shard writer (as one record batch)."""
+        if not self.owners:
+            return
+        name = self.writer.write(columns_to_batch(self.columns, self.writer.schema))
+        for owner in self.owners:
+            owner[self.table] = name
+        for values in self.columns.values():
+            values.clear()
+        self.rows = self.size = 0
+        self.owners = []
+
+
+def _text_size(value: Any) -> int:
+    return len(value) if isinstance(value, str | bytes) else 0
 
 
 def _names(number: int) -> Callable[[], str]:

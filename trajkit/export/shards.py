@@ -107,6 +107,16 @@ class ShardWriter:
         self.rows_written = 0
 
     @property
+    def row_group_rows(self) -> int:
+        """Rows that complete a row group."""
+        return self._row_group_rows
+
+    @property
+    def buffered_rows(self) -> int:
+        """Rows queued for the next row group."""
+        return self._buffered_rows
+
+    @property
     def current_shard(self) -> str:
         """Name the next rows will land in (opening a shard name if none is open)."""
         if self._name is None:
