@@ -14,6 +14,7 @@ chunk keeps its first copy; the parent handles copies across chunks.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -140,7 +141,7 @@ def write_chunk(settings: ChunkSettings, task: ChunkTask) -> ChunkResult:
         "conversations": _TableBuffer(writers["conversations"]),
         "events": _TableBuffer(writers["events"]),
     }
-    exported: list[tuple[int, ConversationRows, dict[str, str]]] = []
+    exported: list[tuple[int, Exported, dict[str, str]]] = []  # shard names to fill in
     try:
         for location, previous in task.items:
             rows = _conversation_rows(location, settings.options, previous)
@@ -150,23 +151,26 @@ def write_chunk(settings: ChunkSettings, task: ChunkTask) -> ChunkResult:
                     result.results.append(skipped)
                     continue
                 shards: dict[str, str] = {}  # table -> shard, filled when the rows are written
-                exported.append((len(result.results), rows, shards))
-                result.results.append(Skipped(rows.source, ""))  # replaced by `Exported` below
+                summary = Exported(
+                    rows.conversation_id,
+                    rows.source,
+                    rows.fingerprint,
+                    "",
+                    "",
+                    len(rows.event_columns["index"]),
+                    rows.n_redactions,
+                )  # holds no rows: a chunk's rows are freed as soon as they are written
+                exported.append((len(result.results), summary, shards))
+                result.results.append(summary)
                 buffers["conversations"].add_row(rows.conversation, shards)
                 buffers["events"].add_columns(rows.event_columns, shards)
             else:
                 result.results.append(rows)
         for buffer in buffers.values():
             buffer.push()
-        for position, rows, shards in exported:
-            result.results[position] = Exported(
-                rows.conversation_id,
-                rows.source,
-                rows.fingerprint,
-                shards["conversations"],
-                shards["events"],
-                len(rows.event_columns["index"]),
-                rows.n_redactions,
+        for position, summary, shards in exported:
+            result.results[position] = dataclasses.replace(
+                summary, conversations_shard=shards["conversations"], events_shard=shards["events"]
             )
         result.shards = {table: w.close() for table, w in writers.items()}
     except BaseException:
