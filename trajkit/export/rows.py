@@ -223,7 +223,7 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
         raw, st = f.read_bytes_stat()
         if fingerprint is None:
             stats.append(f"{f.path.name}:{st.st_size}:{st.st_mtime_ns}\n" if st else "")
-        if not raw.strip():
+        if not raw or raw.isspace():  # as `not raw.strip()`, without copying the file
             empty.append(f.path)  # the SDK skips empty files when it iterates
             continue
         event = parse_event_bytes(f.path, raw)
