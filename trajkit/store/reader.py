@@ -171,16 +171,25 @@ class StoredConversation:
         """`iter_event_files()` as a list: names only (about 150 bytes each), needed to sort."""
         files: list[EventFile] = []
         names = self._names()
-        linked_dir = not isinstance(self.events_dir, RemotePath) and self.events_dir.is_symlink()
+        remote = isinstance(self.events_dir, RemotePath)
+        linked_dir = not remote and self.events_dir.is_symlink()
+        found = []
         for name in names:
             parsed = parse_event_file_name(name)
             if parsed is not None:
-                path = self.events_dir / name
-                outside = None
-                if linked_dir or name in self._links:
-                    outside = link_outside(path, self.path)
-                files.append(EventFile(parsed[0], parsed[1], path, outside))
-        files.sort(key=lambda f: (f.index, f.path.name))
+                found.append((parsed[0], name, parsed[1]))
+        found.sort()  # by index, then name
+        # `_make_child_relpath` is what `Path.iterdir` uses (CPython 3.11-3.13): the child of a
+        # folder without re-parsing the whole path, a third of the cost of `/`.
+        child = None if remote else getattr(self.events_dir, "_make_child_relpath", None)
+        if child is None:
+            child = self.events_dir.__truediv__
+        for index, name, event_id in found:
+            path = child(name)
+            outside = None
+            if linked_dir or name in self._links:
+                outside = link_outside(path, self.path)
+            files.append(EventFile(index, event_id, path, outside))
         return files
 
     def unrecognized_files(self) -> list[Path]:
