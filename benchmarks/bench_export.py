@@ -18,6 +18,11 @@ output MB, peak RSS (sum and largest single process), and the CPU time of the ex
 (user + system) per event: on a shared machine the wall-clock rate depends on other load, CPU
 per event does not (2 cores / CPU per event = the rate on an idle machine). Goal on 2 cores: >= 20,000 events/s and
 < 1 GB, flat from the small corpus to the large one.
+
+The CPU of starting the command and its workers (imports, about a second in all) weighs on a
+small corpus, so each corpus is also exported with only its first conversation (a symlink to it
+under `--work`): `start CPU s` is that run's CPU, and `marginal` the CPU per event beyond it,
+`(CPU - start CPU) / (events - its events)`.
 """
 
 from __future__ import annotations
@@ -108,6 +113,16 @@ class _PeakSampler(threading.Thread):
             time.sleep(0.02)
 
 
+def _first_conversation(corpus: Path, work: Path) -> Path:
+    """A corpus holding only `corpus`'s first conversation (a symlink), for the start-up cost."""
+    folder = work / f"first-{corpus.name}"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    first = min(p for p in corpus.iterdir() if (p / "events").is_dir())
+    (folder / first.name).symlink_to(first.resolve(), target_is_directory=True)
+    return folder
+
+
 def _folder_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*.parquet"))
 
@@ -158,16 +173,20 @@ def main(argv: list[str] | None = None) -> int:
     print(f"trajkit export, {args.workers} worker(s), {os.cpu_count()} core(s)")
     header = (
         f"{'corpus':<28} {'events':>9} {'in MB':>8} {'s':>7} {'events/s':>9} {'MB/s':>7} "
-        f"{'out MB':>7} {'peak RSS MB':>11} {'(largest)':>9} {'CPU s':>7} {'CPU us/ev':>9}"
+        f"{'out MB':>7} {'peak RSS MB':>11} {'(largest)':>9} {'CPU s':>7} {'CPU us/ev':>9} "
+        f"{'start CPU s':>11} {'marginal':>8}"
     )
     print(header)
     for corpus in corpora:
+        first = _first_conversation(corpus, args.work)
+        start = bench(first, args.work / f"out-{first.name}", args.workers)
         r = bench(corpus, args.work / f"out-{corpus.name}", args.workers)
+        marginal = (r["cpu_s"] - start["cpu_s"]) / max(1, r["events"] - start["events"]) * 1e6
         print(
             f"{corpus.name:<28} {r['events']:>9,.0f} {r['input_mb']:>8.0f} {r['seconds']:>7.1f} "
             f"{r['events_per_s']:>9,.0f} {r['mb_per_s']:>7.1f} {r['output_mb']:>7.0f} "
             f"{r['peak_rss_mb']:>11.0f} {r['peak_rss_one_mb']:>9.0f} {r['cpu_s']:>7.1f} "
-            f"{r['cpu_us_per_event']:>9.0f}",
+            f"{r['cpu_us_per_event']:>9.0f} {start['cpu_s']:>11.2f} {marginal:>8.0f}",
             flush=True,
         )
     return 0
