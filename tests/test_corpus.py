@@ -88,3 +88,24 @@ def test_map_pulls_items_lazily():
     next(results)
     assert len(pulled) <= 2 * 2 + 2  # a window of chunks, not the whole input (80)
     results.close()
+
+
+def _env_value(name: str) -> str | None:
+    return os.environ.get(name)
+
+
+def test_workers_see_the_environment_of_each_call_even_with_threads(monkeypatch):
+    # With a thread running, workers come from a forkserver started at its first use; they must
+    # still see variables set since then (S3 endpoints, credentials, limits).
+    import threading
+
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait, daemon=True)
+    thread.start()
+    try:
+        list(map_conversations(_env_value, ["TRAJKIT_T1", "TRAJKIT_T1"], workers=2))
+        monkeypatch.setenv("TRAJKIT_T1", "set-later")
+        got = list(map_conversations(_env_value, ["TRAJKIT_T1", "TRAJKIT_T1"], workers=2))
+    finally:
+        stop.set()
+    assert got == ["set-later", "set-later"]

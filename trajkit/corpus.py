@@ -104,7 +104,12 @@ def map_conversations(
         return
     chunks = _chunked(chain(head, it), max(1, chunksize))
     apply = partial(_apply_chunk, func)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=_context(),
+        initializer=_use_environment,
+        initargs=(dict(os.environ),),
+    ) as pool:
         pending: deque[Future[list[R]]] = deque()
         try:
             for chunk in chunks:
@@ -116,6 +121,14 @@ def map_conversations(
         finally:  # the caller stopped early or a worker failed: drop queued work
             for future in pending:
                 future.cancel()
+
+
+def _use_environment(env: dict[str, str]) -> None:
+    # A forkserver (used when this process has threads) was started at its first use and
+    # would hand every later worker the environment of that moment: credentials, endpoints
+    # and limits set since then must reach the workers too.
+    os.environ.clear()
+    os.environ.update(env)
 
 
 def _apply_chunk(func: Callable[[T], R], chunk: list[T]) -> list[R]:
