@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from _memory import child_memory_rows, peak_rss_kib
 
 from trajkit.convert import (
     condensed_view,
@@ -88,9 +88,9 @@ def end_to_end(corpus: Path, n_events: int) -> None:
 def child_memory(corpus: Path, limit: int) -> None:
     """Run in a fresh process: convert `limit` conversations in this process, print peak RSS."""
     folders = [f for _, f in zip(range(limit), find_conversations([corpus]), strict=False)]
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    before = peak_rss_kib()
     lines = sum(1 for _ in convert_corpus(folders, jobs=1, to="chat"))
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak = peak_rss_kib()
     print(json.dumps({"conversations": lines, "rss_before_kib": before, "rss_peak_kib": peak}))
 
 
@@ -112,14 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     conversion_only(folders, args.repeat)
     end_to_end(args.corpus, n_events)
     print("memory (fresh process per row, 1 process converting):")
-    for limit in sorted({max(1, len(folders) // 4), max(1, len(folders) // 2), len(folders)}):
-        out = subprocess.run(
-            [sys.executable, __file__, str(args.corpus), "--child-memory", str(limit)],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
-        m = json.loads(out)
+    for m in child_memory_rows(__file__, args.corpus, len(folders)):
         print(
             f"  {m['conversations']:6} conversations: peak RSS {m['rss_peak_kib'] / 1024:6.1f} MiB "
             f"(after imports {m['rss_before_kib'] / 1024:.1f} MiB)"

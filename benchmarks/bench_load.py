@@ -21,8 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
-import subprocess
 import sys
 import time
 import tracemalloc
@@ -30,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import orjson
+from _memory import child_memory_rows, peak_rss_kib
 
 from trajkit.corpus import map_conversations
 from trajkit.store import find_conversations, open_conversation
@@ -73,12 +72,12 @@ def _timed(label: str, n_events: int, func: Callable[[], object], repeat: int) -
 def child_memory(corpus: Path, limit: int) -> None:
     """Run in a fresh process: load `limit` conversations, print peak memory as JSON."""
     folders = [f for _, f in zip(range(limit), find_conversations([corpus]), strict=False)]
-    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    rss_before = peak_rss_kib()
     tracemalloc.start()
     events = sum(_iter_events_count(f) for f in folders)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    rss = peak_rss_kib()
     print(
         json.dumps(
             {
@@ -147,14 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     print("memory (fresh process per row; loading streams one event at a time):")
-    for limit in sorted({max(1, len(folders) // 4), max(1, len(folders) // 2), len(folders)}):
-        out = subprocess.run(
-            [sys.executable, __file__, str(args.corpus), "--child-memory", str(limit)],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
-        m = json.loads(out)
+    for m in child_memory_rows(__file__, args.corpus, len(folders)):
         print(
             f"  {m['conversations']:6} conversations {m['events']:9,} events: "
             f"tracemalloc peak {m['tracemalloc_peak'] / 2**20:6.1f} MiB, "

@@ -23,12 +23,12 @@ import argparse
 import itertools
 import json
 import os
-import resource
-import subprocess
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from _memory import child_memory_rows, peak_rss_kib
 
 SDK_EVENTS_PER_S = 9_000  # middle of the 8,000-10,000 events/s the SDK reaches here
 TARGET = 3
@@ -92,9 +92,9 @@ def child_memory(corpus: Path, limit: int) -> None:
     from trajkit.store import find_conversations
 
     folders = list(itertools.islice(find_conversations([corpus]), limit))
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    before = peak_rss_kib()
     events, _ = _validate(folders, jobs=1)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak = peak_rss_kib()
     print(
         json.dumps(
             {"conversations": len(folders), "events": events, "before": before, "peak": peak}
@@ -103,14 +103,7 @@ def child_memory(corpus: Path, limit: int) -> None:
 
 
 def _memory_rows(corpus: Path, n_folders: int) -> None:
-    for limit in sorted({max(1, n_folders // 4), max(1, n_folders // 2), n_folders}):
-        out = subprocess.run(
-            [sys.executable, __file__, str(corpus), "--child-memory", str(limit)],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        row = json.loads(out.stdout.strip().splitlines()[-1])
+    for row in child_memory_rows(__file__, corpus, n_folders):
         print(
             f"  {row['conversations']:5} conversations {row['events']:7,} events: "
             f"peak RSS {row['peak'] / 1024:6.1f} MiB (after imports {row['before'] / 1024:.1f} MiB)"
