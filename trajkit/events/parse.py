@@ -32,6 +32,7 @@ from trajkit.events.conversation import (
     SystemPromptEvent,
     TokenEvent,
 )
+from trajkit.events.payloads import UNKNOWN_TAG, kind_discriminator
 from trajkit.events.tool_events import (
     ActionEvent,
     AgentErrorEvent,
@@ -65,12 +66,7 @@ EVENT_CLASSES: dict[str, type[Event]] = {
 }
 """Every known event kind, by name."""
 
-_UNKNOWN = "__unknown__"
-
-
-def _event_kind(value: Any) -> str:
-    kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
-    return kind if isinstance(kind, str) and kind in EVENT_CLASSES else _UNKNOWN
+_event_kind = kind_discriminator(EVENT_CLASSES)
 
 
 AnyEvent = Annotated[
@@ -93,7 +89,7 @@ AnyEvent = Annotated[
     | Annotated[TokenEvent, Tag("TokenEvent")]
     | Annotated[StreamingDeltaEvent, Tag("StreamingDeltaEvent")]
     | Annotated[ACPToolCallEvent, Tag("ACPToolCallEvent")]
-    | Annotated[UnknownEvent, Tag(_UNKNOWN)],
+    | Annotated[UnknownEvent, Tag(UNKNOWN_TAG)],
     Discriminator(_event_kind),
 ]
 """Any event, chosen by ``kind``."""
@@ -119,7 +115,7 @@ def parse_event(data: str | bytes | bytearray | dict[str, Any]) -> Event:
         obj = orjson.loads(data)
         if not isinstance(obj, dict):
             raise ValueError(f"an event must be a JSON object, got {type(obj).__name__}")
-    if _event_kind(obj) == _UNKNOWN:
+    if _event_kind(obj) == UNKNOWN_TAG:
         return UnknownEvent.from_raw(obj)
     event: Event = _KNOWN_ADAPTER.validate_python(obj)
     return event

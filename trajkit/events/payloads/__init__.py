@@ -6,6 +6,7 @@ kept, so a custom tool never hides a conversation.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any
 
 from pydantic import Discriminator, Tag
@@ -48,7 +49,9 @@ OBSERVATION_CLASSES: dict[str, type[Observation]] = {
 UNKNOWN_TAG = "__unknown__"
 
 
-def _kind_of(known: dict[str, Any]) -> Any:
+def kind_discriminator(known: Mapping[str, Any]) -> Callable[[Any], str]:
+    """Discriminator giving an object's ``kind`` when ``known`` has it, else ``UNKNOWN_TAG``."""
+
     def discriminate(value: Any) -> str:
         kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
         return kind if isinstance(kind, str) and kind in known else UNKNOWN_TAG
@@ -64,7 +67,7 @@ AnyAction = Annotated[
     | Annotated[MCPToolAction, Tag("MCPToolAction")]
     | Annotated[TaskTrackerAction, Tag("TaskTrackerAction")]
     | Annotated[UnknownAction, Tag(UNKNOWN_TAG)],
-    Discriminator(_kind_of(ACTION_CLASSES)),
+    Discriminator(kind_discriminator(ACTION_CLASSES)),
 ]
 """Any action payload, chosen by ``kind``."""
 
@@ -76,7 +79,7 @@ AnyObservation = Annotated[
     | Annotated[MCPToolObservation, Tag("MCPToolObservation")]
     | Annotated[TaskTrackerObservation, Tag("TaskTrackerObservation")]
     | Annotated[UnknownObservation, Tag(UNKNOWN_TAG)],
-    Discriminator(_kind_of(OBSERVATION_CLASSES)),
+    Discriminator(kind_discriminator(OBSERVATION_CLASSES)),
 ]
 """Any observation payload, chosen by ``kind``."""
 
@@ -103,4 +106,5 @@ __all__ = [
     "ThinkObservation",
     "UnknownAction",
     "UnknownObservation",
+    "kind_discriminator",
 ]
