@@ -28,6 +28,7 @@ from typing import Any, Literal
 import orjson
 
 from trajkit.errors import InputError, UnsafePath
+from trajkit.events.base import ROOT_PARENT
 from trajkit.store.atomic import atomic_write, conversation_lock, fsync_dir, is_temp_file
 from trajkit.store.layout import BASE_STATE, link_outside
 from trajkit.store.reader import open_conversation, parse_event_bytes
@@ -220,7 +221,7 @@ def _ancestors(event_id: str, events: list[Any]) -> set[str]:
     prev: str | None = None
     for ev in events:
         parent = ev.parent_id
-        parents[ev.id] = prev if parent is None else (None if parent == "__root__" else parent)
+        parents[ev.id] = prev if parent is None else (None if parent == ROOT_PARENT else parent)
         prev = ev.id
     seen: set[str] = set()
     node: str | None = event_id

@@ -1,9 +1,10 @@
 """Persisted events -> the messages an LLM saw, as Chat Completions or Responses payloads.
 
-Modules: ``view`` (active branch, condensed view, full projection), ``messages``
-(``events_to_messages``), ``chat`` and ``responses`` (one per wire format), ``tools`` (tool
+Modules: ``view`` (active branch, condensed view, full projection), ``chat`` and ``responses`` (one per wire format), ``tools`` (tool
 definitions from the ``SystemPromptEvent``), ``adjust`` (dangling calls, reasoning, system,
 images), ``conversation`` (``convert_conversation``), ``corpus`` (``convert_corpus``).
+``events_to_messages`` lives in ``trajkit.events.llm_messages`` (it needs only the event
+classes) and is re-exported here.
 
 The serializers are pure and import neither litellm nor the runtime; ``trajkit.sdk`` formats its
 requests with them. ``convert_conversation`` and ``convert_corpus`` load on first use.
@@ -15,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from trajkit.convert.adjust import DanglingCall, find_dangling, fix_dangling
 from trajkit.convert.chat import chat_options_from_llm, messages_to_chat
-from trajkit.convert.messages import events_to_messages
 from trajkit.convert.responses import messages_to_responses, uses_responses_api
 from trajkit.convert.tools import tools_to_chat, tools_to_responses
 from trajkit.convert.view import active_branch, condensed_view, full_view
+from trajkit.events.llm_messages import events_to_messages
 
 if TYPE_CHECKING:
     from trajkit.convert.conversation import convert_conversation, convert_events

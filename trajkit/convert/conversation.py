@@ -28,12 +28,12 @@ from trajkit.convert.adjust import (
     replace_images,
 )
 from trajkit.convert.chat import chat_options_from_llm, messages_to_chat
-from trajkit.convert.messages import events_to_messages
 from trajkit.convert.responses import messages_to_responses, uses_responses_api
 from trajkit.convert.tools import tools_to_chat, tools_to_responses, unknown_tools
 from trajkit.convert.view import BranchError, active_branch, condensed_view, full_view
 from trajkit.errors import InputError, UsageError
 from trajkit.events import BaseState, Event, Message, SystemPromptEvent, UnknownEvent
+from trajkit.events.llm_messages import events_to_messages
 from trajkit.store import StoredConversation, open_conversation
 
 __all__ = [

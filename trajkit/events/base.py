@@ -103,7 +103,7 @@ class LLMConvertibleEvent(Event):
     @staticmethod
     def events_to_messages(events: Sequence[LLMConvertibleEvent]) -> list[Message]:
         """Messages for ``events``: batches actions of one response, merges user turns."""
-        from trajkit.convert.messages import events_to_messages
+        from trajkit.events.llm_messages import events_to_messages
 
         return events_to_messages(events)
 

@@ -117,10 +117,10 @@ def _chat_conversion(
     """
     from trajkit.convert.adjust import fix_dangling
     from trajkit.convert.chat import chat_options_from_llm, messages_to_chat
-    from trajkit.convert.messages import events_to_messages
     from trajkit.convert.tools import tools_to_chat, unknown_tools
     from trajkit.convert.view import BranchError, active_branch, condensed_view, full_view
     from trajkit.events import SystemPromptEvent
+    from trajkit.events.llm_messages import events_to_messages
 
     try:
         branch = active_branch(

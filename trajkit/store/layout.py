@@ -26,7 +26,6 @@ __all__ = [
     "EVENT_NAME_RE",
     "LENGTH_MARKER_RE",
     "LOCK_FILE_NAME",
-    "ROOT_PARENT_ID",
     "check_event_id",
     "conversation_id_from_folder",
     "event_file_name",
@@ -42,8 +41,6 @@ __all__ = [
 BASE_STATE = "base_state.json"
 EVENTS_DIR = "events"
 LOCK_FILE_NAME = ".eventlog.lock"
-ROOT_PARENT_ID = "__root__"
-"""`parent_id` value marking an explicit root (SDK >= 1.31)."""
 
 EVENT_NAME_RE = re.compile(r"^event-(?P<idx>\d{5,})-(?P<event_id>[0-9a-fA-F-]{8,})\.json$")
 """The SDK's own pattern (>= 1.30 accepts five or more digits)."""

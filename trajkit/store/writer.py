@@ -33,7 +33,6 @@ from trajkit.store.layout import (
     BASE_STATE,
     EVENTS_DIR,
     LENGTH_MARKER_RE,
-    ROOT_PARENT_ID,
     check_event_id,
     event_file_name,
     folder_name,
@@ -103,7 +102,7 @@ class ConversationWriter:
                     f"{self.events_dir}: an event with id {event_id!r} already exists; "
                     "event ids must be unique within a conversation"
                 )
-            if parent_id not in (None, ROOT_PARENT_ID) and parent_id not in self._ids:
+            if parent_id is not None and parent_id not in self._ids and not _is_root(parent_id):
                 raise StoreConflict(
                     f"{self.events_dir}: parent_id {parent_id!r} of event {event_id!r} "
                     "names no event in this conversation"
@@ -172,3 +171,11 @@ class ConversationWriter:
             marker.unlink()
             fd = os.open(marker, flags, self.file_mode)
         os.close(fd)
+
+
+def _is_root(parent_id: str) -> bool:
+    # Imported here, only for a parent that is not a known event: writing raw JSON through
+    # `append_json` must not load pydantic and the event models.
+    from trajkit.events.base import ROOT_PARENT
+
+    return parent_id == ROOT_PARENT

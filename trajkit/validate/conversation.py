@@ -31,7 +31,6 @@ from trajkit import redact
 from trajkit.store.layout import (
     BASE_STATE,
     EVENTS_DIR,
-    ROOT_PARENT_ID,
     conversation_id_from_folder,
     is_sidecar,
     link_outside,
@@ -270,10 +269,12 @@ def _id_problems(facts: list[EventFacts]) -> Generator[Problem, None, dict[str, 
 
 
 def _parent_problems(facts: list[EventFacts], by_id: dict[str, EventFacts]) -> Iterator[Problem]:
+    from trajkit.events.base import ROOT_PARENT
+
     parent_of: dict[str, str] = {}
     for fact in facts:
         parent = fact.parent_id
-        if parent is None or parent == ROOT_PARENT_ID or fact.id is None:
+        if parent is None or parent == ROOT_PARENT or fact.id is None:
             continue
         if parent not in by_id:
             yield error(

@@ -11,14 +11,17 @@ Rules (v1-rendering.md section 4, openhands-sdk 1.58.2):
 - A plain user message (role ``user``, no tool calls, no ``tool_call_id``, no ``name``) right after
   another one is merged into it: its content is appended.
 
-Nothing is dropped here: choosing the events is the job of ``view``.
+Nothing is dropped here: choosing the events is the job of ``trajkit.convert.view``. It lives in
+``events/`` because it needs nothing but the event classes; ``trajkit.convert`` re-exports it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from trajkit.events import ActionEvent, LLMConvertibleEvent, Message
+from trajkit.events.base import LLMConvertibleEvent
+from trajkit.events.message import Message
+from trajkit.events.tool_events import ActionEvent
 
 __all__ = ["events_to_messages"]
 
