@@ -65,14 +65,14 @@ def _timed(label: str, func: Callable[[], tuple[int, int]], repeat: int) -> floa
 def _stages(files: list[Path]) -> None:
     """CPU time of each stage of the per-file check, over every event file, in this process."""
     from trajkit import redact
-    from trajkit.events.parse import EVENT_CLASSES
-    from trajkit.validate.files import _peek_kind, check_event_file, read_file
+    from trajkit.events.parse import EVENT_CLASSES, peek_kind
+    from trajkit.validate.files import check_event_file, read_file
 
     raws = [p.read_bytes() for p in files]
 
     def parse() -> None:
         for raw in raws:
-            EVENT_CLASSES[_peek_kind(raw) or ""].model_validate_json(raw, strict=True)
+            EVENT_CLASSES[peek_kind(raw) or ""].model_validate_json(raw, strict=True)
 
     stages: list[tuple[str, Callable[[], object]]] = [
         ("read (open+fstat+read)", lambda: [read_file(p, what="an event") for p in files]),

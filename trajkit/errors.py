@@ -17,7 +17,8 @@ Finding problems is `validate`'s job, so it yields problem records instead of ra
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 __all__ = [
     "InputError",
@@ -28,6 +29,7 @@ __all__ = [
     "UnsafePath",
     "UsageError",
     "json_pointer",
+    "pointer_for_loc",
 ]
 
 
@@ -89,3 +91,41 @@ class LockTimeout(TrajkitError, TimeoutError):
 def json_pointer(parts: Iterable[str | int]) -> str:
     """RFC 6901 pointer for a path of keys and indices: `("a/b", 0)` gives `/a~1b/0`."""
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def pointer_for_loc(data: Any, loc: Sequence[str | int]) -> str:
+    """JSON pointer into `data` for a pydantic error location (`ValidationError.errors()` `loc`).
+
+    pydantic puts tagged-union tags (`"ActionEvent"`, `"function-after[...]"`) in `loc`; walking
+    `data` along `loc` drops whatever is not a real key or index, so the pointer is one a user can
+    follow in the file. A missing key is kept (it names what is required). `data` None (the text
+    did not decode) gives `loc` as it is.
+    """
+    if data is None:
+        return json_pointer(loc)
+    out: list[str | int] = []
+    node = data
+    for part in loc:
+        if _has(node, part):
+            out.append(part)
+            node = node[part]
+        elif isinstance(node, dict | list):
+            if isinstance(node, dict) and isinstance(part, str) and not _looks_like_tag(part):
+                out.append(part)  # a missing key
+                node = None
+            # else: a union tag, or an index past the end
+        else:
+            out.append(part)  # below a missing key
+    return json_pointer(out)
+
+
+def _has(node: Any, part: str | int) -> bool:
+    if isinstance(node, dict):
+        return isinstance(part, str) and part in node
+    return isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+
+
+def _looks_like_tag(part: str) -> bool:
+    # Union tags are class names ("TerminalAction") or pydantic's "function-after[...]" forms;
+    # the format's own keys are snake_case.
+    return part[:1].isupper() or "[" in part

@@ -108,7 +108,7 @@ def parse_event(data: str | bytes | bytearray | dict[str, Any]) -> Event:
         obj = data
     else:
         if isinstance(data, str | bytes | bytearray):
-            kind = _peek_kind(data)
+            kind = peek_kind(data)
             if kind is not None and kind in EVENT_CLASSES:
                 # Fast path: pydantic-core parses and validates in one pass.
                 return EVENT_CLASSES[kind].model_validate_json(data)  # type: ignore[no-any-return]
@@ -121,26 +121,26 @@ def parse_event(data: str | bytes | bytearray | dict[str, Any]) -> Event:
     return event
 
 
-def _peek_kind(data: str | bytes | bytearray) -> str | None:
-    """The ``kind`` of a compact SDK dump, found in its tail without parsing the whole text."""
-    tail = data[-80:]
+def peek_kind(data: str | bytes | bytearray) -> str | None:
+    """The ``kind`` of a compact SDK dump, read from its last key without parsing the whole text.
+
+    None when ``kind`` is not the top-level object's last key or its value holds an escape: the
+    caller then lets the full parser decide (the answer is a hint, never trusted alone).
+    """
+    tail = data[-96:]
     tail_b = tail.encode("utf-8", "surrogatepass") if isinstance(tail, str) else bytes(tail)
     idx = tail_b.rfind(b'"kind":"')
     if idx < 0:
         return None
     end = tail_b.find(b'"', idx + 8)
     if end < 0 or tail_b[end + 1 :].strip() != b"}":
-        # Not the last key of the top-level object: let the full parser decide.
         return None
-    kind = tail_b[idx + 8 : end].decode("ascii", "replace")
-    return kind
+    value = tail_b[idx + 8 : end]
+    if b"\\" in value:
+        return None
+    return value.decode("ascii", "replace")
 
 
 def dump_event(event: Event) -> str:
     """Compact JSON as the SDK writes it: ``exclude_none``, fields in SDK order, kind last."""
     return event.to_json()
-
-
-def event_adapter() -> TypeAdapter[Any]:
-    """The TypeAdapter over ``AnyEvent`` (used for JSON Schema generation)."""
-    return _KNOWN_ADAPTER

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import ast
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
@@ -396,11 +395,6 @@ def call_arguments(raw_call: dict[str, Any] | None) -> tuple[str | None, dict[st
 
 def _count(counter: dict[str, int], key: str) -> None:
     counter[key] = counter.get(key, 0) + 1
-
-
-def iter_events_of(items: Iterable[Any]) -> Iterable[dict[str, Any]]:
-    """Only the items that are V0 events."""
-    return (x for x in items if is_v0_event(x))
 
 
 def answering_action(

@@ -31,14 +31,14 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
-from trajkit.errors import InputError, UnsafePath, json_pointer
+from trajkit.errors import InputError, UnsafePath, pointer_for_loc
 from trajkit.store.layout import (
     BASE_STATE,
     EVENTS_DIR,
@@ -410,42 +410,11 @@ def input_error_from_validation(
             data = orjson.loads(raw)
         except orjson.JSONDecodeError:
             data = None
-    pointer = json_pointer(_real_loc(data, first.get("loc", ())))
+    pointer = pointer_for_loc(data, first.get("loc", ()))
     message = str(first.get("msg", "invalid value"))
     if len(errors) > 1:
         message += f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
     return InputError(path, pointer, message)
-
-
-def _real_loc(data: Any, loc: Sequence[str | int]) -> list[str | int]:
-    if data is None:
-        return list(loc)
-    out: list[str | int] = []
-    node = data
-    for part in loc:
-        if _has(node, part):
-            out.append(part)
-            node = node[part]
-        elif isinstance(node, dict | list):
-            # A union tag, or a missing key: keep missing keys (they name what is required).
-            if isinstance(node, dict) and isinstance(part, str) and not _looks_like_tag(part):
-                out.append(part)
-                node = None
-        else:
-            out.append(part)
-    return out
-
-
-def _has(node: Any, part: str | int) -> bool:
-    if isinstance(node, dict):
-        return isinstance(part, str) and part in node
-    return isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
-
-
-def _looks_like_tag(part: str) -> bool:
-    # Union tags are class names ("TerminalAction") or pydantic's "function-after[...]" forms;
-    # the format's own keys are snake_case.
-    return part[:1].isupper() or "[" in part
 
 
 def _timestamp(event_file: EventFile) -> str | None:

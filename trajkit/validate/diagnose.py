@@ -15,7 +15,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
-from trajkit.errors import json_pointer
+from trajkit.errors import json_pointer, pointer_for_loc
 from trajkit.validate.problems import Problem, error
 
 _TYPE_NAMES: dict[str, str] = {
@@ -221,7 +221,7 @@ def model_problems(
         model.model_validate_json(raw, strict=True)
     except ValidationError as exc:
         for item in exc.errors(include_url=False):
-            pointer = _pointer_for_loc(data, item.get("loc", ()))
+            pointer = pointer_for_loc(data, item.get("loc", ()))
             yield error(path, pointer, _describe_model_error(item), "model")
     except (TypeError, KeyError, AttributeError, IndexError) as exc:
         # A model validator tripping over an odd shape: still a problem of this file, reported
@@ -230,25 +230,6 @@ def model_problems(
         yield error(path, "", _shorten(message), "model")
     except ValueError as exc:  # a model validator refusing the content
         yield error(path, "", _shorten(str(exc)), "model")
-
-
-def _pointer_for_loc(data: Any, loc: tuple[Any, ...]) -> str:
-    """JSON pointer for a pydantic error location, leaving out union tags that are not keys."""
-    parts: list[str | int] = []
-    current = data
-    for i, part in enumerate(loc):
-        last = i == len(loc) - 1
-        if isinstance(current, dict) and isinstance(part, str):
-            if part in current:
-                parts.append(part)
-                current = current[part]
-            elif last:
-                parts.append(part)
-            # else: a union tag such as 'TerminalAction' or 'function-after[...]'
-        elif isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current):
-            parts.append(part)
-            current = current[part]
-    return json_pointer(parts)
 
 
 _MODEL_TYPE_WORDS = {

@@ -250,9 +250,9 @@ def _fast_event_check(path: Path, check: FileCheck, facts: EventFacts, *, thorou
     """True when the model accepts the file strictly (facts filled, payload kinds checked)."""
     from pydantic import ValidationError
 
-    from trajkit.events.parse import EVENT_CLASSES
+    from trajkit.events.parse import EVENT_CLASSES, peek_kind
 
-    kind = _peek_kind(check.raw)
+    kind = peek_kind(check.raw)
     model = EVENT_CLASSES.get(kind) if kind else None
     if model is None:
         return False
@@ -279,18 +279,6 @@ def _fast_event_check(path: Path, check: FileCheck, facts: EventFacts, *, thorou
         if data is not None and kind is not None:
             check.problems.extend(schema_problems(path, c.event_validator(kind), data))
     return True
-
-
-def _peek_kind(raw: bytes) -> str | None:
-    """The `kind` of a compact SDK dump, read from its last key without parsing the whole text."""
-    tail = raw[-96:].rstrip()
-    start = tail.rfind(b'"kind":"')
-    if start < 0 or not tail.endswith(b'"}'):
-        return None
-    value = tail[start + 8 : -2]
-    if b'"' in value or b"\\" in value:
-        return None
-    return value.decode("ascii", "replace")
 
 
 def _fill_facts(facts: EventFacts, data: dict[str, Any]) -> None:
