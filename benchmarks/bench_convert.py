@@ -77,7 +77,7 @@ def end_to_end(corpus: Path, n_events: int) -> None:
     for to in ("chat", "responses"):
         for jobs in (1, 2):
             start = time.perf_counter()
-            size = sum(len(i.line or b"") for i in convert_corpus([corpus], jobs=jobs, to=to))
+            size = sum(len(i.line or b"") for i in convert_corpus([corpus], to=to, jobs=jobs))
             elapsed = time.perf_counter() - start
             print(
                 f"  {to:<9} {jobs} process(es) {elapsed:6.2f} s {n_events / elapsed:9,.0f} "

@@ -18,6 +18,7 @@ from trajkit.convert import (
     messages_to_chat,
     messages_to_responses,
 )
+from trajkit.convert.options import ConversionOptions
 from trajkit.events import LLMConvertibleEvent
 from trajkit.store import open_conversation
 
@@ -39,7 +40,9 @@ def _expected_text(scenario: str, name: str) -> str:
 @pytest.mark.parametrize(("scenario", "view"), CASES)
 def test_chat_equals_sdk(scenario: str, view: str) -> None:
     name = _expected_name(scenario, "chat_messages", view)
-    result = convert_conversation(fx.sdk_conversation(scenario), to="chat", view=view)
+    result = convert_conversation(
+        fx.sdk_conversation(scenario), to="chat", options=ConversionOptions(view=view)
+    )
     assert result["messages"] == json.loads(_expected_text(scenario, name))
     # Key order too: the harness wrote json.dumps(indent=2, ensure_ascii=False).
     assert json.dumps(result["messages"], indent=2, ensure_ascii=False) == _expected_text(
@@ -52,7 +55,9 @@ def test_chat_equals_sdk(scenario: str, view: str) -> None:
 @pytest.mark.parametrize(("scenario", "view"), CASES)
 def test_responses_equals_sdk(scenario: str, view: str) -> None:
     name = _expected_name(scenario, "responses_input", view)
-    result = convert_conversation(fx.sdk_conversation(scenario), to="responses", view=view)
+    result = convert_conversation(
+        fx.sdk_conversation(scenario), to="responses", options=ConversionOptions(view=view)
+    )
     document = {"instructions": result["instructions"], "input": result["input"]}
     assert json.dumps(document, indent=2, ensure_ascii=False) == _expected_text(scenario, name)
     check_responses(result["instructions"], result["input"], result["tools"])
@@ -83,7 +88,9 @@ def test_library_example_pipeline() -> None:
 
 
 def test_condensed_view_inserts_summary_and_merges_user_turns() -> None:
-    result = convert_conversation(fx.sdk_conversation("j_condense"), view="condensed")
+    result = convert_conversation(
+        fx.sdk_conversation("j_condense"), options=ConversionOptions(view="condensed")
+    )
     user = result["messages"][1]
     assert user["role"] == "user"
     assert [p["text"] for p in user["content"]][1].startswith("USER_CONTEXT:")

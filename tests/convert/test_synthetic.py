@@ -10,7 +10,13 @@ import pytest
 
 from tests.convert._build import Log, image, text
 from tests.convert._openai import check_chat, check_responses
-from trajkit.convert import convert_events, messages_to_chat, messages_to_responses
+from trajkit.convert import (
+    ConversionOptions,
+    FormatOptions,
+    convert_events,
+    messages_to_chat,
+    messages_to_responses,
+)
 from trajkit.convert.adjust import IMAGE_PLACEHOLDER, SYNTHETIC_RESULT
 from trajkit.events import Message, TextContent
 from trajkit.events.truncate import BASE_NOTICE
@@ -20,11 +26,18 @@ PNG = "data:image/png;base64,iVBORw0KGgo="
 
 def both(log: Log, **options: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     """Chat and Responses documents for the log, both validated with openai's types."""
-    chat = convert_events(log.events, to="chat", **options)
+    chat = convert_events(log.events, to="chat", options=ConversionOptions(**options))
     check_chat(chat["messages"], chat["tools"])
-    resp = convert_events(log.events, to="responses", **options)
+    resp = convert_events(log.events, to="responses", options=ConversionOptions(**options))
     check_responses(resp["instructions"], resp["input"], resp["tools"])
     return chat, resp
+
+
+def wire(**changes: Any) -> ConversionOptions:
+    """Options whose wire settings are convert's defaults (no LLM config) with `changes`."""
+    return ConversionOptions(
+        formatting=FormatOptions.from_llm({}, **{"tool_images": "user", **changes})
+    )
 
 
 def test_validators_reject_malformed_payloads() -> None:
@@ -104,7 +117,7 @@ def test_image_in_user_message() -> None:
     assert chat["messages"][1]["content"][1:] == [{"type": "text", "text": IMAGE_PLACEHOLDER}] * 2
     assert "data:" not in str(resp["input"])
     # Without vision the SDK drops images; a user message left empty still has one empty text.
-    no_vision = convert_events(log.events, chat_options={"vision": False})
+    no_vision = convert_events(log.events, options=wire(vision=False))
     assert no_vision["messages"][1]["content"] == [{"type": "text", "text": "what is this?"}]
 
 
@@ -139,7 +152,7 @@ def test_image_in_tool_result() -> None:
         ],
         "role": "user",
     }
-    sdk = convert_events(log.events, chat_options={"tool_images": "inline"})
+    sdk = convert_events(log.events, options=wire(tool_images="inline"))
     assert sdk["messages"][2]["content"][1] == {"type": "image_url", "image_url": {"url": PNG}}
     outputs = [i for i in resp["input"] if i["type"] == "function_call_output"]
     assert outputs[1]["output"] == [{"type": "input_image", "image_url": PNG, "detail": "auto"}]
@@ -182,7 +195,7 @@ def test_reasoning_in_chat_and_responses() -> None:
         "encrypted_content": "enc",
         "status": "completed",
     }
-    kimi = convert_events(log.events, chat_options={"model": "moonshot/kimi-k2-thinking"})
+    kimi = convert_events(log.events, options=wire(model="moonshot/kimi-k2-thinking"))
     assert kimi["messages"][2]["reasoning_content"] == "chain of thought"
     chat, resp = both(log, reasoning=False)
     assert "thinking_blocks" not in chat["messages"][2]
@@ -224,7 +237,7 @@ def test_error_observation_has_separate_header() -> None:
     assert parts[1]["text"].endswith("[Command finished with exit code 2]")
     outputs = [i["output"] for i in resp["input"] if i["type"] == "function_call_output"]
     assert outputs[0] == "[An error occurred during execution.]\n"
-    string_form = convert_events(log.events, chat_options={"force_string_serializer": True})
+    string_form = convert_events(log.events, options=wire(force_string_serializer=True))
     assert string_form["messages"][2]["content"].startswith(
         "[An error occurred during execution.]\n\nboom\n[The command completed"
     )
@@ -339,7 +352,9 @@ def test_dangling_call_synthesized() -> None:
 
 
 def test_dangling_call_report_only_keeps_sdk_projection() -> None:
-    chat = convert_events(_dangling_log().events, view="full", dangling="report")
+    chat = convert_events(
+        _dangling_log().events, options=ConversionOptions(view="full", dangling="report")
+    )
     assert [c["id"] for c in chat["messages"][2]["tool_calls"]] == ["c1", "c2"]
     assert chat["problems"]
     with pytest.raises(AssertionError):
@@ -414,7 +429,7 @@ def test_prompt_caching_marks() -> None:
     log.user(text("hi"))
     a = log.action("c1", "r1")
     log.terminal_result("c1", a, "out")
-    chat = convert_events(log.events, chat_options={"caching": True})
+    chat = convert_events(log.events, options=wire(caching=True))
     messages = chat["messages"]
     check_chat(messages)
     assert messages[0]["content"][0]["cache_control"] == {"type": "ephemeral"}
@@ -423,10 +438,8 @@ def test_prompt_caching_marks() -> None:
     assert list(messages[3]) == ["content", "role", "cache_control", "tool_call_id", "name"]
     assert "cache_control" not in messages[3]["content"][0]
     # Anthropic models turn caching on from the persisted LLM settings alone.
-    from trajkit.convert import chat_options_from_llm
-
-    assert chat_options_from_llm({"model": "anthropic/claude-sonnet-4-5"})["caching"] is True
-    assert chat_options_from_llm({"model": "openai/gpt-4o"})["caching"] is False
+    assert FormatOptions.from_llm({"model": "anthropic/claude-sonnet-4-5"}).caching is True
+    assert FormatOptions.from_llm({"model": "openai/gpt-4o"}).caching is False
 
 
 def test_string_form_and_empty_assistant_content() -> None:
@@ -439,7 +452,7 @@ def test_string_form_and_empty_assistant_content() -> None:
         Message(role="assistant", content=[]),
         Message(role="assistant", content=[TextContent(text=" ")]),
     ]
-    assert messages_to_chat(messages, force_string_serializer=True) == [
+    assert messages_to_chat(messages, FormatOptions(force_string_serializer=True)) == [
         {
             "role": "assistant",
             "tool_calls": [
@@ -452,7 +465,7 @@ def test_string_form_and_empty_assistant_content() -> None:
     as_list = messages_to_chat(messages)
     assert "content" not in as_list[0] and as_list[1]["content"] == ""
     assert as_list[2]["content"] == [{"type": "text", "text": " "}]
-    assert messages_to_chat(messages, model="openrouter/z-ai/glm-4.6")[1] == {
+    assert messages_to_chat(messages, FormatOptions(model="openrouter/z-ai/glm-4.6"))[1] == {
         "content": "",
         "role": "assistant",
     }

@@ -46,7 +46,9 @@ def test_events_modules_import_nothing_from_the_rest_of_trajkit() -> None:
 
 def test_the_walk_sees_function_level_and_relative_imports(tmp_path: Path) -> None:
     probe = tmp_path / "probe.py"
-    probe.write_text("def f():\n    from trajkit.convert.view import full_view\n    from .. import x\n")
+    probe.write_text(
+        "def f():\n    from trajkit.convert.view import full_view\n    from .. import x\n"
+    )
     names = [n for _, n in _imported_modules(probe, "trajkit.events.payloads")]
     assert names == ["trajkit.convert.view", "trajkit.events"]
 

@@ -14,6 +14,7 @@ import pytest
 from tests.export.conftest import FAKE_KEY, SECRET, add_secrets, edit_event
 from tests.support import fixtures as fx
 from trajkit.convert.conversation import convert_conversation
+from trajkit.convert.options import ConversionOptions
 from trajkit.errors import OutputExists, TrajkitError, UsageError
 from trajkit.export import ExportFilters, RowOptions, export_dataset
 from trajkit.export.arrow_schema import CONVERSATIONS_SCHEMA, EVENTS_SCHEMA
@@ -175,7 +176,7 @@ def test_full_view_keeps_condensed_events(tmp_path: Path) -> None:
     full = pq.read_table(tmp_path / "f" / "conversations").to_pylist()[0]
     assert condensed["view"] == "condensed" and full["view"] == "full"
     assert len(full["messages"]) > len(condensed["messages"])
-    expected = convert_conversation(folder, to="chat", view="full")
+    expected = convert_conversation(folder, to="chat", options=ConversionOptions(view="full"))
     assert json.loads(full["conversion"])["messages"] == expected["messages"]
 
 
@@ -403,7 +404,7 @@ def test_v0_inputs_export_through_the_migrator(tmp_path: Path) -> None:
 
 _SKIPPED = {
     "dangling_parent": "/parent_id: parent_id '99999999",
-    "empty_event_file": "(event-00002-",
+    "empty_event_file": "(its file event-00002-",
     "invalid_utf8": "event-00001-",
     "leaf_event_missing": "base_state.json:/leaf_event_id:",
     "missing_events_folder": "events:: missing events/ folder",

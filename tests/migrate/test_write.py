@@ -9,6 +9,7 @@ import pytest
 
 from tests.migrate._helpers import SYN, V0, V0_FILES, migrate
 from trajkit.convert import convert_conversation
+from trajkit.convert.options import ConversionOptions
 from trajkit.migrate import Migrated, SkippedInput, migrate_paths, write_conversation
 from trajkit.store import open_conversation
 from trajkit.validate import validate_conversation
@@ -85,7 +86,7 @@ def _v0_calls(path: Path) -> list[str]:
 def test_chat_conversion_answers_one_call_per_v0_action(written, path):
     out, outcomes = written
     (o,) = [x for x in outcomes if isinstance(x, Migrated) and Path(x.source) == path]
-    chat = convert_conversation(o.folder, view="full")
+    chat = convert_conversation(o.folder, options=ConversionOptions(view="full"))
     messages = chat["messages"]
     calls = [c for m in messages if m["role"] == "assistant" for c in m.get("tool_calls") or []]
     v0_calls = _v0_calls(path)

@@ -13,11 +13,20 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 
 from trajkit.cli._options import engine_options, jobs_option, paths_argument
+
+if TYPE_CHECKING:
+    from trajkit.convert.options import (
+        ConversionOptions,
+        DanglingPolicy,
+        ImagesMode,
+        Target,
+        ViewName,
+    )
 
 
 @click.command("convert")
@@ -65,13 +74,13 @@ from trajkit.cli._options import engine_options, jobs_option, paths_argument
 @engine_options
 def convert_command(
     paths: tuple[Path, ...],
-    to: str,
-    view: str,
+    to: Target,
+    view: ViewName,
     no_reasoning: bool,
     reasoning_content: bool,
     no_system: bool,
-    images: str,
-    dangling: str,
+    images: ImagesMode,
+    dangling: DanglingPolicy,
     output: Path | None,
     overwrite: bool,
     jobs: int | None,
@@ -79,32 +88,31 @@ def convert_command(
     address: str | None,
 ) -> None:
     """Turn conversations into the messages an LLM saw (JSON for one, JSONL for many)."""
+    from trajkit.convert.options import ConversionOptions
     from trajkit.store.layout import is_conversation_folder
 
-    options: dict[str, Any] = dict(
-        to=to,
+    if reasoning_content and no_reasoning:
+        raise click.UsageError("--reasoning-content and --no-reasoning contradict each other")
+    options = ConversionOptions(
         view=view,
         reasoning=not no_reasoning,
         system=not no_system,
         images=images,
         dangling=dangling,
+        send_reasoning_content=reasoning_content,
     )
-    if reasoning_content:
-        if no_reasoning:
-            raise click.UsageError("--reasoning-content and --no-reasoning contradict each other")
-        options["chat_options"] = {"send_reasoning_content": True}
     _check_output(output, paths, overwrite)
     single = paths[0].parent if len(paths) == 1 and paths[0].name == "events" else paths[0]
     if len(paths) == 1 and single.is_dir() and is_conversation_folder(single):
-        _convert_one(single, output, options)
-    elif _convert_many(paths, output, jobs, options, engine=engine, address=address):
+        _convert_one(single, output, to, options)
+    elif _convert_many(paths, output, jobs, to, options, engine=engine, address=address):
         sys.exit(1)
 
 
-def _convert_one(path: Path, output: Path | None, options: dict[str, Any]) -> None:
+def _convert_one(path: Path, output: Path | None, to: Target, options: ConversionOptions) -> None:
     from trajkit.convert import convert_conversation
 
-    result = convert_conversation(path, **options)
+    result = convert_conversation(path, to=to, options=options)
     for problem in result.pop("problems"):
         click.echo(f"warning: {path}: {problem}", err=True)
     del result["conversation_id"]
@@ -116,7 +124,8 @@ def _convert_many(
     paths: tuple[Path, ...],
     output: Path | None,
     jobs: int | None,
-    options: dict[str, Any],
+    to: Target,
+    options: ConversionOptions,
     *,
     engine: str = "local",
     address: str | None = None,
@@ -128,9 +137,9 @@ def _convert_many(
     failed = converted = 0
     with open_engine(engine, workers=jobs, address=address) as runner, _open_output(output) as out:
         if engine == "ray":  # workers elsewhere: no relative paths, the same function
-            items = convert_corpus(portable_paths(paths), engine=runner, **options)
+            items = convert_corpus(portable_paths(paths), to=to, options=options, engine=runner)
         else:
-            items = convert_corpus(paths, jobs=jobs, **options)
+            items = convert_corpus(paths, to=to, options=options, jobs=jobs)
         for item in _with_progress(items):
             for problem in item.problems:
                 click.echo(f"warning: {item.path}: {problem}", err=True)

@@ -3,7 +3,8 @@
 Modules: ``view`` (active branch, condensed view, full projection), ``chat`` and ``responses`` (one per wire format), ``tools`` (tool
 definitions from the ``SystemPromptEvent``), ``adjust`` (dangling calls, reasoning, system,
 images), ``conversation`` (``convert_conversation``), ``corpus`` (``convert_corpus``).
-``events_to_messages`` lives in ``trajkit.events.llm_messages`` (it needs only the event
+``options`` holds the two typed option records, ``ConversionOptions`` (what to keep) and
+``FormatOptions`` (how messages are written, from the LLM config). ``events_to_messages`` lives in ``trajkit.events.llm_messages`` (it needs only the event
 classes) and is re-exported here.
 
 The serializers are pure and import neither litellm nor the runtime; ``trajkit.sdk`` formats its
@@ -15,7 +16,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from trajkit.convert.adjust import DanglingCall, find_dangling, fix_dangling
-from trajkit.convert.chat import chat_options_from_llm, messages_to_chat
+from trajkit.convert.chat import messages_to_chat
+from trajkit.convert.options import ConversionOptions, FormatOptions
 from trajkit.convert.responses import messages_to_responses, uses_responses_api
 from trajkit.convert.tools import tools_to_chat, tools_to_responses
 from trajkit.convert.view import active_branch, condensed_view, full_view
@@ -26,10 +28,11 @@ if TYPE_CHECKING:
     from trajkit.convert.corpus import CorpusItem, convert_corpus
 
 __all__ = [
+    "ConversionOptions",
     "CorpusItem",
     "DanglingCall",
+    "FormatOptions",
     "active_branch",
-    "chat_options_from_llm",
     "condensed_view",
     "convert_conversation",
     "convert_corpus",

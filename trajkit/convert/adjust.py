@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
+from trajkit.convert.options import DanglingPolicy
 from trajkit.events import ImageContent, Message, TextContent
 
 __all__ = [
@@ -32,7 +32,6 @@ __all__ = [
     "replace_images",
 ]
 
-DanglingPolicy = Literal["report", "drop", "synthesize"]
 
 SYNTHETIC_RESULT = (
     "Error: no result was recorded for this tool call; the conversation stopped or was "

@@ -27,8 +27,9 @@ Pure functions: no litellm, no I/O; the runtime's ``LLM.format_messages_for_llm`
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, assert_never
+from typing import Any, assert_never
 
+from trajkit.convert.options import FormatOptions
 from trajkit.events import ImageContent, Message, TextContent, ThinkingBlock
 from trajkit.events.truncate import DEFAULT_TEXT_CONTENT_LIMIT, maybe_truncate
 
@@ -36,9 +37,9 @@ __all__ = [
     "FORCE_STRING_SERIALIZER_MODELS",
     "SEND_REASONING_CONTENT_MODELS",
     "TOOL_IMAGE_NOTE",
-    "chat_options_from_llm",
     "message_to_chat",
     "messages_to_chat",
+    "move_tool_images",
 ]
 
 FORCE_STRING_SERIALIZER_MODELS = (
@@ -63,6 +64,7 @@ SEND_REASONING_CONTENT_MODELS = (
 """Model-name substrings that must get ``reasoning_content`` back (1.58.2)."""
 
 _EPHEMERAL = {"type": "ephemeral"}
+_DEFAULT = FormatOptions()
 
 _CacheMarks = dict[tuple[int, int], bool]
 
@@ -73,47 +75,35 @@ def _name_matches(model: str | None, needles: Sequence[str]) -> bool:
 
 
 def messages_to_chat(
-    messages: Sequence[Message],
-    *,
-    model: str | None = None,
-    caching: bool = False,
-    vision: bool = True,
-    native_tool_calling: bool = True,
-    force_string_serializer: bool | None = None,
-    send_reasoning_content: bool | None = None,
-    tool_images: Literal["inline", "user"] = "inline",
+    messages: Sequence[Message], options: FormatOptions | None = None
 ) -> list[dict[str, Any]]:
     """Serialize messages as Chat Completions dicts, exactly as the SDK sends them.
 
     Args:
         messages: the output of ``events_to_messages``.
-        model: the model name; decides ``force_string_serializer`` and ``send_reasoning_content``
-            when those are left as None.
-        caching: explicit prompt caching is active (Anthropic models).
-        vision: images are sent.
-        native_tool_calling: the provider's native tool calling is used.
-        force_string_serializer: send content as one string (None: from the model name).
-        send_reasoning_content: send ``reasoning_content`` back (None: from the model name).
-        tool_images: ``"inline"`` as the SDK, or ``"user"`` to move tool-result images into a
-            user message (valid for OpenAI).
+        options: the wire settings (``FormatOptions.from_llm(llm)`` for a persisted LLM
+            config); the defaults are the SDK's for a model with no special rules.
     """
+    o = options or _DEFAULT
+    model = o.model
+    caching = o.caching
     fss = (
         _name_matches(model, FORCE_STRING_SERIALIZER_MODELS)
-        if force_string_serializer is None
-        else force_string_serializer
+        if o.force_string_serializer is None
+        else o.force_string_serializer
     )
     send_rc = (
         _name_matches(model, SEND_REASONING_CONTENT_MODELS)
-        if send_reasoning_content is None
-        else send_reasoning_content
+        if o.send_reasoning_content is None
+        else o.send_reasoning_content
     )
     marks = _cache_marks(messages) if caching else {}
     out = [
         message_to_chat(
             m,
             caching=caching,
-            vision=vision,
-            native_tool_calling=native_tool_calling,
+            vision=o.vision,
+            native_tool_calling=o.native_tool_calling,
             force_string_serializer=fss,
             send_reasoning_content=send_rc,
             _marks=marks,
@@ -121,14 +111,16 @@ def messages_to_chat(
         )
         for i, m in enumerate(messages)
     ]
-    return _move_tool_images(out) if tool_images == "user" else out
+    return move_tool_images(out) if o.tool_images == "user" else out
 
 
 TOOL_IMAGE_NOTE = "[image output: see the next user message]"
 """Text left in a tool message whose only content was images (``tool_images="user"``)."""
 
 
-def _move_tool_images(dicts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def move_tool_images(dicts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Chat dicts with each tool message's images moved to one user message after the run of
+    tool messages (``tool_images="user"``); the tool message keeps its text, or a note."""
     out: list[dict[str, Any]] = []
     pending: list[dict[str, Any]] = []
     for d in dicts:
@@ -278,27 +270,3 @@ def _drop_blank_content(out: dict[str, Any]) -> None:
         out["content"] = kept
     else:
         out.pop("content", None)
-
-
-def chat_options_from_llm(llm: Mapping[str, Any]) -> dict[str, Any]:
-    """Chat options from a persisted ``agent.llm`` config, resolved without litellm.
-
-    Caching counts as active only for Claude/Anthropic models (or an explicit
-    ``supports_prompt_cache`` override); vision is on unless disabled or overridden off.
-    """
-    model = str(llm.get("model") or "")
-    overrides = llm.get("capability_overrides")
-    if not isinstance(overrides, Mapping):  # absent, or a hand-edited file with another type
-        overrides = {}
-    explicit_cache = overrides.get("supports_prompt_cache")
-    if not isinstance(explicit_cache, bool):
-        explicit_cache = "claude" in model.lower() or model.lower().startswith("anthropic/")
-    vision_override = overrides.get("supports_vision")
-    vision = not llm.get("disable_vision") and vision_override is not False
-    return {
-        "model": model or None,
-        "caching": bool(llm.get("caching_prompt", True)) and explicit_cache,
-        "vision": vision,
-        "native_tool_calling": bool(llm.get("native_tool_calling", True)),
-        "force_string_serializer": llm.get("force_string_serializer"),
-    }

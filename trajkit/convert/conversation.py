@@ -1,96 +1,73 @@
 """Convert a stored conversation into a request payload: one function per target, one pipeline.
 
-Pipeline: read the events (``store``) -> active branch -> condensed view or full projection
-(``view``) -> ``events_to_messages`` -> options (dangling calls, reasoning, system, images;
-``adjust``) -> the target's serializer plus the tool definitions of the ``SystemPromptEvent``.
+Pipeline (``prepare_messages``, used by ``convert`` and ``export`` alike): read the events
+(``store``) -> active branch -> condensed view or full projection (``view``) ->
+``events_to_messages`` -> options (dangling calls, reasoning, system, images; ``adjust``) ->
+the target's serializer plus the tool definitions of the ``SystemPromptEvent``.
 
-Chat settings come from the conversation's own ``agent.llm`` (``chat_options_from_llm``), so the
-messages are the ones that LLM was sent; ``chat_options`` overrides them. One deliberate
-difference: images returned by a tool move to a user message after the tool results
-(``tool_images="user"``), because OpenAI rejects images in tool messages; pass
-``chat_options={"tool_images": "inline"}`` for the SDK's exact bytes. Nothing is written:
-the SDK saves full terminal outputs into ``observations/`` while formatting, trajkit only renders
-the path it would have used.
+What to keep is a ``ConversionOptions``; how messages are written is a ``FormatOptions`` taken
+from the conversation's own ``agent.llm`` (``FormatOptions.from_llm``), so the messages are the
+ones that LLM was sent. One deliberate difference: images returned by a tool move to a user
+message after the tool results (``tool_images="user"``), because OpenAI rejects images in tool
+messages; pass ``ConversionOptions(formatting=FormatOptions.from_llm(llm))`` for the SDK's exact
+bytes. Nothing is written: the SDK saves full terminal outputs into ``observations/`` while
+formatting, trajkit only renders the path it would have used.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
 
-from trajkit.convert.adjust import (
-    DanglingPolicy,
-    drop_reasoning,
-    drop_system,
-    fix_dangling,
-    replace_images,
-)
-from trajkit.convert.chat import chat_options_from_llm, messages_to_chat
+from trajkit.convert.adjust import drop_reasoning, drop_system, fix_dangling, replace_images
+from trajkit.convert.chat import messages_to_chat, move_tool_images
+from trajkit.convert.options import ConversionOptions, FormatOptions, Target, check_choice
 from trajkit.convert.responses import messages_to_responses, uses_responses_api
 from trajkit.convert.tools import tools_to_chat, tools_to_responses, unknown_tools
 from trajkit.convert.view import BranchError, active_branch, condensed_view, full_view
-from trajkit.errors import InputError, UsageError
-from trajkit.events import BaseState, Event, Message, SystemPromptEvent, UnknownEvent
+from trajkit.errors import InputError
+from trajkit.events import (
+    BaseState,
+    Event,
+    LLMConvertibleEvent,
+    Message,
+    SystemPromptEvent,
+    UnknownEvent,
+)
 from trajkit.events.llm_messages import events_to_messages
 from trajkit.store import StoredConversation, open_conversation
 
+if TYPE_CHECKING:
+    from trajkit.store import EventFile
+
 __all__ = [
-    "TARGETS",
-    "VIEWS",
+    "DOCUMENTS",
     "Prepared",
+    "branch_input_error",
+    "chat_messages",
     "convert_conversation",
     "convert_events",
     "prepare_messages",
     "resolve_target",
 ]
 
-Target = Literal["chat", "responses", "auto"]
-ViewName = Literal["condensed", "full"]
-ImagesMode = Literal["keep", "placeholder"]
-
-_Document = Callable[[list[Message], Sequence[Any], Mapping[str, Any]], dict[str, Any]]
-
-
-def _chat_document(
-    messages: list[Message], tools: Sequence[Any], options: Mapping[str, Any]
-) -> dict[str, Any]:
-    return {"messages": messages_to_chat(messages, **options), "tools": tools_to_chat(tools)}
-
-
-def _responses_document(
-    messages: list[Message], tools: Sequence[Any], options: Mapping[str, Any]
-) -> dict[str, Any]:
-    instructions, items = messages_to_responses(messages, vision=options.get("vision", True))
-    return {"instructions": instructions, "input": items, "tools": tools_to_responses(tools)}
-
-
-TARGETS: Mapping[str, _Document] = {"chat": _chat_document, "responses": _responses_document}
-"""Wire formats ``convert`` writes: name -> document builder."""
-
-VIEWS: Mapping[str, Callable[[Sequence[Event]], list[Any]]] = {
-    "condensed": condensed_view,
-    "full": full_view,
-}
-"""Event selections: what the model saw after condensation, or every LLM-convertible event."""
-
-
-def _check(name: str, value: str, allowed: Sequence[str]) -> None:
-    if value not in allowed:
-        raise UsageError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+_DEFAULT = ConversionOptions()
 
 
 @dataclass(frozen=True)
 class Prepared:
-    """Everything a target needs: the final ``Message`` list, tools, chat options, problems."""
+    """Everything a target needs: the final ``Message`` list, tools, wire settings, problems."""
 
     messages: list[Message]
     """Messages after view, batching, merging and the options."""
     tools: list[Any]
     """``SystemPromptEvent.tools`` of the branch (tool definitions, stored order)."""
-    chat_options: dict[str, Any]
-    """Keyword arguments for ``messages_to_chat``."""
+    formatting: FormatOptions
+    """How to serialize ``messages`` (from the LLM config and the options)."""
     problems: list[str]
     """One line per thing the caller should know (dangling calls, dropped or unknown events)."""
 
@@ -98,38 +75,35 @@ class Prepared:
 def prepare_messages(
     events: Sequence[Event],
     *,
-    view: ViewName = "condensed",
     state: BaseState | None = None,
-    reasoning: bool = True,
-    system: bool = True,
-    images: ImagesMode = "keep",
-    dangling: DanglingPolicy = "drop",
-    chat_options: Mapping[str, Any] | None = None,
+    options: ConversionOptions = _DEFAULT,
+    message_of: Callable[[LLMConvertibleEvent], Message] | None = None,
 ) -> Prepared:
-    """The shared pipeline up to the wire format (``export`` and ``convert`` both use it).
+    """The shared pipeline up to the wire format (``convert`` and ``export`` both call it).
 
+    ``message_of(event)`` must return ``event.to_llm_message()``; a caller that has built
+    those already (``export``, for its events table) passes them in (``events_to_messages``).
     Raises ``BranchError`` when the parent links do not lead to the leaf.
     """
-    _check("view", view, tuple(VIEWS))
-    _check("images", images, ("keep", "placeholder"))
-    _check("dangling", dangling, ("report", "drop", "synthesize"))
     branch = active_branch(
         events,
         leaf_event_id=state.leaf_event_id if state else None,
         head_is_empty=bool(state and state.head_is_empty),
     )
     dropped: list[tuple[str, Any]] = []
-    selected = condensed_view(branch, dropped=dropped) if view == "condensed" else full_view(branch)
-    messages, found = fix_dangling(events_to_messages(selected), dangling)
-    if not reasoning:
+    if options.view == "condensed":
+        selected = condensed_view(branch, dropped=dropped)
+    else:
+        selected = full_view(branch)
+    converted = events_to_messages(selected, message_of=message_of)
+    messages, found = fix_dangling(converted, options.dangling)
+    if not options.reasoning:
         messages = drop_reasoning(messages)
-    if not system:
+    if not options.system:
         messages = drop_system(messages)
-    if images == "placeholder":
+    if options.images == "placeholder":
         messages = replace_images(messages)
     tools = next((list(e.tools) for e in branch if isinstance(e, SystemPromptEvent)), [])
-    options = {**chat_options_from_llm(_llm_config(state)), "tool_images": "user"}
-    options.update(chat_options or {})
     problems = [f"{e.kind} {e.id} left out of the condensed view ({rule})" for rule, e in dropped]
     problems += [d.describe() for d in found]
     unknown = sorted({e.kind for e in branch if isinstance(e, UnknownEvent)})
@@ -139,38 +113,61 @@ def prepare_messages(
         f"tool {n!r}: parameter schema unknown, sent as an open object"
         for n in unknown_tools(tools)
     ]
-    return Prepared(messages, tools, options, problems)
+    return Prepared(messages, tools, options.format_for(_llm_config(state)), problems)
+
+
+def chat_messages(prepared: Prepared) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``(one chat dict per prepared message, the chat messages as sent)``.
+
+    The two differ only when tool-result images move to a user message (``tool_images="user"``);
+    ``export`` pairs the first with ``prepared.messages`` for its TRL columns.
+    """
+    formatting = prepared.formatting
+    if formatting.tool_images == "inline":
+        chat = messages_to_chat(prepared.messages, formatting)
+        return chat, chat
+    one_each = messages_to_chat(
+        prepared.messages, dataclasses.replace(formatting, tool_images="inline")
+    )
+    return one_each, move_tool_images(one_each)
+
+
+def _chat_document(prepared: Prepared) -> dict[str, Any]:
+    return {"messages": chat_messages(prepared)[1], "tools": tools_to_chat(prepared.tools)}
+
+
+def _responses_document(prepared: Prepared) -> dict[str, Any]:
+    instructions, items = messages_to_responses(
+        prepared.messages, vision=prepared.formatting.vision
+    )
+    return {
+        "instructions": instructions,
+        "input": items,
+        "tools": tools_to_responses(prepared.tools),
+    }
+
+
+DOCUMENTS: Mapping[str, Callable[[Prepared], dict[str, Any]]] = {
+    "chat": _chat_document,
+    "responses": _responses_document,
+}
+"""Wire formats ``convert`` writes: name -> document builder."""
 
 
 def convert_events(
     events: Sequence[Event],
     *,
     to: Literal["chat", "responses"] = "chat",
-    view: ViewName = "condensed",
     state: BaseState | None = None,
-    reasoning: bool = True,
-    system: bool = True,
-    images: ImagesMode = "keep",
-    dangling: DanglingPolicy = "drop",
-    chat_options: Mapping[str, Any] | None = None,
+    options: ConversionOptions = _DEFAULT,
 ) -> dict[str, Any]:
     """Convert events already in memory (index order); see ``convert_conversation``.
 
     Raises ``BranchError`` when the parent links do not lead to the leaf.
     """
-    _check("to", to, tuple(TARGETS))
-    prepared = prepare_messages(
-        events,
-        view=view,
-        state=state,
-        reasoning=reasoning,
-        system=system,
-        images=images,
-        dangling=dangling,
-        chat_options=chat_options,
-    )
-    document = TARGETS[to](prepared.messages, prepared.tools, prepared.chat_options)
-    return {**document, "problems": prepared.problems}
+    check_choice("to", to, tuple(DOCUMENTS))
+    prepared = prepare_messages(events, state=state, options=options)
+    return {**DOCUMENTS[to](prepared), "problems": prepared.problems}
 
 
 def _llm_config(state: BaseState | None) -> dict[str, Any]:
@@ -198,12 +195,7 @@ def convert_conversation(
     path_or_stored: str | os.PathLike[str] | StoredConversation,
     *,
     to: Target = "chat",
-    view: ViewName = "condensed",
-    reasoning: bool = True,
-    system: bool = True,
-    images: ImagesMode = "keep",
-    dangling: DanglingPolicy = "drop",
-    chat_options: Mapping[str, Any] | None = None,
+    options: ConversionOptions = _DEFAULT,
 ) -> dict[str, Any]:
     """The payload an LLM was (or would be) sent for a stored conversation.
 
@@ -214,13 +206,8 @@ def convert_conversation(
     Args:
         path_or_stored: a conversation folder or an opened ``StoredConversation``.
         to: ``"chat"``, ``"responses"``, or ``"auto"`` (the API its LLM uses).
-        view: ``"condensed"`` (what the model saw) or ``"full"`` (every LLM-convertible event).
-        reasoning: keep reasoning content, thinking blocks and Responses reasoning items.
-        system: keep the system message (Responses: ``instructions``).
-        images: ``"keep"`` data URLs or replace each by a ``"[image]"`` text ``"placeholder"``.
-        dangling: unanswered tool calls are reported and ``"drop"``-ped, answered by a
-            ``"synthesize"``-d error, or only reported (``"report"``).
-        chat_options: overrides for ``messages_to_chat`` (model, caching, vision, ...).
+        options: what to keep (view, reasoning, system, images, dangling calls) and, when
+            set, the wire settings to use instead of the conversation's LLM's.
 
     Raises:
         InputError: an unreadable or invalid file, or broken parent links (file and pointer).
@@ -230,36 +217,39 @@ def convert_conversation(
         if isinstance(path_or_stored, StoredConversation)
         else open_conversation(path_or_stored)
     )
+    check_choice("to", to, ("chat", "responses", "auto"))
     state = conv.base_state()
     events = list(conv.iter_events(skip_empty=True))
-    _check("to", to, ("chat", "responses", "auto"))
     try:
-        result = convert_events(
-            events,
-            to=resolve_target(to, state),
-            view=view,
-            state=state,
-            reasoning=reasoning,
-            system=system,
-            images=images,
-            dangling=dangling,
-            chat_options=chat_options,
-        )
+        result = convert_events(events, to=resolve_target(to, state), state=state, options=options)
     except BranchError as exc:
-        raise _branch_input_error(conv, events, exc) from None
+        raise branch_input_error(
+            exc, events, base_state_path=conv.base_state_path, files=conv.event_files()
+        ) from None
     return {"conversation_id": conv.id, **result}
 
 
-def _branch_input_error(
-    conv: StoredConversation, events: Sequence[Event], exc: BranchError
+def branch_input_error(
+    exc: BranchError,
+    events: Sequence[Event],
+    *,
+    base_state_path: Path,
+    event_paths: Sequence[Path] | None = None,
+    files: Sequence[EventFile] = (),
 ) -> InputError:
-    files = conv.event_files()
+    """The ``InputError`` for broken parent links: the file and pointer a user can follow.
+
+    ``event_paths`` (parallel to ``events``) or ``files`` (the folder's event files) name the
+    event's file; a missing event whose file is in ``files`` was an empty file, skipped.
+    """
     message = str(exc)
     skipped = next((f for f in files if exc.missing and f.event_id == exc.missing), None)
     if skipped is not None:  # the named event's file exists but is empty (skipped on reading)
         message += f" (its file {skipped.path.name} is empty)"
     if exc.index is None:
-        return InputError(conv.base_state_path, "/leaf_event_id", message)
+        return InputError(base_state_path, "/leaf_event_id", message)
+    if event_paths is not None:
+        return InputError(event_paths[exc.index], "/parent_id", message)
     event_id = events[exc.index].id
-    path = next((f.path for f in files if f.event_id == event_id), conv.path)
+    path = next((f.path for f in files if f.event_id == event_id), base_state_path.parent)
     return InputError(path, "/parent_id", message)

@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from trajkit.convert.conversation import convert_conversation
+from trajkit.convert.options import ConversionOptions, Target
 from trajkit.corpus import DEFAULT_WORKERS, iter_conversation_paths, map_conversations
 from trajkit.errors import TrajkitError
 
@@ -39,9 +40,9 @@ class CorpusItem:
     """Warnings about a converted conversation (dangling calls, unknown tool schemas)."""
 
 
-def _convert_one(path: Path, options: dict[str, Any]) -> CorpusItem:
+def _convert_one(path: Path, to: Target, options: ConversionOptions) -> CorpusItem:
     try:
-        result = convert_conversation(path, **options)
+        result = convert_conversation(path, to=to, options=options)
     except TrajkitError as exc:
         return CorpusItem(path, error=str(exc))
     document = {k: result[k] for k in _DOCUMENT_KEYS if k in result}
@@ -51,11 +52,13 @@ def _convert_one(path: Path, options: dict[str, Any]) -> CorpusItem:
 def convert_corpus(
     paths: Iterable[str | os.PathLike[str]],
     *,
+    to: Target = "chat",
+    options: ConversionOptions = ConversionOptions(),  # noqa: B008 - frozen dataclass
     jobs: int | None = None,
     engine: Any = None,
-    **options: Any,
 ) -> Iterator[CorpusItem]:
-    """Convert every conversation under ``paths``; ``options`` as for ``convert_conversation``.
+    """Convert every conversation under ``paths``; ``to`` and ``options`` as for
+    ``convert_conversation``.
 
     Args:
         paths: conversation folders or folders holding many.
@@ -65,7 +68,7 @@ def convert_corpus(
     Raises:
         InputError: a path does not exist or holds no conversation.
     """
-    work = partial(_convert_one, options=options)
+    work = partial(_convert_one, to=to, options=options)
     workers = DEFAULT_WORKERS if jobs is None else jobs
     if engine is not None:  # e.g. a RayEngine: the same function on a cluster
         yield from engine.map(work, iter_conversation_paths(paths))

@@ -35,6 +35,7 @@ from trajkit.export.summary import Loaded, conversation_row, is_error
 from trajkit.store.remote import RemotePath
 
 if TYPE_CHECKING:
+    from trajkit.convert.options import ConversionOptions
     from trajkit.events import BaseState, Event
     from trajkit.migrate.containers import V0Input
 
@@ -84,6 +85,13 @@ class RowOptions:
     """The SDK's cipher key, to decrypt registered secrets and mask their values too."""
     extra_secrets: tuple[str, ...] = ()
     """More secret values to mask everywhere."""
+
+    @property
+    def conversion(self) -> ConversionOptions:
+        """The `conversion` column's options: `trajkit convert --to chat --view <view>`."""
+        from trajkit.convert.options import ConversionOptions
+
+        return ConversionOptions(view=self.view)
 
 
 @dataclass
@@ -217,28 +225,20 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
         )
     events: list[tuple[int, Event, str | bytes]] = []
     paths: list[Path] = []
-    empty: list[Path] = []
     stats: list[str] = []
     for f in files:
         raw, st = f.read_bytes_stat()
         if fingerprint is None:
             stats.append(f"{f.path.name}:{st.st_size}:{st.st_mtime_ns}\n" if st else "")
         if not raw or raw.isspace():  # as `not raw.strip()`, without copying the file
-            empty.append(f.path)  # the SDK skips empty files when it iterates
-            continue
+            continue  # the SDK skips empty files when it iterates (named in branch errors)
         event = parse_event_bytes(f.path, raw)
         events.append((f.index, event, raw))  # parsed, so valid UTF-8: kept as bytes
         paths.append(f.path)
     if fingerprint is None:
         fingerprint = _fingerprint_files([conv.base_state_path], "".join(stats))
-    loaded = Loaded(conv.id, "v1", state_json, state, events, paths)
-    try:
-        return _finish(loaded, source, fingerprint, options, conv_path=path)
-    except InputError as exc:
-        if not empty:
-            raise
-        note = f" ({empty[0].name} is an empty file, skipped as the SDK does)"
-        raise InputError(exc.path, exc.pointer, exc.message + note) from None
+    loaded = Loaded(conv.id, "v1", state_json, state, events, paths, files)
+    return _finish(loaded, source, fingerprint, options, conv_path=path)
 
 
 def _v0_rows(location: V0Input, source: str, options: RowOptions, previous: str | None) -> Result:
@@ -354,7 +354,7 @@ def _finish(
         )
         redactor = Redactor(values)
     event_columns, dirty = _event_columns(loaded, timestamps, redactor)
-    conversation = conversation_row(loaded, source, options.view, timestamps, conv_path)
+    conversation = conversation_row(loaded, source, options.conversion, timestamps, conv_path)
     if redactor is not None:
         conversation = _redact_conversation(conversation, redactor, dirty)
         conversation["n_redactions"] = redactor.count

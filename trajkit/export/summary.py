@@ -1,11 +1,10 @@
 """The conversation row: summary fields, TRL `messages`, `tools` and the exact chat conversion.
 
 `conversation_row(loaded, ...)` builds one row of the `conversations` table from a conversation
-already read into memory (`Loaded`). Messages come from the same pipeline as
-`trajkit convert --to chat` (active branch -> view -> `events_to_messages` -> dangling calls
-dropped -> `messages_to_chat`), keeping the `Message` objects next to the chat dicts so the
-TRL `reasoning_content` can be taken from the stored message; a test checks the document equals
-`convert_events(..., to="chat")`.
+already read into memory (`Loaded`). Messages come from `trajkit convert --to chat`'s own
+pipeline (`trajkit.convert.conversation.prepare_messages`, given the messages the events table
+already built), keeping the `Message` objects next to the chat dicts so the TRL
+`reasoning_content` can be taken from the stored message; `conversion` is convert's document.
 """
 
 from __future__ import annotations
@@ -18,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from trajkit.errors import InputError
-
 if TYPE_CHECKING:
+    from trajkit.convert.options import ConversionOptions
     from trajkit.events import BaseState, Event, LLMConvertibleEvent, Message
+    from trajkit.store import EventFile
 
 __all__ = ["Loaded", "conversation_row", "is_error"]
 
@@ -38,6 +37,8 @@ class Loaded:
     """(index, parsed event, stored JSON text: the file's bytes, or a `str`)."""
     paths: list[Path] | None = None
     """Event files, parallel to `events` (V1 input only), to name them in errors."""
+    files: Sequence[EventFile] = ()
+    """Every event file of the folder, empty ones included (V1 input only), for errors."""
     llm_messages: dict[int, Message] = field(default_factory=dict)
     """`event.to_llm_message()` by `id(event)`, filled while building the event rows and
     reused by the chat conversion (each event's message is built once)."""
@@ -61,7 +62,7 @@ def is_error(event: Event) -> bool:
 def conversation_row(
     loaded: Loaded,
     source: str,
-    view: str,
+    options: ConversionOptions,
     timestamps: list[datetime | None],
     conv_path: Path | None,
 ) -> dict[str, Any]:
@@ -70,7 +71,7 @@ def conversation_row(
 
     events = [e for _, e, _ in loaded.events]
     state = loaded.state
-    messages, chat, tools, problems = _chat_conversion(events, state, view, loaded, conv_path)
+    messages, one_each, chat, tools, problems = _chat_conversion(events, options, loaded, conv_path)
     present = [t for t in timestamps if t is not None]
     first_user = next(
         (e.llm_message.text for e in events if isinstance(e, MessageEvent) and e.source == "user"),
@@ -91,12 +92,12 @@ def conversation_row(
         "n_llm_calls": usage.pop("n_llm_calls") or _response_ids(events),
         "n_tool_calls": sum(1 for e in events if isinstance(e, ActionEvent)),
         "n_errors": sum(1 for e in events if is_error(e)),
-        "n_messages": len(chat),
+        "n_messages": len(one_each),  # the `messages` column has one entry per message
         **usage,
         "first_user_message": first_user,
         "final_answer": _final_answer(events, ActionEvent, FinishAction, MessageEvent),
-        "view": view,
-        "messages": [_trl_message(m, c) for m, c in zip(messages, chat, strict=True)],
+        "view": options.view,
+        "messages": [_trl_message(m, c) for m, c in zip(messages, one_each, strict=True)],
         "tools": orjson.dumps(tools),  # UTF-8 bytes: Arrow takes them as they are
         "conversion": orjson.dumps({"messages": chat, "tools": tools}),
         "problems": problems,
@@ -106,54 +107,34 @@ def conversation_row(
 
 def _chat_conversion(
     events: Sequence[Event],
-    state: BaseState | None,
-    view: str,
+    options: ConversionOptions,
     loaded: Loaded,
     conv_path: Path | None,
-) -> tuple[list[Message], list[dict[str, Any]], list[dict[str, Any]], list[str]]:
-    """The `trajkit convert --to chat` pipeline, keeping the `Message`s next to the dicts.
+) -> tuple[
+    list[Message], list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]], list[str]
+]:
+    """convert's pipeline: (messages, one chat dict each, chat as sent, tools, problems)."""
+    from trajkit.convert import conversation as conversion  # attribute lookup: one pipeline
+    from trajkit.convert.tools import tools_to_chat
+    from trajkit.convert.view import BranchError
 
-    A test checks the document equals `convert_events(..., to="chat")` on every fixture.
-    """
-    from trajkit.convert.adjust import fix_dangling
-    from trajkit.convert.chat import chat_options_from_llm, messages_to_chat
-    from trajkit.convert.tools import tools_to_chat, unknown_tools
-    from trajkit.convert.view import BranchError, active_branch, condensed_view, full_view
-    from trajkit.events import SystemPromptEvent
-    from trajkit.events.llm_messages import events_to_messages
-
-    try:
-        branch = active_branch(
-            events,
-            leaf_event_id=state.leaf_event_id if state else None,
-            head_is_empty=bool(state and state.head_is_empty),
-        )
-    except BranchError as exc:
-        where = conv_path / "base_state.json" if conv_path else Path(loaded.conversation_id)
-        pointer = "/leaf_event_id"
-        if exc.index is not None:
-            pointer = "/parent_id"
-            if loaded.paths is not None:
-                where = loaded.paths[exc.index]
-        raise InputError(where, pointer, str(exc)) from None
-    selected = condensed_view(branch) if view == "condensed" else full_view(branch)
     cache = loaded.llm_messages
 
     def message_of(event: LLMConvertibleEvent) -> Message:
         message = cache.get(id(event))  # events of `loaded` stay alive, so ids are theirs
         return event.to_llm_message() if message is None else message
 
-    messages, found = fix_dangling(events_to_messages(selected, message_of=message_of), "drop")
-    definitions = next((e.tools for e in branch if isinstance(e, SystemPromptEvent)), [])
-    llm = state.agent.llm.model_dump() if state else {}
-    chat = messages_to_chat(messages, **chat_options_from_llm(llm))
-    tools = tools_to_chat(definitions)
-    problems = [d.describe() for d in found]
-    problems += [
-        f"tool {n!r}: parameter schema unknown, sent as an open object"
-        for n in unknown_tools(definitions)
-    ]
-    return messages, chat, tools, problems
+    try:
+        prepared = conversion.prepare_messages(
+            events, state=loaded.state, options=options, message_of=message_of
+        )
+    except BranchError as exc:
+        base_state = conv_path / "base_state.json" if conv_path else Path(loaded.conversation_id)
+        raise conversion.branch_input_error(
+            exc, events, base_state_path=base_state, event_paths=loaded.paths, files=loaded.files
+        ) from None
+    one_each, chat = conversion.chat_messages(prepared)
+    return prepared.messages, one_each, chat, tools_to_chat(prepared.tools), prepared.problems
 
 
 def _trl_message(message: Message, chat: Mapping[str, Any]) -> dict[str, Any]:

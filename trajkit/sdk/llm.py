@@ -47,6 +47,7 @@ from trajkit.events import (
 from trajkit.sdk.metrics import Metrics, TokenUsage
 
 if TYPE_CHECKING:
+    from trajkit.convert.options import FormatOptions
     from trajkit.sdk.tool import RuntimeTool
 
 __all__ = ["LLM", "LLMError", "LLMResponse"]
@@ -289,19 +290,18 @@ class LLM(BaseModel):
             return override
         return bool(self._info().get("supports_vision", True))
 
-    def _chat_options(self) -> dict[str, Any]:
-        from trajkit.convert import chat_options_from_llm
+    def _chat_options(self) -> FormatOptions:
+        from trajkit.convert import FormatOptions
 
-        opts = chat_options_from_llm(self.model_dump(exclude_none=True))
-        opts["vision"] = self.vision_is_active()
-        return opts
+        config = self.model_dump(exclude_none=True)
+        return FormatOptions.from_llm(config, vision=self.vision_is_active())
 
     # -- formatting (delegated to trajkit.convert) -----------------------------------
     def format_messages_for_llm(self, messages: Sequence[Message]) -> list[dict[str, Any]]:
         """Chat Completions ``messages`` for ``messages``, as they are sent."""
         from trajkit.convert import messages_to_chat
 
-        return messages_to_chat(messages, **self._chat_options())
+        return messages_to_chat(messages, self._chat_options())
 
     def format_messages_for_responses(
         self, messages: Sequence[Message]
