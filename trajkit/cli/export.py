@@ -17,17 +17,7 @@ from pathlib import Path
 import click
 
 from trajkit.cli._options import PATH_OR_URL, engine_options, paths_argument
-
-_STATUSES = (
-    "idle",
-    "running",
-    "paused",
-    "waiting_for_confirmation",
-    "finished",
-    "error",
-    "stuck",
-    "deleting",
-)
+from trajkit.events.state import EXECUTION_STATUSES  # loaded only when `export` is used
 
 
 def _parse_time(value: str | None, *, end: bool) -> datetime | None:
@@ -54,7 +44,7 @@ def _parse_time(value: str | None, *, end: bool) -> datetime | None:
 @click.option("--overwrite", is_flag=True, help="Start over: remove an earlier export in OUT_DIR.")
 @click.option("--no-redact", is_flag=True, help="Keep secrets and API-key-looking strings.")
 @click.option("--from-v0", is_flag=True, help="Inputs are OpenHands V0 trajectories (migrated).")
-@click.option("--status", multiple=True, type=click.Choice(_STATUSES), help="Keep this status (repeatable).")  # fmt: skip
+@click.option("--status", multiple=True, type=click.Choice(EXECUTION_STATUSES), help="Keep this status (repeatable).")  # fmt: skip
 @click.option("--model", multiple=True, help="Keep this model: name, name without provider, or glob.")  # fmt: skip
 @click.option("--since", help="Keep conversations started at or after this date/time.")
 @click.option("--until", help="Keep conversations started before this date/time (a date: through that day).")  # fmt: skip

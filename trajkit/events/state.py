@@ -8,7 +8,7 @@ fields; the SDK itself ignores unknown top-level keys).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import orjson
 
@@ -24,6 +24,8 @@ ExecutionStatus = Literal[
     "stuck",
     "deleting",
 ]
+EXECUTION_STATUSES: tuple[str, ...] = get_args(ExecutionStatus)
+"""Every run status, in the SDK's order (the one list: the CLI's choices, the runtime's enum)."""
 REDACTED = "**********"
 """How the SDK writes a secret without a cipher."""
 

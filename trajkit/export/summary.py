@@ -181,34 +181,11 @@ def _response_ids(events: Sequence[Event]) -> int:
     return len(ids)
 
 
-_TOKEN_FIELDS = (
-    "prompt_tokens",
-    "completion_tokens",
-    "cache_read_tokens",
-    "cache_write_tokens",
-    "reasoning_tokens",
-)
-
-
 def _usage(state: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Cost, token totals and LLM call count summed over every usage id of `stats`."""
-    out: dict[str, Any] = {"accumulated_cost": None, "n_llm_calls": 0}
-    out.update(dict.fromkeys(_TOKEN_FIELDS))
-    stats = state.get("stats") if isinstance(state, Mapping) else None
-    metrics = stats.get("usage_to_metrics") if isinstance(stats, Mapping) else None
-    if not isinstance(metrics, Mapping):
-        return out
-    for m in metrics.values():
-        if not isinstance(m, Mapping):
-            continue
-        cost = m.get("accumulated_cost")
-        if isinstance(cost, int | float):
-            out["accumulated_cost"] = (out["accumulated_cost"] or 0.0) + float(cost)
-        latencies = m.get("response_latencies")
-        out["n_llm_calls"] += len(latencies) if isinstance(latencies, list) else 0
-        usage = m.get("accumulated_token_usage")
-        if isinstance(usage, Mapping):
-            for key in _TOKEN_FIELDS:
-                if isinstance(usage.get(key), int):
-                    out[key] = (out[key] or 0) + usage[key]
+    """Cost, token totals and LLM call count (`trajkit.events.state.usage_totals`)."""
+    from trajkit.store.usage import USAGE_TOKEN_FIELDS, usage_totals
+
+    usage = usage_totals(state)
+    out: dict[str, Any] = {"accumulated_cost": usage.cost, "n_llm_calls": usage.n_llm_calls}
+    out.update((key, getattr(usage, key)) for key in USAGE_TOKEN_FIELDS)
     return out

@@ -34,7 +34,11 @@ __all__ = ["ConversationExecutionStatus", "ConversationState", "LocalWorkspace"]
 
 
 class ConversationExecutionStatus(StrEnum):
-    """Where a conversation's run stands."""
+    """Where a conversation's run stands.
+
+    The named members of ``trajkit.events.state.EXECUTION_STATUSES`` (the one list; mypy needs
+    the members spelled out, and tests/views/test_totals_agree.py checks they are that list).
+    """
 
     IDLE = "idle"
     RUNNING = "running"

@@ -435,15 +435,9 @@ def _dig(data: dict[str, Any], *keys: str) -> Any:
 
 
 def _total_cost(state: dict[str, Any]) -> float | None:
-    metrics = _dig(state, "stats", "usage_to_metrics")
-    if not isinstance(metrics, dict):
-        return None
-    costs = [
-        m["accumulated_cost"]
-        for m in metrics.values()
-        if isinstance(m, dict) and isinstance(m.get("accumulated_cost"), int | float)
-    ]
-    return float(sum(costs)) if costs else None
+    from trajkit.store.usage import usage_totals
+
+    return usage_totals(state).cost
 
 
 def _str_or_none(value: Any) -> str | None:

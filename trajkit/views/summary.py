@@ -83,21 +83,21 @@ class Totals:
 
 
 def conversation_totals(state: BaseState | None) -> Totals:
-    """Sum `stats.usage_to_metrics.*` (tokens, cost) and read the model and status."""
+    """Tokens and cost (`trajkit.events.state.usage_totals`), the model and the status."""
+    from trajkit.store.usage import usage_totals
+
     if state is None:
         return Totals()
-    totals = Totals(model=state.agent.llm.model, status=state.execution_status)
-    metrics = state.stats.usage_to_metrics if state.stats is not None else None
-    for m in (metrics or {}).values():
-        if m.accumulated_cost is not None:
-            totals.cost = (totals.cost or 0.0) + m.accumulated_cost
-        tu = m.accumulated_token_usage
-        if tu is not None:
-            totals.prompt_tokens += tu.prompt_tokens or 0
-            totals.completion_tokens += tu.completion_tokens or 0
-            totals.cache_read_tokens += tu.cache_read_tokens or 0
-            totals.reasoning_tokens += tu.reasoning_tokens or 0
-    return totals
+    usage = usage_totals(state)  # the one sum, as `ls` and `export`
+    return Totals(
+        model=state.agent.llm.model,
+        status=state.execution_status,
+        prompt_tokens=usage.prompt_tokens or 0,
+        completion_tokens=usage.completion_tokens or 0,
+        cache_read_tokens=usage.cache_read_tokens or 0,
+        reasoning_tokens=usage.reasoning_tokens or 0,
+        cost=usage.cost,
+    )
 
 
 # -- ls ------------------------------------------------------------------------------------------
