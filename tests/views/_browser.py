@@ -134,7 +134,8 @@ class Page:
         raise TimeoutError(f"never true: {expression}")
 
     def open(self, url: str) -> None:
-        """Navigate and wait for the load event."""
+        """Navigate and wait for the load event (events recorded before are forgotten)."""
+        self.events.clear()
         self.send("Page.enable")
         self.send("Network.enable")
         self.send("Page.navigate", url=url)
@@ -168,6 +169,23 @@ class Page:
             " return {x: r.left + r.width / 2, y: r.top + r.height / 2}; })()"
         )
         self.click_at(rect["x"], rect["y"])
+
+    def set_viewport(self, width: int, height: int, *, mobile: bool = False) -> None:
+        """Emulate a screen of `width` x `height` CSS pixels (a phone with `mobile`)."""
+        self.send(
+            "Emulation.setDeviceMetricsOverride",
+            width=width,
+            height=height,
+            deviceScaleFactor=2 if mobile else 1,
+            mobile=mobile,
+        )
+
+    def set_color_scheme(self, scheme: str) -> None:
+        """Emulate the system's `light` or `dark` setting (prefers-color-scheme)."""
+        self.send(
+            "Emulation.setEmulatedMedia",
+            features=[{"name": "prefers-color-scheme", "value": scheme}],
+        )
 
     def type_text(self, text: str) -> None:
         """Type into the focused element (fires input events)."""

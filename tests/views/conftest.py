@@ -14,11 +14,13 @@ import json
 import struct
 import uuid
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.support import fixtures as fx
+from tests.views._browser import Browser, Page, find_chromium
 from trajkit.events import (
     ActionEvent,
     AgentErrorEvent,
@@ -196,3 +198,106 @@ def conversation(tmp_path: Path) -> Path:
 def broken_conversation(tmp_path: Path) -> Path:
     """The synthetic conversation with an unreadable event file at index 3."""
     return make_conversation(tmp_path / "6d3c1b2a4f6e48d79a0b1c2d3e4f5a6b", broken=True)
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
+    """One headless Chromium per test module (skips when none is installed)."""
+    binary = find_chromium()
+    if binary is None:
+        pytest.skip("chromium is not installed (apt-get install -y chromium; .ci/run does it)")
+    b = Browser(binary, tmp_path_factory.mktemp("chromium-profile"))
+    yield b
+    b.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    """A fresh tab."""
+    p = browser.new_page()
+    yield p
+    p.close()
+
+
+UNIQUE_WORD = "zanzibarquokka"
+"""Occurs in one conversation of `make_corpus` only."""
+MARKDOWN_TEXT = (
+    "Done. **Fixed** the bug:\n\n- first item\n- `code` item\n\n"
+    "<script>alert(1)</script> <img src=x onerror=alert(2)> [link](javascript:alert(3))"
+)
+
+
+def write_conversation(
+    folder: Path, events: list, *, model: str | None = None, status: str | None = None
+) -> Path:
+    """A V1 conversation of `events` (base_state from b_terminal, model/status replaced)."""
+    events_dir = folder / "events"
+    events_dir.mkdir(parents=True)
+    state = json.loads((fx.sdk_conversation("b_terminal") / "base_state.json").read_text())
+    state["id"] = str(uuid.UUID(hex=folder.name))
+    state.pop("leaf_event_id", None)
+    if model:
+        state["agent"]["llm"]["model"] = model
+    if status:
+        state["execution_status"] = status
+    (folder / "base_state.json").write_text(json.dumps(state))
+    for index, event in enumerate(events):
+        (events_dir / event_file_name(index, event.id)).write_text(dump_event(event))
+    return folder
+
+
+def failing_command_events(word: str = "") -> list:
+    """User asks, the agent runs a command that exits 2, then answers in Markdown."""
+    action = ActionEvent(
+        thought=[TextContent(text="Run the tests.")],
+        action=TerminalAction(command="pytest -q"),
+        tool_name="terminal",
+        tool_call_id="call_f",
+        tool_call=_call("terminal", "call_f", {"command": "pytest -q"}),
+        llm_response_id="resp-f1",
+    )
+    obs = ObservationEvent(
+        tool_name="terminal",
+        tool_call_id="call_f",
+        action_id=action.id,
+        observation=TerminalObservation(
+            content=[TextContent(text="1 failed")], command="pytest -q", exit_code=2
+        ),
+    )
+    return [
+        SystemPromptEvent(system_prompt=TextContent(text="You are a test agent."), tools=[]),
+        MessageEvent(
+            source="user",
+            llm_message=Message(
+                role="user", content=[TextContent(text=f"Run the tests please {word}".strip())]
+            ),
+        ),
+        action,
+        obs,
+        MessageEvent(
+            source="agent",
+            llm_message=Message(role="assistant", content=[TextContent(text=MARKDOWN_TEXT)]),
+            llm_response_id="resp-f2",
+        ),
+    ]
+
+
+def make_corpus(root: Path) -> dict[str, Path]:
+    """Three conversations: `errors` (make_conversation), `unique` (claude, status error, a
+    failing command, the unique word) and `plain` (the failing command, gpt-4o-mini, running)."""
+    root.mkdir(parents=True, exist_ok=True)
+    return {
+        "errors": make_conversation(root / "1a2b3c4d5e6f47a8b9c0d1e2f3a4b5c6"),
+        "unique": write_conversation(
+            root / "2a2b3c4d5e6f47a8b9c0d1e2f3a4b5c6",
+            failing_command_events(UNIQUE_WORD),
+            model="anthropic/claude-sonnet-4",
+            status="error",
+        ),
+        "plain": write_conversation(
+            root / "3a2b3c4d5e6f47a8b9c0d1e2f3a4b5c6",
+            failing_command_events()[:2],
+            model="openai/gpt-4o-mini",
+            status="running",
+        ),
+    }

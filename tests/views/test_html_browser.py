@@ -10,14 +10,13 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from tests.support.fixtures import REPO
-from tests.views._browser import Browser, Page, find_chromium
+from tests.views._browser import Page, find_chromium
 from tests.views.conftest import AGENT_TEXT, HTTP_IMAGE, LONG_LINES, USER_TEXT, build_events
 from trajkit.cli import main
 from trajkit.events import (
@@ -37,21 +36,6 @@ pytestmark = pytest.mark.skipif(
     CHROMIUM is None,
     reason="chromium is not installed (apt-get install -y chromium; .ci/run does it as root)",
 )
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
-    assert CHROMIUM is not None
-    b = Browser(CHROMIUM, tmp_path_factory.mktemp("chromium-profile"))
-    yield b
-    b.close()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    p = browser.new_page()
-    yield p
-    p.close()
 
 
 def write_report(folder: Path, out: Path) -> Path:

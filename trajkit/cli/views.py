@@ -154,23 +154,31 @@ def _empty(loaded: Any) -> list[str]:
 
 
 @click.command("view")
-@click.argument("path", type=click.Path(path_type=Path), metavar="DIR")
+@click.argument("path", type=click.Path(path_type=Path), metavar="PATH")
 @click.option(
     "-o",
     "--output",
     type=click.Path(path_type=Path),
     default=None,
-    help="HTML file to write (default: <conversation folder name>.html).",
+    help="HTML file to write (default: <conversation folder name>.html); for a folder of many "
+    "conversations, the site folder (default: <folder name>-site/).",
 )
-@click.option("--overwrite", is_flag=True, help="Replace the output file if it exists.")
+@click.option("--overwrite", is_flag=True, help="Replace the output if it exists.")
 def view_command(path: Path, output: Path | None, overwrite: bool) -> None:
-    """Write one self-contained HTML report of a conversation (no network, no external assets)."""
+    """Write one self-contained HTML report of a conversation (no network, no external assets).
+
+    PATH holding many conversations gives a static site: index.html (sortable, filterable,
+    searchable) and one report per conversation, all opening from disk.
+    """
     from trajkit.cli._output import display_path
     from trajkit.errors import OutputExists
     from trajkit.store import atomic_write
     from trajkit.views.html import conversation_to_html
-    from trajkit.views.load import load_conversation
+    from trajkit.views.load import holds_many, load_conversation
 
+    if holds_many(path):
+        _write_site(path, output, overwrite)
+        return
     out = output if output is not None else Path(f"{path.resolve().name}.html")
     if out.exists() and not overwrite:
         raise OutputExists(out)
@@ -178,3 +186,19 @@ def view_command(path: Path, output: Path | None, overwrite: bool) -> None:
     atomic_write(out, conversation_to_html(loaded).encode("utf-8"))
     click.echo(f"wrote {display_path(out)} ({len(loaded.items):,} events)")
     sys.exit(_report_skipped([*loaded.problems, *_empty(loaded)]))
+
+
+def _write_site(path: Path, output: Path | None, overwrite: bool) -> None:
+    from trajkit.cli._output import display_path
+    from trajkit.errors import OutputExists
+    from trajkit.views.site import write_site
+
+    out = output if output is not None else Path(f"{path.resolve().name}-site")
+    if out.exists() and (not out.is_dir() or any(out.iterdir())) and not overwrite:
+        raise OutputExists(out)
+    report = write_site([path], out)
+    click.echo(
+        f"wrote {display_path(out / 'index.html')} and {report.pages:,} conversation "
+        f"page{'s' if report.pages != 1 else ''}"
+    )
+    sys.exit(_report_skipped(report.problems))

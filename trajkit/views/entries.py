@@ -15,6 +15,11 @@ as JSON in the HTML report), so the two renderers agree on what each event shows
 - `usage` is set on the first event of each LLM response: its tokens, cost and latency from
   `base_state.json` stats, matched by response id (`token_usages[].response_id`; `costs[]`
   carry no id and are matched by position when both lists have the same length).
+- `error` marks tool errors, agent and run errors, rejections, failed hooks and terminal
+  results whose `exit_code` is not 0 (a command that failed is an error to the reader).
+- timing: `run_s` on a tool result is its tool's run time (call to result); `add_step_times()`
+  sets `step_s` on the first event of each LLM response: from the event before it (when the
+  LLM was asked) to the last result of the calls it made.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ import difflib
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from trajkit.events import (
@@ -63,7 +70,17 @@ if TYPE_CHECKING:
     from trajkit.events import BaseState
     from trajkit.views.load import Broken
 
-__all__ = ["CodeBlock", "Entry", "Usage", "event_to_entry", "iter_entries", "usage_by_response"]
+__all__ = [
+    "CodeBlock",
+    "Entry",
+    "Usage",
+    "add_step_times",
+    "event_to_entry",
+    "iter_entries",
+    "seconds_between",
+    "unified_diff",
+    "usage_by_response",
+]
 
 
 @dataclass
@@ -117,6 +134,9 @@ class Entry:
     response_id: str | None = None
     usage: Usage | None = None
     raw: str | None = None
+    exit_code: int | None = None
+    run_s: float | None = None
+    step_s: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able values (shallow: `dataclasses.asdict` deep-copies, 4x slower)."""
@@ -163,6 +183,7 @@ def iter_entries(
     """Entries for `(position, event)` pairs; usage goes on the first event of each response."""
     usage = usage or {}
     seen: set[str] = set()
+    called: dict[str, str] = {}
     for index, item in items:
         if not isinstance(item, Event):
             yield Entry(
@@ -182,7 +203,49 @@ def iter_entries(
         if rid and rid not in seen:
             seen.add(rid)
             entry.usage = usage.get(rid)
+        if entry.call_id:
+            if entry.role == "action":
+                called.setdefault(entry.call_id, entry.time)
+            elif entry.call_id in called:
+                entry.run_s = seconds_between(called[entry.call_id], entry.time)
         yield entry
+
+
+def add_step_times(entries: list[Entry]) -> None:
+    """Set `step_s` on the first event of each LLM response (see the module docstring)."""
+    first: dict[str, int] = {}
+    calls: dict[str, str] = {}
+    end: dict[str, str] = {}
+    for pos, e in enumerate(entries):
+        rid = e.response_id
+        if rid and e.role in ("action", "agent") and rid not in first:
+            first[rid] = pos
+        if rid and rid in first:
+            end[rid] = e.time
+            if e.call_id:
+                calls[e.call_id] = rid
+        elif e.call_id in calls and e.role != "action":
+            end[calls[e.call_id]] = e.time
+    for rid, pos in first.items():
+        start = entries[pos - 1].time if pos > 0 else entries[pos].time
+        entries[pos].step_s = seconds_between(start, end.get(rid, entries[pos].time))
+
+
+@lru_cache(maxsize=4096)
+def _instant(timestamp: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(timestamp)
+    except ValueError:
+        return None
+
+
+def seconds_between(first: str | None, last: str | None) -> float | None:
+    """Seconds from one ISO timestamp to another; None when either is missing or unreadable."""
+    a = _instant(first) if first else None
+    b = _instant(last) if last else None
+    if a is None or b is None or (a.tzinfo is None) != (b.tzinfo is None):
+        return None
+    return max(0.0, (b - a).total_seconds())
 
 
 def event_to_entry(index: int, event: Event) -> Entry:
@@ -265,6 +328,9 @@ def _fill_observation(entry: Entry, ev: Any) -> None:
     entry.error = obs.is_error
     if isinstance(obs, TerminalObservation):
         entry.text = obs.llm_text()
+        code = obs.exit_code if obs.exit_code is not None else obs.metadata.exit_code
+        entry.exit_code = code if code != -1 or obs.exit_code is not None else None
+        entry.error = entry.error or (entry.exit_code is not None and entry.exit_code != 0)
         if obs.timeout:
             entry.notes.append("timed out")
     else:
@@ -385,7 +451,9 @@ def _file_edit_blocks(action: FileEditorAction) -> list[CodeBlock]:
     if action.command == "str_replace":
         return [
             CodeBlock(
-                f"edit {path}", "diff", _diff(action.old_str or "", action.new_str or "", path)
+                f"edit {path}",
+                "diff",
+                unified_diff(action.old_str or "", action.new_str or "", path),
             )
         ]
     if action.command == "insert" and action.new_str is not None:
@@ -405,10 +473,13 @@ def _add_file_diff(entry: Entry, obs: FileEditorObservation) -> None:
     if old is None or new is None or old == new:
         return
     path = obs.path or "file"
-    entry.code.append(CodeBlock(f"file diff {path}", "diff", _diff(old, new, path), detail=True))
+    entry.code.append(
+        CodeBlock(f"file diff {path}", "diff", unified_diff(old, new, path), detail=True)
+    )
 
 
-def _diff(old: str, new: str, path: str) -> str:
+def unified_diff(old: str, new: str, path: str) -> str:
+    """A unified diff of one file's old and new text (`a<path>`/`b<path>` headers)."""
     lines = difflib.unified_diff(
         old.splitlines(keepends=True), new.splitlines(keepends=True), f"a{path}", f"b{path}", n=3
     )

@@ -1,25 +1,32 @@
-"""`trajkit view`: one self-contained HTML report of a conversation.
+"""`trajkit view`: one self-contained HTML report of a conversation (also `trajkit serve`'s page).
 
-The file needs nothing but itself: styles and script are inline, images are `data:` URLs
-already present in the events (an `http(s)` image is shown as a link and never loaded), and a
-Content-Security-Policy forbids every network fetch (`default-src 'none'; img-src data:`).
+The file needs nothing but itself: the stylesheet and script (`assets/report.css`,
+`assets/report.js`, package data) are inlined, images are `data:` URLs already present in the
+events (an `http(s)` image is shown as a link and never loaded), and a strict
+Content-Security-Policy forbids every network fetch and every script or style without the
+page's nonce (`default-src 'none'; script-src 'nonce-…'; style-src 'nonce-…'; img-src data:`).
 
 Design, so that a conversation of thousands of events opens fast:
-- The header (model, status, tokens, cost, problems) is static HTML written here.
+- The header (model, status, events, errors, duration, tokens, cost, outcome, the final diff)
+  is static HTML written here.
 - The events are embedded once, as JSON (`Entry` records from `entries.py`), in a
   `<script type="application/json">` block; `<` is written `\\u003c` so no text can close it.
 - The script renders one page of entries at a time (`PAGE_SIZE`), draws the timeline on a
-  canvas (one bar per event, coloured by role; a click jumps to the event), folds long texts to
-  their first lines behind a "Show all" button, and filters entries by the search box.
+  canvas, folds long texts, filters by the search box and the errors-only switch, and jumps
+  between errors.
 - Code is highlighted here with pygments (terminal commands, created files by their name, edits
-  as unified diffs from difflib, JSON); the script only inserts the prepared HTML.
+  as unified diffs from difflib, JSON); agent Markdown is rendered here with markdown-it-py
+  (raw HTML disabled) and the result sanitised with nh3 (ammonia); the script only inserts
+  the prepared HTML.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import secrets
 from functools import lru_cache
+from importlib import resources
 from typing import Any
 
 from pygments import highlight
@@ -29,84 +36,155 @@ from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.lexers.special import TextLexer
 from pygments.util import ClassNotFound
 
-from trajkit.views._report_assets import REPORT_CSS, REPORT_JS
-from trajkit.views.entries import Entry, iter_entries, usage_by_response
+from trajkit.views.entries import (
+    Entry,
+    add_step_times,
+    iter_entries,
+    seconds_between,
+    usage_by_response,
+)
 from trajkit.views.load import LoadedConversation
 from trajkit.views.summary import conversation_totals
 
-__all__ = ["PAGE_SIZE", "conversation_to_html", "report_data"]
+__all__ = [
+    "PAGE_SIZE",
+    "asset",
+    "content_security_policy",
+    "conversation_to_html",
+    "entry_data",
+    "final_diff",
+    "markdown_to_html",
+    "new_nonce",
+    "report_data",
+]
 
 PAGE_SIZE = 100
 """Entries drawn per page."""
 _MAX_HIGHLIGHT = 200_000
 """Code longer than this (characters) is shown plain: highlighting it would only cost time."""
-_CSP = (
-    "default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
-    "script-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
-)
+_MAX_MARKDOWN = 100_000
+"""Agent text longer than this is shown plain."""
 
 
-def conversation_to_html(loaded: LoadedConversation) -> str:
-    """The whole report as one HTML document."""
-    data = report_data(loaded)
+def new_nonce() -> str:
+    """A fresh CSP nonce (128 random bits)."""
+    return secrets.token_urlsafe(16)
+
+
+def content_security_policy(nonce: str, *, connect: bool = False) -> str:
+    """The pages' policy: nothing but the page's own nonce-bearing script and styles."""
+    return (
+        f"default-src 'none'; img-src data:; style-src 'nonce-{nonce}'; "
+        f"script-src 'nonce-{nonce}'; connect-src {_SELF if connect else _NONE}; "
+        "base-uri 'none'; form-action 'none'"
+    )
+
+
+_SELF, _NONE = "'self'", "'none'"
+
+
+@lru_cache(maxsize=8)
+def asset(name: str) -> str:
+    """The text of a stylesheet or script shipped in `trajkit/views/assets/`."""
+    return resources.files("trajkit.views").joinpath("assets", name).read_text(encoding="utf-8")
+
+
+def conversation_to_html(
+    loaded: LoadedConversation,
+    *,
+    nonce: str | None = None,
+    back: str | None = None,
+    live: str | None = None,
+) -> str:
+    """The whole report as one HTML document.
+
+    `back` is a link to the index it belongs to (site or server); `live` the URL of the
+    server-sent events that carry new entries (the server sets it, with a per-request `nonce`).
+    """
+    nonce = nonce or new_nonce()
+    entries = list(iter_entries(loaded.items, usage_by_response(loaded.state)))
+    add_step_times(entries)
+    data = report_data(loaded, entries)
+    if live:
+        data["live"] = live
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
     title = f"trajkit · {loaded.id}"
+    csp = content_security_policy(nonce, connect=bool(live))
     return "".join(
         [
             '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n',
-            f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">\n',
+            f'<meta http-equiv="Content-Security-Policy" content="{csp}">\n',
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n',
             '<meta name="referrer" content="no-referrer">\n',
             f"<title>{html.escape(title)}</title>\n",
-            f"<style>\n{REPORT_CSS}\n{_pygments_css()}\n</style>\n</head>\n<body>\n",
-            _header_html(loaded),
+            f'<style nonce="{nonce}">\n{asset("theme.css")}\n{asset("report.css")}\n',
+            f"{pygments_css()}\n</style>\n",
+            "</head>\n<body>\n",
+            _header_html(loaded, entries, back=back, live=bool(live)),
             '<main id="transcript" aria-live="polite"></main>\n',
             '<nav class="pager" id="pager-bottom"></nav>\n',
             "<noscript><p>This report needs JavaScript to show the events.</p></noscript>\n",
             f'<script type="application/json" id="trajkit-data">{payload}</script>\n',
-            f"<script>\n{REPORT_JS}\n</script>\n</body>\n</html>\n",
+            f'<script nonce="{nonce}">\n{asset("report.js")}\n</script>\n</body>\n</html>\n',
         ]
     )
 
 
-def report_data(loaded: LoadedConversation) -> dict[str, Any]:
+def report_data(loaded: LoadedConversation, entries: list[Entry] | None = None) -> dict[str, Any]:
     """The JSON document the report's script reads: ids, page size and compact entries."""
-    usage = usage_by_response(loaded.state)
+    if entries is None:
+        entries = list(iter_entries(loaded.items, usage_by_response(loaded.state)))
+        add_step_times(entries)
     return {
         "id": loaded.id,
         "page_size": PAGE_SIZE,
         "total_events": loaded.total_events,
-        "entries": [_entry_data(e) for e in iter_entries(loaded.items, usage)],
+        "entries": [entry_data(e) for e in entries],
     }
 
 
-def _entry_data(entry: Entry) -> dict[str, Any]:
+def entry_data(entry: Entry) -> dict[str, Any]:
+    """One entry as the script reads it: highlighted code and rendered Markdown added."""
     data = entry.to_dict()
     data["code"] = [
         {**block, "html": _highlight(block["text"], block["language"])} for block in data["code"]
     ]
     if entry.usage is None:
         data.pop("usage")
+    if entry.text and entry.role in ("agent", "action") and len(entry.text) <= _MAX_MARKDOWN:
+        data["md"] = markdown_to_html(entry.text)
     # Leave out empty values: they are most keys of most entries, and the JS treats absent as empty.
-    return {k: v for k, v in data.items() if v not in (None, "", [], False) or k == "index"}
+    return {k: v for k, v in data.items() if v is not False and v not in (None, "", [])}
 
 
-def _header_html(loaded: LoadedConversation) -> str:
+def _header_html(
+    loaded: LoadedConversation, entries: list[Entry], *, back: str | None, live: bool
+) -> str:
     t = conversation_totals(loaded.state)
     esc = html.escape
-    facts = [
-        ("model", t.model or "?"),
-        ("status", t.status or "?"),
-        ("events", f"{loaded.total_events:,}"),
-        ("tokens", f"{t.prompt_tokens:,} prompt · {t.completion_tokens:,} completion"),
-        ("cost", f"${t.cost:.4f}" if t.cost is not None else "?"),
-        ("source", f"{loaded.path}" + ("" if loaded.origin == "v1" else f" ({loaded.origin})")),
+    n_errors = sum(1 for e in entries if e.error)
+    times = [e.time for e in entries if e.time]
+    duration = seconds_between(times[0], times[-1]) if times else None
+    facts: list[tuple[str, str, str]] = [
+        ("model", t.model or "?", ""),
+        ("status", t.status or "?", ""),
+        ("events", f'<span id="event-count">{loaded.total_events:,}</span>', "html"),
+        ("errors", f'<span id="error-count">{n_errors:,}</span>', "html"),
+        ("duration", _seconds(duration), ""),
+        ("tokens", f"{t.prompt_tokens:,} prompt · {t.completion_tokens:,} completion", ""),
+        ("cost", f"${t.cost:.4f}" if t.cost is not None else "?", ""),
     ]
+    if loaded.outcome:
+        facts.append(("outcome", loaded.outcome, ""))
+    facts.append(
+        ("source", f"{loaded.path}" + ("" if loaded.origin == "v1" else f" ({loaded.origin})"), "")
+    )
+    back_link = f'<a class="back" href="{esc(back)}">← all conversations</a>' if back else ""
     out = [
         '<header id="top">\n',
-        f'<h1>Conversation <code id="conversation-id">{esc(loaded.id)}</code></h1>\n',
+        f'<h1>{back_link}Conversation <code id="conversation-id">{esc(loaded.id)}</code></h1>\n',
         '<dl class="facts">',
-        *(f'<div class="fact fact-{k}"><dt>{k}</dt><dd>{esc(v)}</dd></div>' for k, v in facts),
+        *(_fact(k, v, kind, loaded.outcome, n_errors) for k, v, kind in facts),
         "</dl>\n",
     ]
     if loaded.problems:
@@ -115,13 +193,110 @@ def _header_html(loaded: LoadedConversation) -> str:
         out.append("</ul>\n")
     if loaded.total_events == 0:
         out.append('<p class="problems">This conversation has no events.</p>\n')
+    diff, label = final_diff(loaded, entries)
+    if diff:
+        out.append(
+            f'<details class="final-diff" id="final-diff"><summary>{esc(label)}</summary>'
+            f"{_highlight(diff, 'diff')}</details>\n"
+        )
     out.append(
-        '<div class="toolbar"><input id="search" type="search" placeholder="Search events… (/)" '
-        'aria-label="Search events" autocomplete="off"><span id="count"></span></div>\n'
+        '</header>\n<div id="bar">\n<div class="toolbar"><input id="search" type="search" '
+        'placeholder="Search events… (/)" aria-label="Search events" autocomplete="off">'
+        '<label class="errors-only"><input type="checkbox" id="errors-only"> errors only</label>'
+        '<button type="button" id="prev-error" title="Previous error (p)">◀ error</button>'
+        '<button type="button" id="next-error" title="Next error (n)">error ▶</button>'
+        '<span id="count"></span>'
+        + ('<span id="live-state">connecting…</span>' if live else "")
+        + "</div>\n"
         '<canvas id="timeline" height="28" aria-label="Timeline: one bar per event"></canvas>\n'
-        '<nav class="pager" id="pager-top"></nav>\n</header>\n'
+        '<nav class="pager" id="pager-top"></nav>\n</div>\n'
     )
     return "".join(out)
+
+
+def _fact(key: str, value: str, kind: str, outcome: str | None, n_errors: int) -> str:
+    cls = f"fact fact-{key}"
+    if key == "errors" and n_errors:
+        cls += " has"
+    if key == "outcome" and outcome:
+        cls += " good" if outcome == "resolved" else " bad"
+    shown = value if kind == "html" else html.escape(value)
+    return f'<div class="{cls}"><dt>{key}</dt><dd>{shown}</dd></div>'
+
+
+def final_diff(loaded: LoadedConversation, entries: list[Entry]) -> tuple[str, str]:
+    """The workspace's final change: the evaluation's `git_patch`, else the file editor's edits
+    folded into one diff per file (first content seen -> last); `("", "")` when there is none."""
+    if loaded.patch:
+        return loaded.patch.rstrip("\n"), "final patch (git_patch of the evaluation record)"
+    from trajkit.events import FileEditorObservation, ObservationEvent
+    from trajkit.views.entries import unified_diff
+
+    first: dict[str, str] = {}
+    last: dict[str, str] = {}
+    for _, ev in loaded.items:
+        if not isinstance(ev, ObservationEvent):
+            continue
+        obs = ev.observation
+        if not isinstance(obs, FileEditorObservation) or obs.path is None:
+            continue
+        if obs.old_content is not None:
+            first.setdefault(obs.path, obs.old_content)
+        if obs.new_content is not None:
+            last[obs.path] = obs.new_content
+    diffs = [
+        unified_diff(first.get(path, ""), new, path)
+        for path, new in last.items()
+        if first.get(path, "") != new
+    ]
+    if not diffs:
+        return "", ""
+    n = len(diffs)
+    return "\n".join(diffs), f"final diff of the files edited ({n} file{'s' if n != 1 else ''})"
+
+
+def markdown_to_html(text: str) -> str:
+    """Markdown (CommonMark + tables + strikethrough, raw HTML off) as sanitised HTML."""
+    import nh3
+
+    return str(
+        nh3.clean(
+            _markdown().render(text),
+            tags=_MD_TAGS,
+            attributes={
+                "a": {"href", "title"},
+                "code": {"class"},
+                "th": {"align"},
+                "td": {"align"},
+            },
+            url_schemes={"http", "https", "mailto"},
+            link_rel="noopener noreferrer nofollow",
+        )
+    )
+
+
+_MD_TAGS = {
+    "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "em", "del", "s", "code",
+    "pre", "blockquote", "ul", "ol", "li", "a", "table", "thead", "tbody", "tr", "th", "td",
+}  # fmt: skip
+
+
+@lru_cache(maxsize=1)
+def _markdown() -> Any:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(
+        ["table", "strikethrough"]
+    )
+
+
+def _seconds(s: float | None) -> str:
+    if s is None:
+        return "?"
+    if s < 60:
+        return f"{s:.1f} s"
+    m, sec = divmod(round(s), 60)
+    return f"{m} min {sec} s" if m < 60 else f"{m // 60} h {m % 60} min"
 
 
 def _highlight(text: str, language: str) -> str:
@@ -146,5 +321,8 @@ def _lexer(language: str) -> Lexer:
 
 
 @lru_cache(maxsize=1)
-def _pygments_css() -> str:
-    return str(HtmlFormatter(style="default").get_style_defs(".hl"))
+def pygments_css() -> str:
+    """Highlighting styles: pygments' default, and github-dark under the dark theme."""
+    light = HtmlFormatter(style="default").get_style_defs(".hl")
+    dark = HtmlFormatter(style="github-dark").get_style_defs(".hl")
+    return f"{light}\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}"

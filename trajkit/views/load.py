@@ -22,8 +22,16 @@ from trajkit.store.layout import is_conversation_folder
 
 if TYPE_CHECKING:
     from trajkit.events import BaseState, Event
+    from trajkit.migrate import MigratedConversation
 
-__all__ = ["Broken", "LoadedConversation", "load_conversation"]
+__all__ = [
+    "Broken",
+    "LoadedConversation",
+    "eval_outcome",
+    "holds_many",
+    "load_conversation",
+    "migrated_to_loaded",
+]
 
 
 @dataclass(frozen=True)
@@ -54,6 +62,31 @@ class LoadedConversation:
     """What was skipped, one `path:pointer: message` line each."""
     origin: str = "v1"
     """`v1`, or `v0 (<container>)` when migrated in memory."""
+    outcome: str | None = None
+    """An evaluation record's verdict (`resolved`, `not resolved`, `error: …`), when there is one."""
+    patch: str | None = None
+    """An evaluation record's final `git_patch`, when there is one."""
+
+
+def eval_outcome(record: dict[str, object] | None) -> tuple[str | None, str | None]:
+    """`(outcome, git_patch)` of an evaluation record (`test_result`, `report`, `error`)."""
+    if not isinstance(record, dict):
+        return None, None
+    result = record.get("test_result")
+    result = result if isinstance(result, dict) else {}
+    report = (
+        result.get("report") if isinstance(result.get("report"), dict) else record.get("report")
+    )
+    patch = result.get("git_patch")
+    patch = patch if isinstance(patch, str) and patch.strip() else None
+    for source in (result, report if isinstance(report, dict) else {}, record):
+        resolved = source.get("resolved")
+        if isinstance(resolved, bool):
+            return ("resolved" if resolved else "not resolved"), patch
+    error = record.get("error")
+    if isinstance(error, str) and error:
+        return f"error: {error[:200]}", patch
+    return None, patch
 
 
 def load_conversation(
@@ -84,6 +117,16 @@ def load_conversation(
         "not a conversation: expected a V1 folder holding base_state.json or events/, "
         "or a V0 trajectory (trajectory.json, a session folder, output.jsonl)",
     )
+
+
+def holds_many(path: str | os.PathLike[str]) -> bool:
+    """Whether `path` is a folder of several conversations (not one conversation)."""
+    p = Path(path)
+    if not p.is_dir() or is_conversation_folder(p) or _v0_container(p) is not None:
+        return False
+    if _only_v1_conversation(p) is not None:
+        return False
+    return bool(_count_inside(p, limit=2))
 
 
 def _only_v1_conversation(path: Path) -> Path | None:
@@ -170,7 +213,19 @@ def _load_v0(path: Path, container: str, event_range: tuple[int, int | None]) ->
             f"{path}:: holds {extra + 1} trajectories; only the first is shown "
             "(`trajkit migrate` writes each one to its own folder)"
         )
+    return migrated_to_loaded(path, found, container, event_range, problems)
+
+
+def migrated_to_loaded(
+    path: Path,
+    found: MigratedConversation,
+    container: str,
+    event_range: tuple[int, int | None] = (0, None),
+    problems: list[str] | None = None,
+) -> LoadedConversation:
+    """A V0 trajectory migrated in memory, as views see it (with its evaluation outcome)."""
     start, stop = event_range
+    outcome, patch = eval_outcome(found.sidecar.get("metadata"))
     return LoadedConversation(
         path=path,
         id=found.id,
@@ -181,6 +236,8 @@ def _load_v0(path: Path, container: str, event_range: tuple[int, int | None]) ->
             if pos >= start and (stop is None or pos <= stop)
         ],
         total_events=len(found.events),
-        problems=problems,
+        problems=problems or [],
         origin=f"v0 {container}",
+        outcome=outcome,
+        patch=patch,
     )

@@ -172,10 +172,16 @@ def _title(entry: Entry) -> Rule:
         label += f" · {entry.title}"
     if entry.error and entry.role == "observation":
         label += " · ERROR"
+    if entry.exit_code is not None and entry.exit_code != 0:
+        label += f" · exit {entry.exit_code}"
+    if entry.run_s is not None:
+        label += f" · ran {entry.run_s:.1f}s"
     if entry.time:
         label += f" · {_clock(entry.time)}"
     if entry.usage is not None:
         label += f" · {_usage(entry.usage)}"
+        if entry.usage.latency is not None:
+            label += f" · LLM {entry.usage.latency:.1f}s"
     return Rule(Text(label, style=style), align="left", style=style if entry.error else "dim")
 
 

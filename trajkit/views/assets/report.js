@@ -1,92 +1,46 @@
-"""The HTML report's inline stylesheet and script (see `html.py` for the design).
-
-The script reads `#trajkit-data` (`{id, page_size, total_events, entries: [Entry...]}`), then:
-- renders one page of entries into `#transcript` (escaping every text; code arrives as
-  prepared, highlighted HTML), with pagers above and below;
-- folds texts longer than `FOLD_LINES` lines or `FOLD_CHARS` characters behind a
-  `button.expand` ("Show all N lines"), which swaps in the full text (and back);
-- draws `#timeline` (a canvas, one bar per event coloured by role, the current page outlined);
-  a click jumps to the event under the pointer;
-- filters by `#search` (case-insensitive substring over title, text, reasoning, arguments,
-  code, notes and raw JSON), marks the matches and shows the count in `#count`;
-- follows `#e<index>` links (timeline, "result of #N") across pages.
-"""
-
-REPORT_CSS = r"""
-:root { --fg:#1f2328; --muted:#656d76; --line:#d0d7de; --bg:#ffffff; --soft:#f6f8fa;
-  --user:#2563eb; --agent:#16a34a; --action:#d97706; --obs:#6b7280; --err:#dc2626;
-  --cond:#9333ea; --sys:#1e3a8a; --status:#9ca3af; --unknown:#0891b2; }
-* { box-sizing: border-box; }
-body { margin:0; font:14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color:var(--fg); background:var(--bg); }
-header#top { position:sticky; top:0; z-index:2; background:var(--bg); border-bottom:1px solid var(--line); padding:10px 18px 6px; }
-h1 { font-size:17px; margin:0 0 6px; }
-h1 code { font-size:14px; color:var(--muted); }
-dl.facts { display:flex; flex-wrap:wrap; gap:4px 18px; margin:0 0 6px; }
-.fact { display:flex; gap:6px; } .fact dt { color:var(--muted); } .fact dd { margin:0; font-weight:600; }
-.fact-source dd { font-weight:400; font-family:ui-monospace, monospace; font-size:12px; }
-ul.problems, p.problems { color:var(--err); margin:4px 0; padding-left:18px; font-size:13px; }
-.toolbar { display:flex; align-items:center; gap:10px; margin:4px 0; }
-#search { width:min(420px, 60vw); padding:5px 8px; border:1px solid var(--line); border-radius:6px; font-size:14px; }
-#count { color:var(--muted); font-size:13px; }
-#timeline { display:block; width:100%; height:28px; cursor:pointer; background:var(--soft); border-radius:4px; }
-nav.pager { display:flex; gap:8px; align-items:center; justify-content:center; padding:6px; font-size:13px; color:var(--muted); }
-nav.pager button, button.expand { font:inherit; font-size:12px; padding:2px 10px; border:1px solid var(--line); background:var(--soft); border-radius:5px; cursor:pointer; }
-nav.pager button:disabled { opacity:.4; cursor:default; }
-main#transcript { max-width:1100px; margin:0 auto; padding:8px 18px 30px; }
-article.entry { border-left:4px solid var(--status); margin:10px 0; padding:4px 12px 6px; background:var(--bg); }
-article.entry:target, article.entry.flash { outline:2px solid #f59e0b; }
-.entry .meta { font-size:12px; color:var(--muted); display:flex; flex-wrap:wrap; gap:8px; align-items:baseline; }
-.entry .meta .who { font-weight:700; text-transform:uppercase; letter-spacing:.03em; }
-.entry .meta a.idx { color:var(--muted); text-decoration:none; font-family:ui-monospace, monospace; }
-.badge { background:var(--soft); border:1px solid var(--line); border-radius:10px; padding:0 7px; font-size:11px; }
-.role-user { border-color:var(--user); } .role-user .who { color:var(--user); }
-.role-agent { border-color:var(--agent); } .role-agent .who { color:var(--agent); }
-.role-action { border-color:var(--action); } .role-action .who { color:var(--action); }
-.role-observation { border-color:var(--obs); }
-.role-system { border-color:var(--sys); } .role-system .who { color:var(--sys); }
-.role-condensation { border-color:var(--cond); background:#faf5ff; } .role-condensation .who { color:var(--cond); }
-.role-unknown { border-color:var(--unknown); } .role-unknown .who { color:var(--unknown); }
-.role-status { border-color:var(--status); }
-.entry.error { border-color:var(--err); background:#fef2f2; } .entry.error .who { color:var(--err); }
-.bubble pre, pre.text { white-space:pre-wrap; word-break:break-word; margin:4px 0; font:inherit; }
-.role-observation pre.text, pre.raw, pre.plain { font:12.5px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; }
-.reasoning { color:var(--muted); font-style:italic; opacity:.85; }
-.reasoning pre.text { font-style:italic; }
-details { margin:4px 0; } details > summary { cursor:pointer; color:var(--muted); font-size:12.5px; }
-details.tool > summary b, details.output > summary b { color:var(--fg); }
-.code-label { font-size:12px; color:var(--muted); margin-top:4px; }
-div.hl { border:1px solid var(--line); border-radius:6px; background:var(--soft); overflow:auto; margin:3px 0; }
-div.hl pre, pre.plain { margin:0; padding:6px 10px; white-space:pre-wrap; word-break:break-word; font:12.5px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; }
-pre.plain { border:1px solid var(--line); border-radius:6px; background:var(--soft); }
-ul.notes { margin:2px 0; padding-left:18px; color:var(--muted); font-size:12.5px; }
-figure { margin:6px 0; } figure img { max-width:100%; max-height:480px; border:1px solid var(--line); border-radius:4px; }
-a.image-link { font-size:12.5px; }
-mark { background:#fde047; color:inherit; padding:0 1px; }
-.empty { color:var(--muted); text-align:center; padding:30px; }
-"""
-
-REPORT_JS = r"""
+// trajkit report: the script of `trajkit view` and of `trajkit serve`'s conversation page.
+// It reads #trajkit-data ({id, page_size, total_events, entries: [Entry...], live?}), then:
+// - renders one page of entries into #transcript (every text escaped; code and Markdown arrive
+//   as prepared, sanitised HTML), with pagers above and below;
+// - folds long texts behind a button.expand ("Show all N lines"), which swaps in the full text;
+// - draws #timeline (a canvas, one bar per event coloured by role, errors red, the current page
+//   outlined); a click jumps to the event under the pointer;
+// - filters by #search (case-insensitive substring) and by #errors-only, marks the matches;
+// - jumps to the next/previous error (#next-error/#prev-error, keys n and p);
+// - follows #e<index> links across pages;
+// - when DATA.live is set (trajkit serve), listens to its server-sent events and appends the
+//   entries of events written meanwhile.
 (function () {
 "use strict";
 var DATA = JSON.parse(document.getElementById("trajkit-data").textContent);
 var E = DATA.entries || [];
 var PAGE = DATA.page_size || 100;
 var FOLD_LINES = 30, FOLD_SHOW = 15, FOLD_CHARS = 4000;
-var COLORS = { user:"#2563eb", agent:"#16a34a", action:"#d97706", observation:"#9ca3af",
-  error:"#dc2626", rejection:"#dc2626", broken:"#dc2626", condensation:"#9333ea",
-  system:"#1e3a8a", status:"#d1d5db", unknown:"#0891b2" };
+var ROLE_VARS = { user:"--user", agent:"--agent", action:"--action", observation:"--obs",
+  condensation:"--cond", system:"--sys", status:"--status", unknown:"--unknown" };
 var main = document.getElementById("transcript");
 var search = document.getElementById("search");
 var count = document.getElementById("count");
 var canvas = document.getElementById("timeline");
+var errorsOnly = document.getElementById("errors-only");
+var errorCount = document.getElementById("error-count");
 var pagers = [document.getElementById("pager-top"), document.getElementById("pager-bottom")];
-var byCall = {}, byIndex = {};
-E.forEach(function (e, i) {
-  byIndex[e.index] = i;
-  if (e.role === "action" && e.call_id && !(e.call_id in byCall)) byCall[e.call_id] = i;
-});
-var view = E.map(function (_, i) { return i; });
-var page = 0, query = "", hay = null;
+var byCall = {}, byIndex = {}, errors = [];
+var view = [], page = 0, query = "", hay = [], colors = null;
+
+function index(from) {
+  for (var i = from; i < E.length; i++) {
+    var e = E[i];
+    byIndex[e.index] = i;
+    if (e.role === "action" && e.call_id && !(e.call_id in byCall)) byCall[e.call_id] = i;
+    if (e.error) errors.push(i);
+    hay.push(null);
+  }
+  if (errorCount) errorCount.textContent = errors.length.toLocaleString();
+  var fact = document.querySelector(".fact-errors");
+  if (fact) fact.classList.toggle("has", errors.length > 0);
+}
+index(0);
 
 function esc(s) {
   return String(s).replace(/[&<>"']/g, function (c) {
@@ -123,6 +77,11 @@ function textBlock(i, key, text, cls) {
   return '<div class="fold" data-open="0" data-cls="' + cls + '"><pre class="' + cls + '">' + mark(head(text)) + "</pre>" +
     foldButton(i, key, text) + "</div>";
 }
+// Markdown prepared (and sanitised) by the server; plain text while searching, so matches show.
+function mdBlock(i, e) {
+  if (e.md && !query && !isLong(e.text)) return '<div class="md">' + e.md + "</div>";
+  return textBlock(i, "text", e.text, "text");
+}
 // A code block: prepared highlighted HTML, folded to plain first lines when long.
 function codeBlock(i, k, c) {
   var label = c.label ? '<div class="code-label">' + mark(c.label) + "</div>" : "";
@@ -145,11 +104,30 @@ function images(e) {
   }).join("");
 }
 function clock(t) { return t && t.length >= 19 ? t.slice(0, 10) + " " + t.slice(11, 19) : (t || ""); }
+function secs(s) {
+  if (s == null) return "";
+  if (s < 1) return Math.round(s * 1000) + " ms";
+  if (s < 60) return s.toFixed(1) + " s";
+  var m = Math.floor(s / 60);
+  return m < 60 ? m + " min " + Math.round(s % 60) + " s" : Math.floor(m / 60) + " h " + (m % 60) + " min";
+}
+function badge(cls, text, title) {
+  return '<span class="badge ' + cls + '"' + (title ? ' title="' + esc(title) + '"' : "") + ">" + esc(text) + "</span>";
+}
 function usage(u) {
   if (!u) return "";
   var s = u.prompt_tokens.toLocaleString() + " in · " + u.completion_tokens.toLocaleString() + " out";
   if (u.cost != null) s += " · $" + u.cost.toFixed(4);
-  return '<span class="badge usage" title="LLM response ' + esc(u.response_id) + '">' + s + "</span>";
+  var h = badge("usage", s, "LLM response " + u.response_id);
+  if (u.latency != null) h += badge("latency", "LLM " + secs(u.latency), "LLM latency of this response");
+  return h;
+}
+function timing(e) {
+  var h = "";
+  if (e.step_s != null) h += badge("step", "step " + secs(e.step_s), "step duration: from the event before this step to its last tool result");
+  if (e.run_s != null) h += badge("run", "ran " + secs(e.run_s), "tool run time: from the call to this result");
+  if (e.exit_code != null) h += badge(e.exit_code === 0 ? "exit" : "exit exit-bad", "exit " + e.exit_code);
+  return h;
 }
 function who(e) {
   if (e.role === "action") return "tool call";
@@ -165,7 +143,7 @@ function renderEntry(i) {
     '<span class="who">' + esc(who(e)) + "</span>";
   if (e.tool) h += "<b>" + mark(e.tool) + "</b>";
   if (e.role === "condensation" || e.role === "error" || e.role === "rejection") h += "<span>" + mark(e.title) + "</span>";
-  h += "<time>" + esc(clock(e.time)) + "</time>" + usage(e.usage) + '<span class="kind">' + esc(e.kind) + "</span></div>";
+  h += "<time>" + esc(clock(e.time)) + "</time>" + usage(e.usage) + timing(e) + '<span class="kind">' + esc(e.kind) + "</span></div>";
   if (e.reasoning) h += '<details class="reasoning" open><summary>reasoning</summary>' + textBlock(i, "reasoning", e.reasoning, "text") + "</details>";
   if (e.role === "system") {
     h += '<details class="system"><summary>system prompt (' + e.text.length.toLocaleString() + " characters)</summary>" +
@@ -175,7 +153,7 @@ function renderEntry(i) {
     h += '<details class="output" open><summary>result' + (a ? ' of <a href="#e' + a.index + '">#' + a.index + "</a>" : "") +
       " <b>" + esc(e.tool || "") + "</b>" + (e.error ? " — error" : "") + "</summary>" + textBlock(i, "text", e.text || "", "text") + "</details>";
   } else if (e.text) {
-    h += '<div class="bubble">' + textBlock(i, "text", e.text, "text") + "</div>";
+    h += '<div class="bubble">' + mdBlock(i, e) + "</div>";
   }
   if (e.role === "action") {
     var inner = (e.code || []).map(function (c, k) { return codeBlock(i, k, c); }).join("");
@@ -202,12 +180,22 @@ function renderPager() {
 function render() {
   var first = page * PAGE, html = [];
   for (var n = first; n < Math.min(view.length, first + PAGE); n++) html.push(renderEntry(view[n]));
-  main.innerHTML = html.length ? html.join("") : '<p class="empty">' + (query ? "No event matches “" + esc(query) + "”." : "No events.") + "</p>";
+  var why = query ? "No event matches “" + esc(query) + "”" + (errorsOnly && errorsOnly.checked ? " among the errors." : ".")
+    : (errorsOnly && errorsOnly.checked ? "No errors." : "No events.");
+  main.innerHTML = html.length ? html.join("") : '<p class="empty">' + why + "</p>";
   renderPager();
   drawTimeline();
 }
+function palette() {
+  var css = getComputedStyle(document.documentElement), out = {};
+  Object.keys(ROLE_VARS).forEach(function (r) { out[r] = css.getPropertyValue(ROLE_VARS[r]).trim() || "#999"; });
+  out.error = css.getPropertyValue("--err").trim() || "#dc2626";
+  out.frame = css.getPropertyValue("--fg").trim() || "#111";
+  return out;
+}
 function drawTimeline() {
-  var w = canvas.clientWidth || 800, hgt = 28, dpr = window.devicePixelRatio || 1;
+  colors = colors || palette();
+  var w = canvas.clientWidth || 800, hgt = canvas.clientHeight || 28, dpr = window.devicePixelRatio || 1;
   canvas.width = Math.round(w * dpr); canvas.height = Math.round(hgt * dpr);
   var ctx = canvas.getContext("2d");
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
@@ -215,17 +203,18 @@ function drawTimeline() {
   var n = E.length;
   if (!n) return;
   var bw = w / n, matched = null;
-  if (query) { matched = {}; view.forEach(function (i) { matched[i] = true; }); }
+  if (query || (errorsOnly && errorsOnly.checked)) { matched = {}; view.forEach(function (i) { matched[i] = true; }); }
   for (var i = 0; i < n; i++) {
+    var e = E[i];
     ctx.globalAlpha = matched && !matched[i] ? 0.15 : 1;
-    ctx.fillStyle = COLORS[E[i].role] || "#999";
-    var tall = E[i].role === "observation" || E[i].role === "status" ? 12 : 20;
-    ctx.fillRect(i * bw, (hgt - tall) / 2, Math.max(bw - (bw > 3 ? 1 : 0), 0.6), tall);
+    ctx.fillStyle = e.error ? colors.error : (colors[e.role] || "#999");
+    var tall = e.error ? hgt - 4 : (e.role === "observation" || e.role === "status" ? hgt * 0.43 : hgt * 0.71);
+    ctx.fillRect(i * bw, (hgt - tall) / 2, Math.max(bw - (bw > 3 ? 1 : 0), e.error ? 1.5 : 0.6), tall);
   }
   ctx.globalAlpha = 1;
   if (view.length) {
     var a = view[page * PAGE], b = view[Math.min(view.length, (page + 1) * PAGE) - 1];
-    ctx.strokeStyle = "#111"; ctx.lineWidth = 1.5;
+    ctx.strokeStyle = colors.frame; ctx.lineWidth = 1.5;
     ctx.strokeRect(a * bw + 0.75, 1, Math.max((b - a + 1) * bw - 1.5, 2), hgt - 2);
   }
 }
@@ -235,39 +224,72 @@ function entryAt(x) {
 }
 function goTo(i, flash) {
   var pos = view.indexOf(i);
-  if (pos < 0) { search.value = ""; applySearch(""); pos = i; }
+  if (pos < 0) {
+    search.value = ""; if (errorsOnly) errorsOnly.checked = false;
+    applyFilter(""); pos = i;
+  }
   page = Math.floor(pos / PAGE);
   render();
   var el = document.getElementById("e" + E[i].index);
   if (el) {
     el.scrollIntoView({ block: "start" });
-    window.scrollBy(0, -document.getElementById("top").offsetHeight - 6);
+    window.scrollBy(0, -document.getElementById("bar").offsetHeight - 6);
     if (flash) { el.classList.add("flash"); setTimeout(function () { el.classList.remove("flash"); }, 1200); }
   }
+  current = i;
+}
+// Next (step 1) or previous (step -1) error from the one last jumped to.
+var current = -1;
+function jumpError(step) {
+  if (!errors.length) return -1;
+  var target = -1;
+  if (step > 0) { for (var k = 0; k < errors.length; k++) if (errors[k] > current) { target = errors[k]; break; } }
+  else { for (var j = errors.length - 1; j >= 0; j--) if (errors[j] < current) { target = errors[j]; break; } }
+  if (target < 0) target = step > 0 ? errors[0] : errors[errors.length - 1];  // wrap around
+  goTo(target, true);
+  return E[target].index;
 }
 function haystack(e) {
   var parts = [e.title, e.tool, e.text, e.reasoning, e.args, e.raw, e.kind, (e.notes || []).join("\n")];
   (e.code || []).forEach(function (c) { parts.push(c.label, c.text); });
   return parts.filter(Boolean).join("\n").toLowerCase();
 }
-function applySearch(q) {
+function keep(i) {
+  if (errorsOnly && errorsOnly.checked && !E[i].error) return false;
+  if (!query) return true;
+  if (hay[i] === null) hay[i] = haystack(E[i]);
+  return hay[i].indexOf(query) >= 0;
+}
+function applyFilter(q) {
   query = q.trim().toLowerCase();
-  if (!query) { view = E.map(function (_, i) { return i; }); count.textContent = ""; }
-  else {
-    if (!hay) hay = E.map(haystack);
-    view = [];
-    for (var i = 0; i < E.length; i++) if (hay[i].indexOf(query) >= 0) view.push(i);
-    count.textContent = view.length.toLocaleString() + " of " + E.length.toLocaleString() + " events match";
-  }
+  view = [];
+  for (var i = 0; i < E.length; i++) if (keep(i)) view.push(i);
+  var filtered = query || (errorsOnly && errorsOnly.checked);
+  count.textContent = filtered ? view.length.toLocaleString() + " of " + E.length.toLocaleString() + " events match" : "";
   page = 0;
+}
+// New entries (live follow): index them, keep the filter, stay on the page unless it was the last.
+function append(entries) {
+  if (!entries.length) return;
+  var from = E.length, wasLast = page >= pages() - 1;
+  entries.forEach(function (e) { if (!(e.index in byIndex)) E.push(e); });
+  index(from);
+  for (var i = from; i < E.length; i++) if (keep(i)) view.push(i);
+  if (query || (errorsOnly && errorsOnly.checked)) count.textContent = view.length.toLocaleString() + " of " + E.length.toLocaleString() + " events match";
+  var total = document.getElementById("event-count");
+  if (total) total.textContent = E.length.toLocaleString();
+  if (wasLast) { page = pages() - 1; render(); } else { renderPager(); drawTimeline(); }
 }
 var timer = null;
 search.addEventListener("input", function () {
   clearTimeout(timer);
-  timer = setTimeout(function () { applySearch(search.value); render(); }, 120);
+  timer = setTimeout(function () { applyFilter(search.value); render(); }, 120);
 });
+if (errorsOnly) errorsOnly.addEventListener("change", function () { applyFilter(search.value); render(); });
 document.addEventListener("keydown", function (ev) {
-  if (ev.key === "/" && document.activeElement !== search) { ev.preventDefault(); search.focus(); }
+  var typing = document.activeElement === search;
+  if (ev.key === "/" && !typing) { ev.preventDefault(); search.focus(); }
+  else if ((ev.key === "n" || ev.key === "p") && !typing && !ev.ctrlKey && !ev.metaKey && !ev.altKey) jumpError(ev.key === "n" ? 1 : -1);
 });
 document.addEventListener("click", function (ev) {
   var t = ev.target;
@@ -275,6 +297,7 @@ document.addEventListener("click", function (ev) {
     page = Math.max(0, Math.min(pages() - 1, page + (t.getAttribute("data-go") === "next" ? 1 : -1)));
     render(); window.scrollTo(0, 0); return;
   }
+  if (t.id === "next-error" || t.id === "prev-error") { jumpError(t.id === "next-error" ? 1 : -1); return; }
   if (t.matches("button.expand")) {
     var box = t.parentNode, e = E[+t.getAttribute("data-i")], f = field(e, t.getAttribute("data-k"));
     var text = typeof f === "string" ? f : f.text, open = box.getAttribute("data-open") === "1";
@@ -305,16 +328,38 @@ canvas.addEventListener("click", function (ev) {
 });
 canvas.addEventListener("mousemove", function (ev) {
   var r = canvas.getBoundingClientRect(), e = E[entryAt(ev.clientX - r.left)];
-  if (e) canvas.title = "#" + e.index + " " + who(e) + (e.tool ? " " + e.tool : "") + " " + clock(e.time);
+  if (e) canvas.title = "#" + e.index + " " + who(e) + (e.tool ? " " + e.tool : "") + (e.error ? " (error)" : "") + " " + clock(e.time);
 });
 window.addEventListener("resize", drawTimeline);
+if (window.matchMedia) {
+  var dark = window.matchMedia("(prefers-color-scheme: dark)");
+  if (dark.addEventListener) dark.addEventListener("change", function () { colors = null; drawTimeline(); });
+}
+applyFilter("");
 var start = /^#e(\d+)$/.exec(location.hash);
 if (start && start[1] in byIndex) goTo(byIndex[start[1]], true); else render();
+
+// Live follow (trajkit serve): one server-sent event per batch of new entries.
+var live = null;
+if (DATA.live && window.EventSource) {
+  var state = document.getElementById("live-state");
+  live = new EventSource(DATA.live + "?after=" + (E.length ? E[E.length - 1].index : -1));
+  live.addEventListener("entries", function (m) { append(JSON.parse(m.data)); });
+  live.addEventListener("status", function (m) {
+    var st = document.querySelector(".fact-status dd");
+    if (st) st.textContent = JSON.parse(m.data);
+  });
+  live.onopen = function () { if (state) { state.textContent = "live"; state.className = "on"; } };
+  live.onerror = function () { if (state) { state.textContent = "reconnecting…"; state.className = ""; } };
+}
 window.trajkitReport = {
   goTo: goTo,
   entries: E,
-  search: function (q) { search.value = q; applySearch(q); render(); return view.length; },
+  errors: function () { return errors.map(function (i) { return E[i].index; }); },
+  nextError: function () { return jumpError(1); },
+  prevError: function () { return jumpError(-1); },
+  append: append,
+  search: function (q) { search.value = q; applyFilter(q); render(); return view.length; },
   state: function () { return { page: page, pages: pages(), shown: view.length, query: query }; }
 };
 })();
-"""

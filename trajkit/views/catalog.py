@@ -1,0 +1,186 @@
+"""Index rows for many conversations: what `trajkit serve` and the static site list.
+
+`source_row(source)` reads one conversation (a V1 folder, or a V0 input migrated in memory)
+with the same summary code as `ls` and `stats` (`summary._row` for the listing facts,
+`summary._count` for the counts, one pass over the events), and returns a `CatalogRow`: status,
+model, events, tool calls, tool errors, errors (as the report counts them: tool errors, agent
+and run errors, rejections, non-zero exit codes), cost, tokens, duration, first user message,
+an evaluation record's outcome, the tools called, and `text`: the searchable words of the
+conversation (message texts, commands, arguments, outputs; capped at `TEXT_LIMIT` characters).
+
+`source_fingerprint(source)` is what changes when a conversation changes (mtimes and sizes of
+its `events/` folder and `base_state.json`, or of the V0 file), so a cache can keep rows whose
+fingerprint is unchanged. Nothing is ever written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from trajkit.errors import TrajkitError
+from trajkit.store import open_conversation
+from trajkit.store.remote import RemotePath
+from trajkit.views import summary
+from trajkit.views.entries import event_to_entry
+from trajkit.views.load import eval_outcome
+
+if TYPE_CHECKING:
+    from trajkit.events import Event
+    from trajkit.migrate import V0Input
+
+__all__ = [
+    "CatalogRow",
+    "TEXT_LIMIT",
+    "source_fingerprint",
+    "source_key",
+    "source_row",
+]
+
+TEXT_LIMIT = 200_000
+"""Characters of searchable text kept per conversation."""
+_FIRST_MESSAGE = 300
+"""Characters of the first user message kept in a row."""
+
+
+@dataclass
+class CatalogRow:
+    """One conversation in the index."""
+
+    key: str
+    id: str
+    path: str
+    status: str | None = None
+    model: str | None = None
+    events: int = 0
+    tool_calls: int = 0
+    tool_errors: int = 0
+    errors: int = 0
+    cost: float | None = None
+    tokens: int = 0
+    duration_s: float | None = None
+    first_time: str | None = None
+    last_time: str | None = None
+    first_message: str = ""
+    outcome: str | None = None
+    tools: list[str] = field(default_factory=list)
+    problems: int = 0
+    text: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able values without the search text."""
+        data = dict(self.__dict__)
+        data.pop("text")
+        return data
+
+
+def source_key(source: Path | RemotePath | V0Input) -> str:
+    """A stable, opaque key for a conversation (16 hex of a digest of where it is)."""
+    where = str(source) if isinstance(source, Path | RemotePath) else source.label
+    return hashlib.sha1(
+        os.fsencode(os.path.abspath(where) if "://" not in where else where)
+    ).hexdigest()[:16]
+
+
+def source_fingerprint(source: Path | RemotePath | V0Input) -> str:
+    """What changes when the conversation changes (see the module docstring)."""
+    parts: list[str] = []
+    if isinstance(source, Path):
+        targets: list[str | Path] = [source / "events", source / "base_state.json"]
+    elif isinstance(source, RemotePath):
+        return "remote"
+    else:
+        targets = [source.path]
+        parts.append(str(source.line))
+    for t in targets:
+        try:
+            st = os.stat(t)
+            parts.append(f"{st.st_mtime_ns}:{st.st_size}")
+        except OSError:
+            parts.append("-")
+    return "/".join(parts)
+
+
+def source_row(source: Path | RemotePath | V0Input) -> CatalogRow:
+    """The row of one conversation; raises `TrajkitError` when it cannot be read at all."""
+    key = source_key(source)
+    texts = _Texts()
+    if isinstance(source, Path | RemotePath):
+        conv = open_conversation(source)
+        ls_row = summary._row(conv)
+        stats = summary.ConversationStats(id=conv.id)
+        try:
+            stats.totals = summary.conversation_totals(conv.base_state())
+        except TrajkitError as exc:
+            stats.problems.append(str(exc))
+        events: Iterator[Event | None] = _v1_events(conv, stats)
+        outcome: str | None = None
+    else:
+        m = summary._migrate(source)
+        ls_row = summary._row_v0(m)
+        stats = summary.ConversationStats(id=m.id, totals=summary.conversation_totals(m.base_state))
+        events = iter(m.events)
+        outcome = eval_outcome(m.sidecar.get("metadata"))[0]
+    summary._count(stats, texts.watch(events))
+    t = stats.totals
+    return CatalogRow(
+        key=key,
+        id=ls_row.id,
+        path=ls_row.path,
+        status=stats.status,
+        model=stats.model,
+        events=stats.n_events,
+        tool_calls=sum(stats.tool_calls.values()),
+        tool_errors=sum(stats.tool_errors.values()),
+        errors=texts.errors,
+        cost=t.cost,
+        tokens=t.prompt_tokens + t.completion_tokens,
+        duration_s=stats.duration_s,
+        first_time=ls_row.first_time,
+        last_time=ls_row.last_time,
+        first_message=ls_row.first_message[:_FIRST_MESSAGE],
+        outcome=outcome,
+        tools=sorted(stats.tool_calls),
+        problems=len(ls_row.problems) + len(stats.problems),
+        text=texts.text(),
+    )
+
+
+def _v1_events(conv: Any, stats: summary.ConversationStats) -> Iterator[Event | None]:
+    from trajkit.errors import InputError
+    from trajkit.store.reader import parse_event_bytes
+
+    for event_file in conv.iter_event_files():
+        try:
+            yield parse_event_bytes(event_file.path, event_file.read_bytes())
+        except InputError as exc:
+            stats.problems.append(str(exc))
+            yield None
+
+
+class _Texts:
+    """Collects the searchable text and the error count of events passing by."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.size = 0
+        self.errors = 0
+
+    def watch(self, events: Iterator[Event | None]) -> Iterator[Event | None]:
+        for pos, event in enumerate(events):
+            if event is not None:
+                entry = event_to_entry(pos, event)
+                self.errors += entry.error
+                if self.size < TEXT_LIMIT and entry.role != "system":
+                    for part in (entry.text, entry.args, *(c.text for c in entry.code)):
+                        if part:
+                            self.parts.append(part)
+                            self.size += len(part)
+            yield event
+
+    def text(self) -> str:
+        return "\n".join(self.parts)[:TEXT_LIMIT]
