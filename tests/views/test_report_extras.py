@@ -138,3 +138,16 @@ def test_static_site_writes_every_conversation_and_refuses_to_overwrite(tmp_path
     assert again.exit_code == 1 and "already exists" in again.output
     forced = runner.invoke(main, ["view", str(tmp_path / "corpus"), "-o", str(out), "--overwrite"])
     assert forced.exit_code == 0, forced.output
+
+
+def test_an_evaluation_output_of_many_records_becomes_a_site(tmp_path: Path) -> None:
+    failed = {**EVAL_RECORD, "instance_id": "demo__demo-2", "test_result": {"resolved": False}}
+    record = tmp_path / "output.jsonl"
+    record.write_text(json.dumps(EVAL_RECORD) + "\n" + json.dumps(failed) + "\n")
+    out = tmp_path / "site"
+    result = CliRunner().invoke(main, ["view", str(record), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    index = (out / "index.html").read_text()
+    data = json.loads(index.split('id="trajkit-index">', 1)[1].split("</script>", 1)[0])
+    assert sorted(r["outcome"] for r in data["rows"]) == ["not resolved", "resolved"]
+    assert len(list((out / "c").glob("*.html"))) == 2

@@ -164,7 +164,7 @@ def _header_html(
     esc = html.escape
     n_errors = sum(1 for e in entries if e.error)
     times = [e.time for e in entries if e.time]
-    duration = seconds_between(times[0], times[-1]) if times else None
+    duration = seconds_between(min(times), max(times)) if times else None
     facts: list[tuple[str, str, str]] = [
         ("model", t.model or "?", ""),
         ("status", t.status or "?", ""),

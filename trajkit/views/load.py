@@ -122,6 +122,11 @@ def load_conversation(
 def holds_many(path: str | os.PathLike[str]) -> bool:
     """Whether `path` is a folder of several conversations (not one conversation)."""
     p = Path(path)
+    if p.is_file() and _v0_container(p) is not None:  # an eval output.jsonl of many records
+        from trajkit.migrate import SkippedInput, iter_v0_inputs
+
+        inputs = zip(range(2), iter_v0_inputs([p]), strict=False)
+        return sum(1 for _, i in inputs if not isinstance(i, SkippedInput)) > 1
     if not p.is_dir() or is_conversation_folder(p) or _v0_container(p) is not None:
         return False
     if _only_v1_conversation(p) is not None:

@@ -337,8 +337,9 @@ def _count(stats: ConversationStats, events: Iterator[Event | None]) -> Conversa
         if event is None:  # unreadable; reported by the producer
             continue
         stats.kinds[event.kind] += 1
-        first = first or event.timestamp or None
-        last = event.timestamp or last
+        if event.timestamp:  # earliest to latest: events are not always in time order
+            first = min(first, event.timestamp) if first else event.timestamp
+            last = max(last, event.timestamp) if last else event.timestamp
         if isinstance(event, ActionEvent):
             stats.tool_calls[event.tool_name] += 1
         elif isinstance(event, AgentErrorEvent) or (

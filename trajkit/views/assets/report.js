@@ -193,6 +193,11 @@ function palette() {
   out.frame = css.getPropertyValue("--fg").trim() || "#111";
   return out;
 }
+// The sticky bar's height, for the entries' scroll-margin-top (so a jump lands below it).
+function barHeight() {
+  var bar = document.getElementById("bar");
+  if (bar) document.documentElement.style.setProperty("--bar-h", bar.offsetHeight + "px");
+}
 function drawTimeline() {
   colors = colors || palette();
   var w = canvas.clientWidth || 800, hgt = canvas.clientHeight || 28, dpr = window.devicePixelRatio || 1;
@@ -232,8 +237,8 @@ function goTo(i, flash) {
   render();
   var el = document.getElementById("e" + E[i].index);
   if (el) {
-    el.scrollIntoView({ block: "start" });
-    window.scrollBy(0, -document.getElementById("bar").offsetHeight - 6);
+    barHeight();
+    el.scrollIntoView({ block: "start" });  // scroll-margin-top keeps it below the sticky bar
     if (flash) { el.classList.add("flash"); setTimeout(function () { el.classList.remove("flash"); }, 1200); }
   }
   current = i;
@@ -330,7 +335,7 @@ canvas.addEventListener("mousemove", function (ev) {
   var r = canvas.getBoundingClientRect(), e = E[entryAt(ev.clientX - r.left)];
   if (e) canvas.title = "#" + e.index + " " + who(e) + (e.tool ? " " + e.tool : "") + (e.error ? " (error)" : "") + " " + clock(e.time);
 });
-window.addEventListener("resize", drawTimeline);
+window.addEventListener("resize", function () { barHeight(); drawTimeline(); });
 if (window.matchMedia) {
   var dark = window.matchMedia("(prefers-color-scheme: dark)");
   if (dark.addEventListener) dark.addEventListener("change", function () { colors = null; drawTimeline(); });
