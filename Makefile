@@ -33,6 +33,9 @@ demo: $(STAMP)
 	$(BIN)/trajkit stats fixtures/sdk $(DEMO)/migrated $(DEMO)/runtime --table
 	@echo "== 7/7 a self-contained HTML report"
 	$(BIN)/trajkit view fixtures/sdk/d_parallel -o $(DEMO)/d_parallel.html
+	@echo "== last: a static site of the bundled conversations (index + one report each, no server)"
+	$(BIN)/trajkit view fixtures/sdk -o $(DEMO)/site
+	@echo "open $(DEMO)/site/index.html, or serve them live: $(BIN)/trajkit serve fixtures/sdk $(DEMO)/runtime"
 	@echo "demo outputs are in $(DEMO)/"
 
 test: $(STAMP)

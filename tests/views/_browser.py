@@ -1,7 +1,7 @@
 """A headless Chromium driven over the Chrome DevTools Protocol, for the HTML report tests.
 
 Chromium is started with the flags that keep it off the network (no background networking,
-no component updates, no sync, no QUIC, every host name resolving to nothing) and a throwaway
+no component updates, no sync, no QUIC, every host name but 127.0.0.1 resolving to nothing) and a throwaway
 profile; the DevTools port is chosen by Chromium (`--remote-debugging-port=0`) and read back
 from `DevToolsActivePort`. `Page` sends CDP commands over a websocket (websocket-client),
 records the events it receives (e.g. `Network.requestWillBeSent`), and offers real input:
@@ -49,7 +49,7 @@ class Browser:
                 "--disable-sync",
                 "--disable-dev-shm-usage",
                 "--no-proxy-server",
-                "--host-resolver-rules=MAP * ~NOTFOUND",
+                "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",  # loopback: trajkit serve
                 f"--user-data-dir={profile}",
                 "--remote-debugging-port=0",
                 "--window-size=1280,1000",

@@ -48,6 +48,10 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "repair": ("trajkit.cli.repair:repair_command", "Quarantine damaged files and fix the head."),
     "export": ("trajkit.cli.export:export_command", "Export conversations to Parquet tables."),
+    "serve": (
+        "trajkit.cli.serve:serve_command",
+        "Browse conversations in a local web app (live, compare).",
+    ),
 }
 
 

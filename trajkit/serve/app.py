@@ -1,0 +1,253 @@
+"""The `trajkit serve` web application (Starlette, run by uvicorn).
+
+Routes (nothing else is served; there is no route that takes a file path):
+- `/`: the index page; `/api/rows`: one page of rows as JSON (`Catalog.query`).
+- `/c/<key>`: a conversation's report; `/api/live/<key>`: its new entries, server-sent events.
+- `/compare?a=<key>&b=<key>`: two conversations side by side.
+A key is an opaque digest the catalog gave; an unknown key (`..`, `%2e%2e`, `/etc/passwd`)
+is a 404, and a known one is served only while its real path is under a PATH.
+
+Security (`SecurityMiddleware`): every response gets a fresh CSP nonce and a strict policy
+(no script or style without it, no network but the page's own origin), `nosniff`,
+`no-referrer`, `DENY` framing and `no-store`. Bound to loopback, only `Host` headers naming
+loopback are accepted (DNS rebinding); bound elsewhere, an access token is required: given
+once as `?token=`, then kept in an HttpOnly, SameSite=Strict cookie.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
+from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from trajkit.errors import TrajkitError
+from trajkit.serve.catalog import Catalog, Source
+from trajkit.views.html import content_security_policy, conversation_to_html, new_nonce
+from trajkit.views.index_page import index_to_html
+from trajkit.views.load import LoadedConversation
+
+__all__ = ["create_app", "load_source"]
+
+_COOKIE = "trajkit_token"
+_LIVE_POLL_S = 0.25
+_PING_S = 15.0
+
+
+def load_source(catalog: Catalog, source: Source) -> LoadedConversation:
+    """Load what a catalog key names, for a page (V1 folder, or V0 file and line)."""
+    from trajkit.views.load import load_conversation, migrated_to_loaded
+
+    if source.container is None:
+        folder = Path(source.path)
+        for part in (folder / "events", folder / "base_state.json"):
+            if part.exists() and not catalog.inside(str(part)):
+                raise TrajkitError(f"{part}: leads outside the served folders")
+        return load_conversation(folder)
+    from trajkit.migrate import SkippedInput, iter_v0_inputs, v0_to_v1
+
+    for inp in iter_v0_inputs([source.path]):
+        if not isinstance(inp, SkippedInput) and inp.line == source.line:
+            return migrated_to_loaded(Path(source.path), v0_to_v1(inp.load()), inp.container)
+    raise TrajkitError(f"{source.path}: trajectory no longer found")
+
+
+def create_app(catalog: Catalog, *, token: str | None = None, loopback: bool = True) -> ASGIApp:
+    """The application over `catalog` (see the module docstring)."""
+
+    async def index(request: Request) -> Response:
+        config = {
+            "mode": "server",
+            "api": "/api/rows",
+            "page": "/c/",
+            "compare": "/compare",
+            "page_size": 50,
+            "refresh": 2000,
+        }
+        return HTMLResponse(index_to_html(config, nonce=request.state.nonce))
+
+    async def rows(request: Request) -> Response:
+        p = request.query_params
+
+        def number(name: str, default: int) -> int:
+            try:
+                return int(p.get(name, default))
+            except ValueError:
+                return default
+
+        result = await run_in_threadpool(
+            catalog.query,
+            sort=p.get("sort", "first_time"),
+            order=p.get("order", "desc"),
+            page=number("page", 0),
+            size=number("size", 50),
+            status=p.get("status", ""),
+            model=p.get("model", ""),
+            tool=p.get("tool", ""),
+            since=p.get("since", ""),
+            until=p.get("until", ""),
+            errors=p.get("errors", "") in ("1", "true"),
+            q=p.get("q", ""),
+        )
+        return JSONResponse(result)
+
+    def source_or_404(key: str) -> Source | Response:
+        source = catalog.source(key)
+        if source is None:
+            return PlainTextResponse("no such conversation", status_code=404)
+        return source
+
+    async def conversation(request: Request) -> Response:
+        key = request.path_params["key"]
+        source = source_or_404(key)
+        if isinstance(source, Response):
+            return source
+        try:
+            loaded = await run_in_threadpool(load_source, catalog, source)
+        except TrajkitError as exc:
+            return PlainTextResponse(f"cannot show this conversation: {exc}", status_code=404)
+        live = f"/api/live/{key}" if source.container is None else None
+        page = await run_in_threadpool(
+            conversation_to_html, loaded, nonce=request.state.nonce, back="/", live=live
+        )
+        return HTMLResponse(page)
+
+    async def live(request: Request) -> Response:
+        from trajkit.serve.live import Tail
+
+        source = source_or_404(request.path_params["key"])
+        if isinstance(source, Response):
+            return source
+        if source.container is not None:
+            return PlainTextResponse("only V1 folders are followed live", status_code=404)
+        try:
+            after = int(request.headers.get("last-event-id") or request.query_params["after"])
+        except (KeyError, ValueError):
+            after = -1
+        tail = Tail(Path(source.path), after)
+
+        async def stream() -> Any:
+            yield "retry: 1000\n\n"
+            quiet = 0.0
+            while not await request.is_disconnected():
+                try:
+                    entries, status = await run_in_threadpool(tail.poll)
+                except TrajkitError:
+                    entries, status = [], None
+                if entries:
+                    data = json.dumps(entries, ensure_ascii=False, separators=(",", ":"))
+                    yield f"id: {tail.next - 1}\nevent: entries\ndata: {data}\n\n"
+                if status:
+                    yield f"event: status\ndata: {json.dumps(status)}\n\n"
+                quiet = 0.0 if entries or status else quiet + _LIVE_POLL_S
+                if quiet >= _PING_S:
+                    yield ": ping\n\n"
+                    quiet = 0.0
+                await asyncio.sleep(_LIVE_POLL_S)
+
+        return StreamingResponse(
+            stream(), media_type="text/event-stream", headers={"X-Accel-Buffering": "no"}
+        )
+
+    async def compare(request: Request) -> Response:
+        from trajkit.serve.compare import compare_to_html
+
+        keys = request.query_params.get("a", ""), request.query_params.get("b", "")
+        sources = [source_or_404(k) for k in keys]
+        for s in sources:
+            if isinstance(s, Response):
+                return s
+        try:
+            a, b = [await run_in_threadpool(load_source, catalog, s) for s in sources]  # type: ignore[arg-type]
+        except TrajkitError as exc:
+            return PlainTextResponse(f"cannot compare: {exc}", status_code=404)
+        links = (f"/c/{keys[0]}", f"/c/{keys[1]}")
+        page = await run_in_threadpool(
+            compare_to_html, a, b, links=links, nonce=request.state.nonce
+        )
+        return HTMLResponse(page)
+
+    app = Starlette(
+        routes=[
+            Route("/", index),
+            Route("/api/rows", rows),
+            Route("/c/{key}", conversation),
+            Route("/api/live/{key}", live),
+            Route("/compare", compare),
+        ]
+    )
+    return SecurityMiddleware(app, token=token, loopback=loopback)
+
+
+class SecurityMiddleware:
+    """Headers, Host check and access token for every request (see the module docstring)."""
+
+    def __init__(self, app: ASGIApp, *, token: str | None, loopback: bool) -> None:
+        self.app = app
+        self.token = token
+        self.loopback = loopback
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        refused = self._refuse(request)
+        if refused is not None:
+            await refused(scope, receive, send)
+            return
+        nonce = new_nonce()
+        scope.setdefault("state", {})["nonce"] = nonce
+        headers = [
+            (b"content-security-policy", content_security_policy(nonce, connect=True).encode()),
+            (b"x-content-type-options", b"nosniff"),
+            (b"referrer-policy", b"no-referrer"),
+            (b"x-frame-options", b"DENY"),
+            (b"cache-control", b"no-store"),
+            (b"cross-origin-resource-policy", b"same-origin"),
+        ]
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *headers]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+    def _refuse(self, request: Request) -> Response | None:
+        if self.loopback and self.token is None:
+            host = (request.headers.get("host") or "").rsplit(":", 1)[0]
+            if host not in ("127.0.0.1", "localhost", "[::1]"):
+                return PlainTextResponse("unexpected Host header", status_code=403)
+            return None
+        if self.token is None:
+            return None
+        given = request.query_params.get("token")
+        if given is not None and hmac.compare_digest(given, self.token):
+            rest = urlencode([(k, v) for k, v in parse_qsl(request.url.query) if k != "token"])
+            target = request.url.path + (f"?{rest}" if rest else "")
+            response = RedirectResponse(target, status_code=303)
+            response.set_cookie(_COOKIE, self.token, httponly=True, samesite="strict")
+            return response
+        cookie = request.cookies.get(_COOKIE, "")
+        if cookie and hmac.compare_digest(cookie, self.token):
+            return None
+        return PlainTextResponse(
+            "access token required: open the URL trajkit serve printed", status_code=403
+        )
