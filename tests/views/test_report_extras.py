@@ -63,6 +63,8 @@ def test_inspect_marks_the_failed_command(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     line = next(x for x in result.output.splitlines() if x.lstrip("─ ").startswith("#3"))
     assert "ERROR" in line and "exit 2" in line and "ran " in line
+    header = result.output.split("#0", 1)[0]
+    assert re.search(r"errors\s+1\n", header) and re.search(r"duration\s+[\d.]+s\n", header)
 
 
 def test_eval_record_outcome_and_patch_reach_the_header(tmp_path: Path) -> None:
@@ -151,3 +153,21 @@ def test_an_evaluation_output_of_many_records_becomes_a_site(tmp_path: Path) -> 
     data = json.loads(index.split('id="trajkit-index">', 1)[1].split("</script>", 1)[0])
     assert sorted(r["outcome"] for r in data["rows"]) == ["not resolved", "resolved"]
     assert len(list((out / "c").glob("*.html"))) == 2
+
+
+def test_inspect_draws_the_failed_result_red_on_a_terminal(tmp_path: Path) -> None:
+    import io
+
+    from rich.console import Console
+
+    from trajkit.views.terminal import render_conversation
+
+    folder = write_conversation(tmp_path / ("ab" * 16), failing_command_events())
+    console = Console(file=io.StringIO(), force_terminal=True, color_system="standard", width=100)
+    for part in render_conversation(load_conversation(folder)):
+        console.print(part)
+    out = console.file.getvalue()  # type: ignore[attr-defined]
+    failed = next(x for x in out.splitlines() if "#3 observation" in x)
+    assert "\x1b[1;31m" in failed  # bold red
+    ok = next(x for x in out.splitlines() if "#2 action" in x)
+    assert "\x1b[1;31m" not in ok

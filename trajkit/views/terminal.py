@@ -23,7 +23,14 @@ from rich.rule import Rule
 from rich.syntax import Syntax
 from rich.text import Text
 
-from trajkit.views.entries import CodeBlock, Entry, Usage, iter_entries, usage_by_response
+from trajkit.views.entries import (
+    CodeBlock,
+    Entry,
+    Usage,
+    iter_entries,
+    seconds_between,
+    usage_by_response,
+)
 from trajkit.views.load import LoadedConversation
 from trajkit.views.summary import conversation_totals
 
@@ -118,13 +125,23 @@ def _header(loaded: LoadedConversation) -> RenderableType:
         ("model", t.model or "?"),
         ("status", t.status or "?"),
         ("events", f"{loaded.total_events:,}" + _range_note(loaded)),
+        ("errors", str(sum(1 for e in iter_entries(loaded.items) if e.error))),
+        ("duration", _duration(loaded)),
         ("tokens", f"{t.prompt_tokens:,} prompt, {t.completion_tokens:,} completion"),
         ("cost", f"${t.cost:.4f}" if t.cost is not None else "?"),
     ]
+    if loaded.outcome:
+        rows.append(("outcome", loaded.outcome))
     for key, value in rows:
-        text.append(f"  {key:<7}", style="dim")
+        text.append(f"  {key:<7}" if len(key) < 7 else f"  {key} ", style="dim")
         text.append(value + "\n")
     return text
+
+
+def _duration(loaded: LoadedConversation) -> str:
+    times = [t for _, ev in loaded.items if (t := getattr(ev, "timestamp", ""))]
+    seconds = seconds_between(min(times), max(times)) if times else None
+    return "?" if seconds is None else f"{seconds:.1f}s"
 
 
 def _range_note(loaded: LoadedConversation) -> str:
@@ -165,6 +182,8 @@ def _entry(entry: Entry, *, full: bool) -> RenderableType:
 
 def _title(entry: Entry) -> Rule:
     style = _ROLE_STYLE.get(entry.role, "")
+    if entry.error and entry.role in ("observation", "status", "action"):
+        style = "bold red"  # a failed tool result, a non-zero exit code, a failed hook
     label = f"#{entry.index} {entry.role}"
     if entry.role in ("action", "observation") and entry.tool:
         label += f" · {entry.tool}"
