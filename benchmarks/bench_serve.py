@@ -127,6 +127,9 @@ def main() -> int:
     parser.add_argument("--conversations", type=int, default=100_000)
     parser.add_argument("--keep", type=Path, default=None)
     parser.add_argument("--jobs", type=int, default=2, help="worker processes for the cache build")
+    parser.add_argument(
+        "--cache", type=Path, default=None, help="reuse this cache (built if absent)"
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-serve-"))
     corpus = args.keep or work / "corpus"
@@ -136,13 +139,14 @@ def main() -> int:
         started = time.perf_counter()
         generate(corpus, n)
         print(f"generated {n:,} conversations in {time.perf_counter() - started:.1f}s")
-    db = work / "cache.sqlite3"
-    started = time.perf_counter()
-    catalog = Catalog([str(corpus)], db, workers=args.jobs)
-    catalog.scan()
-    built = time.perf_counter() - started
-    print(f"cache built: {n:,} conversations in {built:.1f}s ({n / built:,.0f}/s), "
-          f"{db.stat().st_size / 1e6:.0f} MB on disk")  # fmt: skip
+    db = args.cache or work / "cache.sqlite3"
+    if not db.exists():
+        started = time.perf_counter()
+        catalog = Catalog([str(corpus)], db, workers=args.jobs)
+        catalog.scan()
+        built = time.perf_counter() - started
+        print(f"cache built: {n:,} conversations in {built:.1f}s ({n / built:,.0f}/s), "
+              f"{db.stat().st_size / 1e6:.0f} MB on disk")  # fmt: skip
     started = time.perf_counter()
     Catalog([str(corpus)], db).scan()
     print(f"rescan with the cache (stat only): {time.perf_counter() - started:.1f}s")

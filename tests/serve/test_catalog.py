@@ -90,3 +90,15 @@ def test_evaluation_outputs_are_listed_with_their_outcome(tmp_path: Path) -> Non
     assert source is not None and source.line == 1
     loaded = load_source(catalog, source)
     assert loaded.outcome == "resolved" and loaded.patch and "+x = 2" in loaded.patch
+
+
+def test_the_server_starts_without_the_event_model_or_pygments() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, trajkit.cli.serve, trajkit.serve.app, trajkit.serve.catalog;"
+        "print([m for m in ('trajkit.events', 'pygments', 'litellm', 'trajkit.sdk') if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"  # the first index page needs none of them

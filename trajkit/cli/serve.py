@@ -99,6 +99,8 @@ def _keep_scanning(catalog: object, every: float) -> None:
     from trajkit.serve.catalog import Catalog
 
     assert isinstance(catalog, Catalog)
+    if catalog.query(size=1)["all"]:
+        time.sleep(every)  # a warm cache: let the first pages be served before the rescan
     while True:
         started = time.monotonic()
         catalog.scan()

@@ -39,9 +39,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from trajkit.errors import TrajkitError
 from trajkit.serve.catalog import Catalog, Source
-from trajkit.views.html import content_security_policy, conversation_to_html, new_nonce
 from trajkit.views.index_page import index_to_html
 from trajkit.views.load import LoadedConversation
+from trajkit.views.page import content_security_policy, new_nonce
 
 __all__ = ["create_app", "load_source"]
 
@@ -122,6 +122,8 @@ def create_app(catalog: Catalog, *, token: str | None = None, loopback: bool = T
             loaded = await run_in_threadpool(load_source, catalog, source)
         except TrajkitError as exc:
             return PlainTextResponse(f"cannot show this conversation: {exc}", status_code=404)
+        from trajkit.views.html import conversation_to_html
+
         live = f"/api/live/{key}" if source.container is None else None
         page = await run_in_threadpool(
             conversation_to_html, loaded, nonce=request.state.nonce, back="/", live=live

@@ -27,11 +27,13 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trajkit.errors import TrajkitError
-from trajkit.views.catalog import CatalogRow, source_fingerprint, source_key, source_row
 from trajkit.views.summary import Skipped, iter_sources
+
+if TYPE_CHECKING:
+    from trajkit.views.catalog import CatalogRow
 
 __all__ = ["SORTABLE", "Catalog", "Source", "default_cache_path"]
 
@@ -51,6 +53,7 @@ _TYPES = dict.fromkeys(
     ("line", "events", "tool_calls", "tool_errors", "errors", "tokens"), "INTEGER"
 )
 _TYPES.update(problems="INTEGER", cost="REAL", duration_s="REAL")
+_INDEXED = ("first_time", "status", "model", "cost", "events", "errors")
 _ROW_FIELDS = tuple(c for c in _COLUMNS if c not in ("container", "line", "fingerprint"))
 
 
@@ -110,6 +113,8 @@ class Catalog:
         cols = ", ".join(f"{c} {_TYPES.get(c, 'TEXT')}" for c in _COLUMNS)
         db.execute(f"CREATE TABLE IF NOT EXISTS rows (rid INTEGER PRIMARY KEY, {cols})")
         db.execute("CREATE UNIQUE INDEX IF NOT EXISTS rows_key ON rows(key)")
+        for column in _INDEXED:  # the default sort, the facets and filters, common sorts
+            db.execute(f"CREATE INDEX IF NOT EXISTS rows_{column} ON rows({column})")
         db.execute("CREATE TABLE IF NOT EXISTS row_tools (rid INTEGER, tool TEXT)")
         db.execute("CREATE INDEX IF NOT EXISTS row_tools_tool ON row_tools(tool)")
         db.execute("CREATE INDEX IF NOT EXISTS row_tools_rid ON row_tools(rid)")
@@ -132,6 +137,7 @@ class Catalog:
         The walk is lazy; rows to (re)read go to up to `self.workers` processes, and are
         committed every `_BATCH` rows (an interrupted first scan keeps its progress)."""
         from trajkit.corpus import map_conversations
+        from trajkit.views.catalog import source_fingerprint, source_key
 
         started = time.monotonic()
         db = self._db()
@@ -280,9 +286,12 @@ class Catalog:
         page = max(0, page)
         db = self._db()
         total = db.execute(f"SELECT count(*) FROM rows {clause}", args).fetchone()[0]
+        # Rows without a value go last either way (SQLite sorts NULL first): DESC already does
+        # it, and keeps the column's index usable for the default sort.
+        order_by = f"{column} DESC" if direction == "DESC" else f"{column} IS NULL, {column}"
         cur = db.execute(
             f"SELECT {', '.join(_ROW_FIELDS)} FROM rows {clause} "
-            f"ORDER BY {column} IS NULL, {column} {direction}, rid LIMIT ? OFFSET ?",
+            f"ORDER BY {order_by} LIMIT ? OFFSET ?",  # ties: index (rowid) order
             [*args, size, page * size],
         )
         rows = [dict(zip(_ROW_FIELDS, r, strict=True)) for r in cur.fetchall()]
@@ -315,6 +324,8 @@ class Catalog:
 
 def _row_or_problem(source: Any) -> CatalogRow | str:
     """`source_row`, or the problem as text (runs in a worker process)."""
+    from trajkit.views.catalog import source_row
+
     try:
         return source_row(source)
     except TrajkitError as exc:

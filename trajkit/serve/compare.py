@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
 from trajkit.views.entries import Entry, iter_entries, seconds_between, usage_by_response
-from trajkit.views.html import asset, content_security_policy, new_nonce
 from trajkit.views.load import LoadedConversation
+from trajkit.views.page import asset, content_security_policy, new_nonce
 from trajkit.views.summary import conversation_totals
 
 __all__ = ["Step", "Turn", "compare_to_html", "split_turns"]

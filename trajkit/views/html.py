@@ -24,9 +24,7 @@ from __future__ import annotations
 
 import html
 import json
-import secrets
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 from pygments import highlight
@@ -44,6 +42,7 @@ from trajkit.views.entries import (
     usage_by_response,
 )
 from trajkit.views.load import LoadedConversation
+from trajkit.views.page import asset, content_security_policy, new_nonce
 from trajkit.views.summary import conversation_totals
 
 __all__ = [
@@ -64,29 +63,6 @@ _MAX_HIGHLIGHT = 200_000
 """Code longer than this (characters) is shown plain: highlighting it would only cost time."""
 _MAX_MARKDOWN = 100_000
 """Agent text longer than this is shown plain."""
-
-
-def new_nonce() -> str:
-    """A fresh CSP nonce (128 random bits)."""
-    return secrets.token_urlsafe(16)
-
-
-def content_security_policy(nonce: str, *, connect: bool = False) -> str:
-    """The pages' policy: nothing but the page's own nonce-bearing script and styles."""
-    return (
-        f"default-src 'none'; img-src data:; style-src 'nonce-{nonce}'; "
-        f"script-src 'nonce-{nonce}'; connect-src {_SELF if connect else _NONE}; "
-        "base-uri 'none'; form-action 'none'"
-    )
-
-
-_SELF, _NONE = "'self'", "'none'"
-
-
-@lru_cache(maxsize=8)
-def asset(name: str) -> str:
-    """The text of a stylesheet or script shipped in `trajkit/views/assets/`."""
-    return resources.files("trajkit.views").joinpath("assets", name).read_text(encoding="utf-8")
 
 
 def conversation_to_html(

@@ -12,7 +12,7 @@ import html
 import json
 from typing import Any
 
-from trajkit.views.html import asset, content_security_policy, new_nonce
+from trajkit.views.page import asset, content_security_policy, new_nonce
 
 __all__ = ["STATIC_SEARCH_LIMIT", "index_to_html", "static_row"]
 
