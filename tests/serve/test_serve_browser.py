@@ -259,3 +259,65 @@ def test_compare_two_conversations(tmp_path: Path, serve: Any, page: Page) -> No
         "compare",
         "document.getElementById('diff-count') !== null",
     )
+
+
+def test_live_follow_of_trajkit_runtime_writing_a_conversation(
+    tmp_path: Path, serve: Any, page: Page
+) -> None:
+    root = tmp_path / "runs"
+    root.mkdir()
+    server = serve([root])
+    env = {**__import__("os").environ, "PYTHONPATH": str(REPO)}
+    child = subprocess.Popen(
+        [sys.executable, str(Path(__file__).with_name("runtime_child.py")), str(root), "3"],
+        stdout=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    try:
+        assert child.stdout is not None
+        line = child.stdout.readline().split()
+        assert line and line[0] == "folder", line
+        folder = Path(line[1])
+        server.wait_indexed(1, timeout=30)
+        key = server.rows()["rows"][0]["key"]
+        page.open(f"{server.url}c/{key}")
+        page.wait_for("document.getElementById('live-state').textContent === 'live'")
+        for n in range(3):
+            marker = f"RUNTIMESTEP-{n}"
+            deadline = time.monotonic() + 30
+            while not _result_on_disk(folder, marker):
+                assert time.monotonic() < deadline, f"{marker} never written"
+                time.sleep(0.05)
+            written = time.monotonic()
+            page.wait_for(
+                "[...document.querySelectorAll('article.role-observation')]"
+                f".some(a => a.innerText.includes({json.dumps(marker)}))",
+                timeout=2.0,
+            )
+            assert time.monotonic() - written < 2.0
+        assert child.stdout.readline().strip() == "done"
+        child.wait(timeout=30)
+        on_disk = len(list((folder / "events").glob("event-*.json")))
+        page.wait_for(
+            f"document.getElementById('event-count').textContent === '{on_disk}'", timeout=2.0
+        )
+        page.wait_for(
+            "document.querySelector('.fact-status dd').textContent === 'finished'", timeout=5
+        )
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+
+
+def _result_on_disk(folder: Path, marker: str) -> bool:
+    """Whether the terminal result printing `marker` is on disk (in its output, not its command)."""
+    for path in (folder / "events").glob("event-*.json"):
+        try:
+            data = json.loads(path.read_text())
+        except ValueError:
+            continue
+        if data.get("kind") == "ObservationEvent":
+            content = data.get("observation", {}).get("content", [])
+            if any(marker in str(c.get("text", "")) for c in content if isinstance(c, dict)):
+                return True
+    return False
