@@ -39,6 +39,7 @@ from trajkit.events import (
     UnknownEvent,
 )
 from trajkit.events.llm_messages import events_to_messages
+from trajkit.gc_pause import paused_gc
 from trajkit.store import StoredConversation, open_conversation
 
 if TYPE_CHECKING:
@@ -191,6 +192,7 @@ def resolve_target(to: Target, state: BaseState | None) -> Literal["chat", "resp
     return "responses" if use else "chat"
 
 
+@paused_gc()
 def convert_conversation(
     path_or_stored: str | os.PathLike[str] | StoredConversation,
     *,

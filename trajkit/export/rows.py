@@ -18,7 +18,6 @@ Steps, cheapest first:
 from __future__ import annotations
 
 import fnmatch
-import gc
 import hashlib
 import os
 from collections.abc import Sequence
@@ -32,6 +31,7 @@ import orjson
 from trajkit.errors import InputError
 from trajkit.export.redaction import Redactor, secret_values
 from trajkit.export.summary import Loaded, conversation_row, is_error
+from trajkit.gc_pause import paused_gc
 from trajkit.store.remote import RemotePath
 
 if TYPE_CHECKING:
@@ -158,6 +158,7 @@ def location_label(location: Path | V0Input) -> str:
     return path if location.line is None else f"{path}:{location.line}"
 
 
+@paused_gc()
 def conversation_rows(
     location: Path | V0Input,
     options: RowOptions = RowOptions(),  # noqa: B008 - frozen dataclass
@@ -166,13 +167,11 @@ def conversation_rows(
 ) -> Result:
     """Build the rows of one conversation (see the module docstring for the steps).
 
-    The garbage collector is paused meanwhile: building rows creates tens of thousands of
-    short-lived objects without reference cycles, and the collector's passes over them cost
+    The garbage collector is paused meanwhile (`trajkit.gc_pause`): building rows creates tens
+    of thousands of objects without reference cycles, and the collector's passes over them cost
     about half the time otherwise. Reference counting still frees everything.
     """
     source = location_label(location)
-    was_enabled = gc.isenabled()
-    gc.disable()
     try:
         if isinstance(location, RemotePath):  # object storage (trajkit.store.remote)
             return _v1_rows(location, source, options, previous_fingerprint)  # type: ignore[arg-type]
@@ -181,9 +180,6 @@ def conversation_rows(
         return _v0_rows(location, source, options, previous_fingerprint)
     except InputError as exc:
         return Skipped(source, str(exc))
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 # -- loading -------------------------------------------------------------------------------

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import orjson
 
 from trajkit.errors import InputError, UnsafePath, pointer_for_loc
+from trajkit.gc_pause import paused_gc
 from trajkit.store.layout import (
     BASE_STATE,
     EVENTS_DIR,
@@ -203,24 +204,29 @@ class StoredConversation:
     def iter_events(self, *, skip_empty: bool = False) -> Iterator[Event]:
         """Parse and yield events in index order, one file at a time.
 
+        The cyclic garbage collector is paused until the iteration ends (``paused_gc``): the
+        parsed events make no cycles, and its passes over them grew the per-event cost with the
+        conversation's length.
+
         Args:
             skip_empty: skip zero-byte files as the SDK's iteration does, instead of raising.
         """
         from trajkit.events import parse_event
 
-        for event_file in self.event_files():  # the hot loop of every reader: keep it flat
-            if event_file.outside is not None:
-                raise _outside_error(event_file.path, event_file.outside)
-            raw = read_file_bytes(event_file.path)
-            if not raw or raw.isspace():
-                if skip_empty:
-                    continue
-                raise _empty_event_file(event_file.path)
-            try:
-                event = parse_event(raw)
-            except ValueError as exc:  # pydantic's ValidationError and orjson's are ValueErrors
-                raise _input_error(event_file.path, raw, exc) from None
-            yield event
+        with paused_gc():
+            for event_file in self.event_files():  # the hot loop of every reader: keep it flat
+                if event_file.outside is not None:
+                    raise _outside_error(event_file.path, event_file.outside)
+                raw = read_file_bytes(event_file.path)
+                if not raw or raw.isspace():
+                    if skip_empty:
+                        continue
+                    raise _empty_event_file(event_file.path)
+                try:
+                    event = parse_event(raw)
+                except ValueError as exc:  # pydantic's ValidationError and orjson's
+                    raise _input_error(event_file.path, raw, exc) from None
+                yield event
 
     def header(self) -> ConversationHeader:
         """Cheap summary: reads `base_state.json` and at most two event files."""

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from trajkit.errors import InputError, TrajkitError
+from trajkit.gc_pause import paused_gc
 from trajkit.store import find_conversations, open_conversation
 from trajkit.store.remote import RemotePath
 
@@ -284,6 +285,7 @@ class ConversationStats:
     problems: list[str] = field(default_factory=list)
 
 
+@paused_gc()
 def conversation_stats(folder: str | os.PathLike[str]) -> ConversationStats:
     """Read one conversation folder, one event at a time, and count what it holds."""
     from trajkit.store.reader import parse_event_bytes
