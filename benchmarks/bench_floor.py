@@ -1,0 +1,202 @@
+"""Issue 20's table, one row per line: trajkit and the read + orjson floor side by side.
+
+Usage:
+    python benchmarks/gen_corpus.py /tmp/c10k --conversations 1 --events 10000
+    python benchmarks/gen_corpus.py /tmp/c1k --conversations 1 --events 1000
+    python benchmarks/bench_floor.py --c1k /tmp/c1k --c10k /tmp/c10k [--c100k /tmp/c100k] [--repeat 3]
+
+Each in-process figure is the CPU time (``time.process_time``) of the best of ``--repeat`` runs
+after a warm-up (OS file cache warm, imports done); whole-process figures are the CPU time
+(user + system, from ``wait4``) and peak RSS of a fresh ``python -m trajkit`` child. The
+openhands-sdk column repeats the figures quoted in issue 20 (measured with openhands-sdk 1.58.2
+on the same kind of 2-core machine); the SDK is not a dependency and is not run here. The floor
+is: open + read every event file, then ``orjson.loads`` it; nothing less can load the events.
+Rows the run has no corpus for are printed with "-".
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import orjson
+
+from trajkit.convert import convert_conversation
+from trajkit.convert.conversation import convert_events
+from trajkit.store import find_conversations, open_conversation
+from trajkit.validate import validate_conversation
+
+REPO = Path(__file__).resolve().parents[1]
+
+SDK = {  # issue 20's openhands-sdk column (CPU-s; MB peak RSS), quoted, not measured here
+    "load 10k": "0.9 CPU-s",
+    "chat 10k": "2.0 CPU-s",
+    "cli 10k": "12-15 CPU-s (7.5 s import)",
+    "cli vs sdk": "2.2-2.7 s in process",
+    "validate 1k": "0.058 s (plain load)",
+    "validate 10k": "1.06 s (plain load)",
+    "validate 100k": "11.8 s (plain load)",
+    "convert 100k": "37.7 CPU-s, 1,252 MB",
+    "load 100k": "21 CPU-s, 782 MB",
+}
+
+
+def _cpu(func: Callable[[], object], repeat: int) -> float:
+    func()  # warm-up: file cache, imports, lazy schemas
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.process_time()
+        func()
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def _folder(corpus: Path) -> Path:
+    return next(iter(find_conversations([corpus])))  # type: ignore[arg-type]
+
+
+def _floor(folder: Path) -> int:
+    n = 0
+    for f in open_conversation(folder).iter_event_files():
+        orjson.loads(f.path.read_bytes())
+        n += 1
+    return n
+
+
+def _load(folder: Path) -> int:
+    return len(list(open_conversation(folder).iter_events()))
+
+
+def _child(args: list[str]) -> tuple[float, float, bytes]:
+    """CPU seconds, peak RSS in MB and stdout of a fresh `python <args>` process."""
+    env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    proc = subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, env=env, cwd=REPO)
+    assert proc.stdout is not None
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise SystemExit(f"{args}: exit {proc.returncode}")
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out
+
+
+_LOAD = (
+    "import sys\n"
+    "from trajkit.store import open_conversation\n"
+    "print(len(list(open_conversation(sys.argv[1]).iter_events())))\n"
+)
+
+
+def _row(name: str, sdk: str, trajkit: str, floor: str = "", ratio: str = "") -> None:
+    print(f"| {name:<48} | {sdk:<28} | {trajkit:<26} | {floor:<12} | {ratio} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--c1k", type=Path)
+    parser.add_argument("--c10k", type=Path)
+    parser.add_argument("--c100k", type=Path)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    r = args.repeat
+    _row(
+        "operation (one conversation)",
+        "openhands-sdk (quoted)",
+        "trajkit (this run)",
+        "floor",
+        "vs",
+    )
+    _row("-" * 48, "-" * 28, "-" * 26, "-" * 12, "--")
+    if args.c10k:
+        f10 = _folder(args.c10k)
+        floor = _cpu(lambda: _floor(f10), r)
+        load = _cpu(lambda: _load(f10), r)
+        _row(
+            "load every event, 10k",
+            SDK["load 10k"],
+            f"{load:.3f} CPU-s",
+            f"{floor:.3f}",
+            f"{load / floor:.2f}x floor",
+        )
+        events = list(open_conversation(f10).iter_events())
+        state = open_conversation(f10).base_state()
+        chat = _cpu(lambda: convert_events(events, state=state), r)
+        whole = _cpu(lambda: convert_conversation(f10), r)
+        _row(
+            "chat conversion in process, 10k (parsed)",
+            SDK["chat 10k"],
+            f"{chat:.3f} CPU-s",
+            "",
+            f"{2.0 / chat:.1f}x SDK",
+        )
+        _row(
+            "chat conversion in process, 10k (+ load)",
+            SDK["chat 10k"],
+            f"{whole:.3f} CPU-s",
+            "",
+            f"{2.0 / whole:.1f}x SDK",
+        )
+        best_cpu, best_rss = float("inf"), 0.0
+        for _ in range(max(1, r)):
+            cpu, rss, out = _child(["-m", "trajkit", "convert", "--to", "chat", str(f10)])
+            assert out.startswith(b"{"), out[:200]
+            if cpu < best_cpu:
+                best_cpu, best_rss = cpu, rss
+        _row(
+            "trajkit convert --to chat, whole process, 10k",
+            SDK["cli 10k"],
+            f"{best_cpu:.2f} CPU-s, {best_rss:.0f} MB",
+            "",
+            f"CLI adds {best_cpu - whole:.2f} s",
+        )
+        _row(
+            "trajkit convert whole process vs SDK in process",
+            SDK["cli vs sdk"],
+            f"{best_cpu:.2f} CPU-s",
+            "",
+            f"{2.2 / best_cpu:.1f}-{2.7 / best_cpu:.1f}x",
+        )
+    for key, corpus, sdk_s in (
+        ("1k", args.c1k, 0.058),
+        ("10k", args.c10k, 1.06),
+        ("100k", args.c100k, 11.8),
+    ):
+        if corpus is None:
+            _row(f"validate in process, {key}", SDK[f"validate {key}"], "-")
+            continue
+        folder = _folder(corpus)
+        floor = _cpu(lambda folder=folder: _floor(folder), r)
+        cpu = _cpu(lambda folder=folder: validate_conversation(folder), r)
+        _row(
+            f"validate in process, {key}",
+            SDK[f"validate {key}"],
+            f"{cpu:.3f} CPU-s",
+            f"{floor:.3f}",
+            f"{sdk_s / cpu:.1f}x SDK, {cpu / floor:.2f}x floor",
+        )
+    if args.c100k:
+        f100 = _folder(args.c100k)
+        for label, cmd, sdk in (
+            (
+                "convert, 100k events",
+                ["-m", "trajkit", "convert", "--to", "chat", str(f100)],
+                SDK["convert 100k"],
+            ),
+            ("load, 100k events", ["-c", _LOAD, str(f100)], SDK["load 100k"]),
+        ):
+            cpu, rss, _ = _child(cmd)
+            _row(label, sdk, f"{cpu:.2f} CPU-s, {rss:.0f} MB")
+    else:
+        _row("convert, 100k events", SDK["convert 100k"], "-")
+        _row("load, 100k events", SDK["load 100k"], "-")
+    _row("durable append, in a run", "1.14 ms (durable reference)", "see bench_append.py")
+    _row("export, 100k-event corpus, 2 workers", "none", "see bench_export.py")
+
+
+if __name__ == "__main__":
+    main()
