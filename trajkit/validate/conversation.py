@@ -28,6 +28,7 @@ from pathlib import Path
 import orjson
 
 from trajkit import redact
+from trajkit.gc_pause import paused_gc
 from trajkit.store.layout import (
     BASE_STATE,
     EVENTS_DIR,
@@ -47,7 +48,8 @@ from trajkit.validate.files import (
 from trajkit.validate.problems import Problem, error, warning
 
 _RESULT_KINDS = frozenset({"ObservationEvent", "UserRejectObservation"})
-_Entry = tuple[int, str, Path]
+_Entry = tuple[int, str, Path, bool]
+"""(index, id from the name, path, is a symlink), as listed."""
 
 
 @dataclass(slots=True)
@@ -62,6 +64,7 @@ class ConversationReport:
     """False for a single file given on the command line."""
 
 
+@paused_gc()
 def validate_conversation(
     folder: Path,
     *,
@@ -94,8 +97,8 @@ def iter_conversation_problems(
     listing = yield from _list_event_files(folder)
     facts: list[EventFacts] = []
     linked_events = not isinstance(folder, RemotePath) and os.path.islink(folder / EVENTS_DIR)
-    for index, name_id, path in listing or ():
-        if (linked_events or os.path.islink(path)) and (real := link_outside(path, folder)):
+    for index, name_id, path, is_link in listing or ():
+        if (linked_events or is_link) and (real := link_outside(path, folder)):
             yield _outside_problem(path, real)
             facts.append(EventFacts(path, index, name_id))  # unreadable, like a broken file
             continue
@@ -167,12 +170,17 @@ def _list_event_files(folder: Path) -> Generator[Problem, None, list[_Entry] | N
     """List `events/` sorted by parsed index (generator returning the listing, None if none)."""
     events = folder / EVENTS_DIR
     entries: list[_Entry] = []
+    links: set[str] = set()
     try:
         if isinstance(events, RemotePath):  # object storage: one paginated listing
             names = events.list_names()
         else:
             with os.scandir(events) as it:
-                names = [entry.name for entry in it]
+                names = []
+                for entry in it:  # is_symlink() reads the listing's d_type: no lstat per file
+                    names.append(entry.name)
+                    if entry.is_symlink():
+                        links.add(entry.name)
     except FileNotFoundError:
         if os.path.islink(events):
             yield error(events, "", "broken symlink: events/ points nowhere", "no-events")
@@ -199,7 +207,7 @@ def _list_event_files(folder: Path) -> Generator[Problem, None, list[_Entry] | N
             message = "not an event file name (event-<index>-<id>.json): the SDK ignores this file"
             yield warning(events / name, "", message, "file-name")
             continue
-        entries.append((parsed[0], parsed[1], events / name))
+        entries.append((parsed[0], parsed[1], events / name, name in links))
     entries.sort(key=lambda e: (e[0], e[2].name))
     return entries
 
