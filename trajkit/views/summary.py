@@ -84,7 +84,7 @@ class Totals:
 
 
 def conversation_totals(state: BaseState | None) -> Totals:
-    """Tokens and cost (`trajkit.events.state.usage_totals`), the model and the status."""
+    """Tokens and cost (`trajkit.store.usage.usage_totals`), the model and the status."""
     from trajkit.store.usage import usage_totals
 
     if state is None:
