@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import re
+import urllib.parse
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -202,6 +204,162 @@ def mask_values(text: str, values: Iterable[str]) -> str:
     return text
 
 
+_SECRET_QUERY_RE = re.compile(
+    r"([?&;][^=&#\s\"'<>]*(?:key|secret|token|password|passwd|signature|sig|auth|credential)"
+    r"[^=&#\s\"'<>]*=)([^&#\s\"'<>]+)",
+    re.IGNORECASE,
+)
+"""A URL query parameter whose name looks secret (`?api-key=`, `&access_token=`, `?sig=`)."""
+
+_RAW_SECRET_FIELD_RE = re.compile(
+    rb'"(' + b"|".join(re.escape(f.encode()) for f in sorted(SECRET_FIELDS)) + rb')"\s*:\s*"'
+    rb'((?:[^"\\]|\\.)*)"'
+)
+
+
+def mask_secret_query(text: str) -> str:
+    """`text` with the values of secret-looking URL query parameters replaced by `MASK`."""
+    if "=" not in text:
+        return text
+    return _SECRET_QUERY_RE.sub(
+        lambda m: m.group(1) + (m.group(2) if is_protected(m.group(2)) else MASK), text
+    )
+
+
+def has_secret_query(text: str) -> bool:
+    """True when `text` holds a URL query parameter with a secret-looking name, in clear."""
+    return "=" in text and any(
+        not is_protected(m.group(2)) for m in _SECRET_QUERY_RE.finditer(text)
+    )
+
+
+def raw_clear_secret_fields(raw: bytes) -> list[str]:
+    """Names of secret fields (`api_key`, ...) holding a clear value anywhere in the raw JSON
+    text, duplicates included: a parser keeps only the last of two equal keys, this does not."""
+    found = []
+    for m in _RAW_SECRET_FIELD_RE.finditer(raw):
+        try:
+            value = json.loads(b'"' + m.group(2) + b'"')
+        except ValueError:
+            continue
+        if not is_protected(value):
+            found.append(m.group(1).decode())
+    return found
+
+
+def iter_strings(data: Any, pointer: str = "") -> Iterator[tuple[str, str]]:
+    """`(json_pointer, text)` for every string of a JSON value, object keys included."""
+    if isinstance(data, str):
+        yield pointer, data
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            child = f"{pointer}/{escape_pointer(str(key))}"
+            if isinstance(key, str):
+                yield child, key
+            yield from iter_strings(value, child)
+    elif isinstance(data, list):
+        for i, item in enumerate(data):
+            yield from iter_strings(item, f"{pointer}/{i}")
+
+
+def encoded_forms(value: str) -> set[str]:
+    """The forms of a secret value searched for: itself, JSON-escaped (both ways), URL-encoded,
+    and the base64 text its bytes give at each of the three alignments inside a larger blob
+    (only the characters that depend on the value alone, so a hit proves it is there)."""
+    forms = {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]}
+    forms.add(urllib.parse.quote(value, safe=""))
+    forms.add(urllib.parse.quote_plus(value, safe=""))
+    raw = value.encode()
+    for offset in range(3):
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            text = encode(b"\0" * offset + raw).decode()
+            start = 4 if offset else 0  # the first group mixes in the preceding bytes
+            end = (offset + len(raw)) // 3 * 4  # the last, partial group mixes the next ones
+            core = text[start:end]
+            if len(core) >= 8:
+                forms.add(core)
+    return {f for f in forms if f}
+
+
+class SecretMasker:
+    """Hides secret values in text and JSON data, on the decoded value of every string.
+
+    Each value is searched in every form of `encoded_forms` (plain, JSON-escaped, URL-encoded,
+    base64), in one regex pass. Object keys are masked as well as values. A string that is
+    itself JSON (tool-call arguments, a `value` field holding JSON) and holds escapes is also
+    decoded and masked inside, so `"\\u0074ok..."` cannot hide `tok...`; a percent-encoded
+    string is also searched decoded. With `api_keys`, substrings that look like a provider key
+    are masked too (as `MASK`). `count` says how many replacements were made.
+    """
+
+    def __init__(
+        self, values: Iterable[str], *, api_keys: bool = False, replacement: str = HIDDEN
+    ) -> None:
+        forms: set[str] = set()
+        self.values = sorted(
+            {v for v in values if isinstance(v, str) and len(v) >= MIN_SECRET_LENGTH},
+            key=len,
+            reverse=True,
+        )
+        for value in self.values:
+            forms |= encoded_forms(value)
+        self.forms = sorted(forms, key=len, reverse=True)
+        self._re = re.compile("|".join(re.escape(f) for f in self.forms)) if forms else None
+        self._api_keys = api_keys
+        self.replacement = replacement
+        self.count = 0
+
+    def __bool__(self) -> bool:
+        return self._re is not None or self._api_keys
+
+    def text(self, text: str) -> str:
+        """`text` with every form of every value (and, if asked, API keys) replaced."""
+        if self._re is not None:
+            text, n = self._re.subn(self.replacement, text)
+            self.count += n
+            if "%" in text and self.values:
+                decoded = urllib.parse.unquote(text)
+                if decoded != text and self._re.search(decoded):
+                    text = self.text(decoded)
+        if self._api_keys:
+            n = sum(1 for _ in find_api_keys(text))
+            if n:
+                self.count += n
+                text = mask_api_keys(text)
+        if "\\" in text and text.lstrip()[:1] in ("{", "[", '"'):
+            text = self._json_text(text)
+        return text
+
+    def _json_text(self, text: str) -> str:
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError):
+            return text
+        masked = self.data(data)
+        if masked == data:
+            return text
+        return json.dumps(masked, ensure_ascii=False)
+
+    def data(self, data: Any) -> Any:
+        """A copy of a JSON-like value with every string (keys included) masked."""
+        if isinstance(data, str):
+            return self.text(data)
+        if isinstance(data, dict):
+            return {
+                (self.text(k) if isinstance(k, str) else k): self.data(v) for k, v in data.items()
+            }
+        if isinstance(data, list):
+            return [self.data(v) for v in data]
+        return data
+
+    def found_in(self, text: str) -> bool:
+        """Whether masking would change `text` (does not count)."""
+        before = self.count
+        changed = self.text(text) != text
+        self.count = before
+        return changed
+
+
 def mask_secret_fields(data: Any) -> Any:
     """A copy of a JSON value with every clear secret field (see `find_clear_secrets`) masked."""
     if isinstance(data, dict):
@@ -263,8 +421,14 @@ __all__ = [
     "MASK",
     "MIN_SECRET_LENGTH",
     "SECRET_FIELDS",
+    "SecretMasker",
+    "has_secret_query",
+    "iter_strings",
+    "mask_secret_query",
+    "raw_clear_secret_fields",
     "contains_api_key",
     "decrypt",
+    "encoded_forms",
     "encrypt",
     "escape_pointer",
     "fernet_key",

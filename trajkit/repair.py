@@ -28,18 +28,20 @@ from typing import Any, Literal
 import orjson
 
 from trajkit.errors import InputError, UnsafePath
-from trajkit.events.base import ROOT_PARENT
+from trajkit.recovery import (
+    RESTART_ERROR,
+    head_after_crash,
+    interrupted_call_result,
+    recovery_branch,
+    unanswered_calls,
+)
 from trajkit.store.atomic import atomic_write, conversation_lock, fsync_dir, is_temp_file
-from trajkit.store.layout import BASE_STATE, link_outside
+from trajkit.store.guard import NotRegularFile, refuse_outside_links
+from trajkit.store.layout import BASE_STATE
 from trajkit.store.reader import open_conversation, parse_event_bytes
 
 QUARANTINE_DIR = "quarantine"
 REASONS_FILE = "reasons.json"
-RESTART_ERROR = (
-    "A restart occurred while this tool was in progress. The tool call was interrupted and "
-    "its result is unknown; check the state before retrying."
-)
-_NOT_HEAD = ("ConversationStateUpdateEvent", "ConversationErrorEvent")
 
 FixKind = Literal["quarantine", "set_head", "close_call", "unfixable"]
 
@@ -65,25 +67,31 @@ class _Scan:
 
 
 def plan_repair(folder: str | os.PathLike[str]) -> list[Fix]:
-    """What repair would do to ``folder``, in order; reads only."""
+    """What repair would do to ``folder``, in order; reads only.
+
+    Raises:
+        UnsafePath: ``events/`` or ``base_state.json`` is a link leading outside ``folder``
+            (nothing is read through it, and nothing will be changed).
+    """
+    refuse_outside_links(folder)
     conv = open_conversation(folder)
     scan = _scan_events(conv)
     fixes = scan.fixes
     _check_holes(conv.events_dir, scan, fixes)
     state_path = conv.base_state_path
-    state = _read_state(state_path, fixes)
+    state = _read_state(conv, fixes)
     good = [ev for _, ev in scan.events]
     head = _plan_head(state_path, state, good, fixes)
-    _plan_close_calls(conv.events_dir, good, head, fixes)
+    _plan_close_calls(conv.events_dir, good, head, state, fixes)
     return fixes
 
 
 def apply_repair(folder: str | os.PathLike[str], fixes: Iterable[Fix]) -> None:
     """Carry out ``fixes`` from ``plan_repair`` (under the conversation lock)."""
-    from trajkit.events import AgentErrorEvent, ErrorClassification
     from trajkit.store.writer import ConversationWriter
 
     folder = Path(folder)
+    refuse_outside_links(folder)
     fixes = list(fixes)
     with conversation_lock(folder):
         for fix in fixes:
@@ -97,12 +105,10 @@ def apply_repair(folder: str | os.PathLike[str], fixes: Iterable[Fix]) -> None:
     for fix in fixes:
         if fix.kind != "close_call":
             continue
-        event = AgentErrorEvent(
-            tool_name=fix.data["tool_name"],
-            tool_call_id=fix.data["tool_call_id"],
-            error=RESTART_ERROR,
-            classification=ErrorClassification(kind="internal", retryable=False),
-            parent_id=fix.data["parent_id"] if head is None else head,
+        event = interrupted_call_result(
+            fix.data["tool_name"],
+            fix.data["tool_call_id"],
+            fix.data["parent_id"] if head is None else head,
         )
         writer.append(event)
         head = event.id
@@ -127,6 +133,9 @@ def _scan_events(conv: Any) -> _Scan:
         try:
             raw = ef.read_bytes()
             event = parse_event_bytes(ef.path, raw)
+        except NotRegularFile as exc:  # a FIFO or device: not damage a crash leaves; left alone
+            scan.fixes.append(Fix("unfixable", ef.path, f"{exc.message}; remove it by hand"))
+            continue
         except InputError as exc:
             scan.fixes.append(
                 Fix("quarantine", ef.path, f"move to {QUARANTINE_DIR}/ ({exc.message})")
@@ -165,17 +174,15 @@ def _check_holes(events_dir: Path, scan: _Scan, fixes: list[Fix]) -> None:
         expected = max(expected, i + 1)
 
 
-def _read_state(path: Path, fixes: list[Fix]) -> dict[str, Any] | None:
-    if path.is_symlink() and (real := link_outside(path, path.parent)):
-        fixes.append(Fix("unfixable", path, f"symlink to {real}, outside the conversation"))
-        return None
+def _read_state(conv: Any, fixes: list[Fix]) -> dict[str, Any] | None:
+    path = conv.base_state_path
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        fixes.append(Fix("unfixable", path, "missing; the agent configuration cannot be rebuilt"))
+        raw = conv.base_state_raw()  # refuses a FIFO, a device, an oversized file
+    except InputError as exc:
+        fixes.append(Fix("unfixable", path, f"unreadable: {exc.message}"))
         return None
-    except OSError as exc:
-        fixes.append(Fix("unfixable", path, f"unreadable: {exc.strerror or exc}"))
+    if raw is None:
+        fixes.append(Fix("unfixable", path, "missing; the agent configuration cannot be rebuilt"))
         return None
     try:
         data = orjson.loads(raw)
@@ -192,69 +199,51 @@ def _read_state(path: Path, fixes: list[Fix]) -> dict[str, Any] | None:
 def _plan_head(
     path: Path, state: dict[str, Any] | None, events: list[Any], fixes: list[Fix]
 ) -> str | None:
-    """The head after repair; adds a ``set_head`` fix when it must move."""
-    candidates = [ev for ev in events if ev.kind not in _NOT_HEAD]
-    if state is None or not candidates:
+    """The head after repair (`trajkit.recovery`); adds a ``set_head`` fix when it moves."""
+    if state is None or not events:
         return None
     current = state.get("leaf_event_id")
-    last: str = candidates[-1].id
+    current = current if isinstance(current, str) else None
     if state.get("head_is_empty") is True and current is None:
         return None
-    ids = {ev.id for ev in events}
-    if current is None:
-        return last  # legacy: head is implied, the SDK picks the last event
-    if current not in ids:
-        reason = f"head {current!r} names no complete event"
-    elif current != last and current in _ancestors(last, events):
-        reason = f"head {current!r} lags behind later events that continue from it"
-    else:
-        return str(current)
+    move = head_after_crash(events, current)
+    if move.reason is None:
+        return move.head
     fixes.append(
-        Fix("set_head", path, f"{reason}; set leaf_event_id to {last!r}", {"leaf_event_id": last})
+        Fix(
+            "set_head",
+            path,
+            f"{move.reason}; set leaf_event_id to {move.head!r}",
+            {"leaf_event_id": move.head},
+        )
     )
-    return last
-
-
-def _ancestors(event_id: str, events: list[Any]) -> set[str]:
-    """Ids on the path from ``event_id`` to the root (legacy events chain to the previous one)."""
-    parents: dict[str, str | None] = {}
-    prev: str | None = None
-    for ev in events:
-        parent = ev.parent_id
-        parents[ev.id] = prev if parent is None else (None if parent == ROOT_PARENT else parent)
-        prev = ev.id
-    seen: set[str] = set()
-    node: str | None = event_id
-    while node is not None and node not in seen:
-        seen.add(node)
-        node = parents.get(node)
-    return seen
+    return move.head
 
 
 def _plan_close_calls(
-    events_dir: Path, events: list[Any], head: str | None, fixes: list[Fix]
+    events_dir: Path,
+    events: list[Any],
+    head: str | None,
+    state: dict[str, Any] | None,
+    fixes: list[Fix],
 ) -> None:
-    answered = {
-        ev.tool_call_id
-        for ev in events
-        if ev.kind in ("ObservationEvent", "UserRejectObservation", "AgentErrorEvent")
-    }
-    for ev in events:
-        if ev.kind == "ActionEvent" and ev.tool_call_id not in answered:
-            answered.add(ev.tool_call_id)
-            fixes.append(
-                Fix(
-                    "close_call",
-                    events_dir,
-                    f"tool call {ev.tool_call_id!r} ({ev.tool_name}) has no result; "
-                    "append the crash-recovery error result",
-                    {
-                        "tool_name": ev.tool_name,
-                        "tool_call_id": ev.tool_call_id,
-                        "parent_id": head or ev.id,
-                    },
-                )
+    empty = bool(state and state.get("head_is_empty") is True and head is None)
+    branch = recovery_branch(events, head, head_is_empty=empty)
+    tip = branch[-1].id if branch else None
+    for ev in unanswered_calls(branch):
+        fixes.append(
+            Fix(
+                "close_call",
+                events_dir,
+                f"tool call {ev.tool_call_id!r} ({ev.tool_name}) has no result; "
+                "append the crash-recovery error result",
+                {
+                    "tool_name": ev.tool_name,
+                    "tool_call_id": ev.tool_call_id,
+                    "parent_id": head or tip or ev.id,
+                },
             )
+        )
 
 
 # applying -------------------------------------------------------------------------------------

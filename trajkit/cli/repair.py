@@ -25,14 +25,23 @@ def repair_command(
     every folder validates afterwards (or would, with --dry-run, once repaired), 1 otherwise.
     """
     from trajkit.cli._output import display_path, echo_json
+    from trajkit.errors import TrajkitError
     from trajkit.repair import repair_conversation
     from trajkit.store import find_conversations
     from trajkit.validate import validate_conversation
 
-    report = []
+    report: list[dict[str, object]] = []
     ok = True
     for folder in find_conversations(paths):
-        fixes = repair_conversation(folder, dry_run=dry_run)
+        try:
+            fixes = repair_conversation(folder, dry_run=dry_run)
+        except TrajkitError as exc:  # refused (a link outside, a live writer): nothing changed
+            ok = False
+            if as_json:
+                report.append({"conversation": display_path(folder), "error": str(exc)})
+            else:
+                click.echo(f"refused: {exc}")
+            continue
         remaining = [f for f in fixes if f.kind == "unfixable"]
         problems = [] if dry_run else list(validate_conversation(folder).problems)
         errors = [p for p in problems if p.severity == "error"]

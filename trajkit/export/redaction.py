@@ -17,23 +17,17 @@ because both masks hold no character that JSON escapes.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import orjson
-
 from trajkit.redact import (
-    HIDDEN,
     MASK,
-    MIN_SECRET_LENGTH,
+    SecretMasker,
     contains_api_key,
     decrypt,
-    find_api_keys,
     find_clear_secrets,
     is_encrypted,
-    mask_api_keys,
     registered_secret_values,
 )
 
@@ -63,22 +57,26 @@ these prefixes (pyarrow compute, hundreds of MB/s) over a conversation's texts, 
 """
 
 _PREFILTER = "|".join(re.escape(p) for p in KEY_PREFIXES)
+_ESCAPES = r"\\u|\\/"
 
 
 class Redactor:
-    """Masks known secret values and API-key-looking strings; `count` says how many were masked."""
+    """Masks known secret values and API-key-looking strings; `count` says how many were masked.
+
+    The masking itself is `trajkit.redact.SecretMasker` (every encoded form of each value,
+    object keys, JSON text decoded when it holds escapes), the same rule the runtime applies
+    before writing an event.
+    """
 
     def __init__(self, values: Iterable[str] = ()) -> None:
-        forms: set[str] = set()
-        for value in values:
-            if not isinstance(value, str) or len(value) < MIN_SECRET_LENGTH:
-                continue
-            forms.add(value)
-            forms.add(orjson.dumps(value).decode()[1:-1])
-            forms.add(json.dumps(value)[1:-1])
-        self._values = sorted(forms, key=len, reverse=True)
+        self._masker = SecretMasker(values, api_keys=True)
+        self._values = self._masker.forms
         self._bytes = [v.encode() for v in self._values]
-        self.count = 0
+
+    @property
+    def count(self) -> int:
+        """Replacements made so far."""
+        return self._masker.count
 
     def dirty(self, texts: list[str | bytes]) -> list[bool]:
         """For each text: might it hold a secret? (False is certain; True is checked by `text`.)"""
@@ -93,6 +91,8 @@ class Redactor:
         mask = pc.match_substring_regex(array, _PREFILTER)
         for value in self._values:
             mask = pc.or_(mask, pc.match_substring(array, value))
+        if self._values:  # an escape (`\u0074`, `\/`) can spell a value: decode those texts
+            mask = pc.or_(mask, pc.match_substring_regex(array, _ESCAPES))
         if not pc.any(mask).as_py():
             return [False] * len(texts)
         return [bool(x) for x in mask.to_pylist()]
@@ -101,35 +101,22 @@ class Redactor:
         """True when `raw` holds neither a secret value nor an API-key-looking string."""
         if contains_api_key(raw) is not None:
             return False
+        if self._bytes and (b"\\u" in raw or b"\\/" in raw):
+            return False
         return not any(v in raw for v in self._bytes)
 
     def text(self, text: str) -> str:
         """`text` with secrets masked (counted)."""
-        for value in self._values:
-            n = text.count(value)
-            if n:
-                self.count += n
-                text = text.replace(value, HIDDEN)
-        n = sum(1 for _ in find_api_keys(text))
-        if n:
-            self.count += n
-            text = mask_api_keys(text)
-        return text
+        return self._masker.text(text)
 
     def value(self, data: Any) -> Any:
-        """A copy of a row value (str, list, dict, scalar) with every string masked.
+        """A copy of a row value (str, list, dict, scalar) with every string (and key) masked.
 
         UTF-8 `bytes` (JSON text kept as read) come back as masked `str`.
         """
-        if isinstance(data, str):
-            return self.text(data)
         if isinstance(data, bytes):
             return self.text(data.decode("utf-8", "replace"))
-        if isinstance(data, dict):
-            return {k: self.value(v) for k, v in data.items()}
-        if isinstance(data, list):
-            return [self.value(v) for v in data]
-        return data
+        return self._masker.data(data)
 
 
 def secret_values(

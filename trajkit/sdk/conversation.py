@@ -53,7 +53,6 @@ from typing import Any, TypeVar
 from trajkit.errors import InputError, UnsafePath
 from trajkit.events import (
     ActionEvent,
-    AgentErrorEvent,
     ConversationErrorEvent,
     ConversationStateUpdateEvent,
     ErrorClassification,
@@ -61,13 +60,19 @@ from trajkit.events import (
     FinishAction,
     Message,
     MessageEvent,
-    ObservationEvent,
     PauseEvent,
     SystemPromptEvent,
     TextContent,
     ThinkAction,
     UserRejectObservation,
 )
+from trajkit.recovery import (
+    RESTART_ERROR,
+    head_after_crash,
+    interrupted_call_result,
+    unanswered_calls,
+)
+from trajkit.redact import SecretMasker
 from trajkit.sdk.agent import Agent
 from trajkit.sdk.confirmation import (
     AlwaysConfirm,
@@ -76,8 +81,8 @@ from trajkit.sdk.confirmation import (
     NeverConfirm,
     parse_confirmation_policy,
 )
-from trajkit.sdk.llm import LLMError
-from trajkit.sdk.logger import get_logger
+from trajkit.sdk.llm import LLMError, llm_secret_values
+from trajkit.sdk.logger import get_logger, register_log_secrets
 from trajkit.sdk.mcp import MCPTimeouts, MCPToolset
 from trajkit.sdk.metrics import Metrics
 from trajkit.sdk.secrets import Cipher, LookupSecret, StaticSecret, mask_data, secrets_prompt
@@ -85,18 +90,16 @@ from trajkit.sdk.state import ConversationExecutionStatus, ConversationState, Lo
 from trajkit.sdk.stuck import StuckThresholds, detect_stuck
 from trajkit.sdk.tool import RuntimeTool, ToolContext
 from trajkit.store import ConversationWriter, folder_name, open_conversation
+from trajkit.store.guard import refuse_outside_links
+from trajkit.store.reader import StoredConversation
 
-__all__ = ["Conversation", "ConversationCallback"]
+__all__ = ["RESTART_ERROR", "Conversation", "ConversationCallback"]
 
 logger = get_logger(__name__)
 
 ConversationCallback = Callable[[Event], None]
 Status = ConversationExecutionStatus
 
-RESTART_ERROR = (
-    "A restart occurred while this tool was in progress. The call was interrupted and its "
-    "result is unknown; check the current state before retrying it."
-)
 _M = TypeVar("_M")
 SecretValue = str | StaticSecret | LookupSecret
 
@@ -236,15 +239,8 @@ class Conversation:
         self.state.stats.usage_to_metrics[llm.usage_id] = llm.metrics
 
     def _answer_interrupted_calls(self) -> None:
-        for action in _unanswered_actions(self._branch()):
-            self.emit(
-                AgentErrorEvent(
-                    tool_name=action.tool_name,
-                    tool_call_id=action.tool_call_id,
-                    error=RESTART_ERROR,
-                    classification=ErrorClassification(kind="internal"),
-                )
-            )
+        for action in unanswered_calls(self._branch()):  # trajkit.recovery, as repair does
+            self.emit(interrupted_call_result(action.tool_name, action.tool_call_id))
 
     # -- events ----------------------------------------------------------------------
     def emit(self, event: Event) -> Event:
@@ -271,17 +267,25 @@ class Conversation:
 
     def _for_disk(self, event: Event) -> Event:
         """``event`` as written: secret values it holds (a model reply or tool call that typed
-        one, a user message quoting one) are hidden, so no value reaches disk in clear. The
-        running conversation keeps the event as it is; a restored one sees the hidden form."""
-        values = self.state.secret_registry.known_values()
-        if not values:
+        one, a user message quoting one, command output echoing the API key) are hidden, in
+        every form `trajkit.redact.SecretMasker` finds (JSON-escaped, as a key, URL-encoded,
+        base64), so no value reaches disk in clear. The running conversation keeps the event
+        as it is; a restored one sees the hidden form."""
+        masker = self._masker()
+        if not masker:
             return event
         from trajkit.events import dump_event, parse_event
 
         text = dump_event(event)
-        if not any(v in text or json.dumps(v)[1:-1] in text for v in values if v):
-            return event
-        return parse_event(mask_data(json.loads(text), values))
+        masked = masker.text(text)  # the dump is JSON: escaped forms are decoded and masked
+        return event if masked == text else parse_event(masked)
+
+    def _masker(self) -> SecretMasker:
+        """Masks the registered secret values and the LLM's configured credentials by value."""
+        values = list(self.state.secret_registry.known_values())
+        values.extend(llm_secret_values(self.agent.llm))
+        register_log_secrets(values)
+        return SecretMasker(values)
 
     def _branch(self) -> list[Event]:
         from trajkit.convert import active_branch
@@ -425,7 +429,7 @@ class Conversation:
 
     def pending_actions(self) -> list[ActionEvent]:
         """Actions emitted but neither run nor rejected (waiting for confirmation)."""
-        return [e for e in _unanswered_actions(self._branch()) if e.action is not None]
+        return [e for e in unanswered_calls(self._branch()) if e.action is not None]
 
     def reject_pending_actions(self, reason: str = "User rejected the action") -> None:
         """Answer every pending action with a UserRejectObservation; the conversation idles."""
@@ -512,50 +516,21 @@ def _steps_since_user_message(events: Sequence[Event]) -> int:
     return len(responses)
 
 
-def _unanswered_actions(branch: Sequence[Event]) -> list[ActionEvent]:
-    answered = {
-        e.tool_call_id
-        for e in branch
-        if isinstance(e, ObservationEvent | UserRejectObservation | AgentErrorEvent)
-    }
-    return [e for e in branch if isinstance(e, ActionEvent) and e.tool_call_id not in answered]
-
-
 def _move_head_forward(state: ConversationState) -> None:
-    """After a crash between an event write and the base-state save, the HEAD lags: move it to
-    the newest event that descends from it, so no completed event is left off the branch."""
-    events = state._events
-    leaf = state.leaf_event_id
-    if not events or leaf is None:
-        return
-    index = {e.id: i for i, e in enumerate(events)}
-    candidates = [
-        i
-        for i, e in enumerate(events)
-        if not isinstance(e, ConversationStateUpdateEvent | ConversationErrorEvent)
-    ]
-    if leaf not in index:
-        logger.warning("leaf_event_id %s is not in the log; using the last event", leaf)
-        state.leaf_event_id = events[candidates[-1]].id if candidates else None
-        return
-    if not candidates or candidates[-1] <= index[leaf]:
-        return
-    i: int | None = candidates[-1]
-    seen: set[int] = set()
-    while i is not None and i not in seen:
-        seen.add(i)
-        if events[i].id == leaf:
-            state.leaf_event_id = events[candidates[-1]].id
-            return
-        parent = events[i].parent_id
-        i = (i - 1 if i > 0 else None) if parent is None else index.get(parent)
+    """After a crash between an event write and the base-state save, the HEAD lags: move it
+    as `trajkit.recovery.head_after_crash` says (the same rule `trajkit repair` applies)."""
+    move = head_after_crash(state._events, state.leaf_event_id)
+    if move.reason is not None:
+        logger.warning("conversation %s: %s; moving it to %s", state.id, move.reason, move.head)
+        state.leaf_event_id = move.head
 
 
 def _read_base_state(folder: Path) -> bytes:
-    try:
-        return (folder / "base_state.json").read_bytes().strip()
-    except FileNotFoundError:
-        return b""
+    """``base_state.json``'s bytes through the store: a link leading outside the folder, a
+    FIFO or a device is refused (nothing read, nothing written), as every reader does."""
+    refuse_outside_links(folder)
+    raw = StoredConversation(folder).base_state_raw()
+    return (raw or b"").strip()
 
 
 def _working_dir(workspace: Any) -> str:

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from trajkit.convert.options import FormatOptions
     from trajkit.sdk.tool import RuntimeTool
 
-__all__ = ["LLM", "LLMError", "LLMResponse"]
+__all__ = ["LLM", "LLMError", "LLMResponse", "llm_secret_values"]
 
 MASK = "**********"
 _SECRET_FIELDS = ("api_key", "aws_access_key_id", "aws_secret_access_key", "aws_session_token")
@@ -81,6 +81,18 @@ def _import_litellm() -> Any:
 
     litellm.suppress_debug_info = True
     return litellm
+
+
+def llm_secret_values(llm: Any) -> list[str]:
+    """The clear values of an LLM's credential fields (``api_key``, the AWS secrets): each is a
+    secret by value, whatever it looks like, and is masked wherever it would be written."""
+    out: list[str] = []
+    for name in _SECRET_FIELDS:
+        value = getattr(llm, name, None)
+        text = value.get_secret_value() if isinstance(value, SecretStr) else value
+        if isinstance(text, str) and text.strip():
+            out.append(text)
+    return out
 
 
 class LLM(BaseModel):

@@ -9,6 +9,11 @@ Configured from the environment on first use, as the SDK's examples expect:
 
 Console output goes to stderr, so a program's own stdout stays clean. `setup_logging` can be
 called again with explicit values; it replaces the handlers it installed before.
+
+Every record goes through one masking filter on each handler before it is written: the secret
+values a running conversation knows (registered secrets, the LLM's configured credentials,
+added with `register_log_secrets`) and provider-key-looking strings are hidden in the message
+and in the exception text, in every form `trajkit.redact.SecretMasker` finds.
 """
 
 from __future__ import annotations
@@ -17,14 +22,52 @@ import json
 import logging
 import os
 import sys
+import threading
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
-__all__ = ["JsonFormatter", "get_logger", "setup_logging"]
+from trajkit.redact import SecretMasker
+
+__all__ = ["JsonFormatter", "MaskingFilter", "get_logger", "register_log_secrets", "setup_logging"]
 
 _HANDLER_FLAG = "_trajkit_handler"
 _configured = False
 _ROOT_NAMES = ("trajkit",)
+_log_secrets: set[str] = set()
+_log_masker: SecretMasker = SecretMasker((), api_keys=True)
+_masker_lock = threading.Lock()
+
+
+def register_log_secrets(values: Iterable[str]) -> None:
+    """Add secret values that no log record may show (kept for the life of the process)."""
+    global _log_masker
+    new = {v for v in values if isinstance(v, str) and v} - _log_secrets
+    if not new:
+        return
+    with _masker_lock:
+        _log_secrets.update(new)
+        _log_masker = SecretMasker(_log_secrets, api_keys=True)
+
+
+class MaskingFilter(logging.Filter):
+    """Rewrites each record with its message and exception text masked (see the module doc)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        masker = _log_masker
+        try:
+            message = record.getMessage()
+        except Exception:  # a bad format string: let logging report it as usual
+            return True
+        record.msg, record.args = masker.text(message), None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = masker.text(record.exc_text)
+            record.exc_info = None
+        if record.stack_info:
+            record.stack_info = masker.text(record.stack_info)
+        return True
 
 
 class JsonFormatter(logging.Formatter):
@@ -79,6 +122,8 @@ def setup_logging(
             h.close()
         for h in handlers:
             h.setFormatter(formatter)
+            if not any(isinstance(f, MaskingFilter) for f in h.filters):
+                h.addFilter(MaskingFilter())
             setattr(h, _HANDLER_FLAG, True)
             lg.addHandler(h)
         lg.setLevel(level)
@@ -91,6 +136,8 @@ def get_logger(name: str) -> logging.Logger:
     if not _configured:
         setup_logging()
     logger = logging.getLogger(name)
+    if not any(isinstance(f, MaskingFilter) for f in logger.filters):
+        logger.addFilter(MaskingFilter())  # masked before any handler (ours or not) sees it
     if not name.startswith(_ROOT_NAMES) and name != "__main__":
         parent = logging.getLogger("trajkit")
         logger.setLevel(parent.level)

@@ -173,8 +173,16 @@ class ConversationState(BaseModel):
             self._writer.save_base_state(self.to_json())
 
     def to_json(self) -> str:
-        """``base_state.json`` content: secrets encrypted with the cipher, else masked."""
-        return self.model_dump_json(exclude_none=True, context={"cipher": self._cipher})
+        """``base_state.json`` content: secret fields encrypted with the cipher, else masked;
+        then every registered secret value and LLM credential found anywhere else (an MCP
+        ``env`` value under a plain name, a URL) is hidden by value, and secret-looking URL
+        query parameters (``base_url?api-key=...``) are masked (`trajkit.redact`)."""
+        from trajkit.redact import SecretMasker, mask_secret_query
+        from trajkit.sdk.llm import llm_secret_values
+
+        text = self.model_dump_json(exclude_none=True, context={"cipher": self._cipher})
+        values = [*self.secret_registry.known_values(), *llm_secret_values(self.agent.llm)]
+        return mask_secret_query(SecretMasker(values).text(text))
 
     def field_json(self, name: str) -> Any:
         """One field as JSON data (secrets masked), for ``ConversationStateUpdateEvent``."""

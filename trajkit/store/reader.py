@@ -28,9 +28,7 @@ Invariants and choices:
 
 from __future__ import annotations
 
-import errno
 import os
-import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +38,7 @@ import orjson
 
 from trajkit.errors import InputError, UnsafePath, pointer_for_loc
 from trajkit.gc_pause import paused_gc
+from trajkit.store.guard import check_json_nodes, open_regular, outside_error
 from trajkit.store.layout import (
     BASE_STATE,
     EVENTS_DIR,
@@ -222,6 +221,7 @@ class StoredConversation:
                     if skip_empty:
                         continue
                     raise _empty_event_file(event_file.path)
+                check_json_nodes(event_file.path, raw)
                 try:
                     event = parse_event(raw)
                 except ValueError as exc:  # pydantic's ValidationError and orjson's
@@ -329,11 +329,8 @@ def read_file_bytes_stat(
     if isinstance(path, RemotePath):
         return path.read_bytes(max_bytes=limit), None
     try:
-        fd = os.open(path, _READ_FLAGS)
+        fd, st = open_regular(path)  # O_NONBLOCK + S_ISREG: a FIFO or device never blocks
         try:
-            st = os.fstat(fd)
-            if stat.S_ISDIR(st.st_mode):
-                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
             size = st.st_size
             if size > limit:
                 raise InputError(
@@ -356,9 +353,6 @@ def read_file_bytes_stat(
         raise InputError(path, "", _reason(exc)) from None
 
 
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
-
-
 def parse_event_bytes(path: Path, raw: bytes) -> Event:
     """Parse one event file's bytes, turning any failure into `InputError` for `path`."""
     from trajkit.events import parse_event
@@ -369,12 +363,7 @@ def parse_event_bytes(path: Path, raw: bytes) -> Event:
 
 
 def _outside_error(path: Path, real: Path) -> UnsafePath:
-    return UnsafePath(
-        path,
-        "",
-        f"symlink to {real}, outside the conversation folder; not read (copy the file into "
-        "the folder if it belongs to this conversation)",
-    )
+    return outside_error(path, real)
 
 
 def _empty_event_file(path: Path) -> InputError:
@@ -382,6 +371,7 @@ def _empty_event_file(path: Path) -> InputError:
 
 
 def _parse(path: Path, raw: bytes, parse: Callable[[bytes], _T]) -> _T:
+    check_json_nodes(path, raw)
     try:
         return parse(raw)
     except ValueError as exc:

@@ -24,6 +24,7 @@ import os
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -141,6 +142,7 @@ def _base_state_problems(
     for pointer, field_name in redact.find_clear_secrets(check.data):
         message = f"secret {field_name!r} in clear: expected {redact.MASK!r} or an encrypted (gAAAAA…) value"
         yield error(path, pointer, message, "secret")
+    yield from state_secret_value_problems(path, check.data, check.raw)
     folder_id = conversation_id_from_folder(folder.name)
     state_id = check.data.get("id")
     if (
@@ -155,6 +157,51 @@ def _base_state_problems(
             "folder-id",
         )
     return check
+
+
+def state_secret_value_problems(
+    path: Path, data: dict[str, Any], raw: bytes = b""
+) -> Iterator[Problem]:
+    """Secrets found *by value* in `base_state.json`: a registered secret or a credential that
+    is in clear in its own field, found again anywhere else (an MCP `env` value, a URL); a
+    secret-looking URL query parameter in clear; a secret field holding a clear value that a
+    later duplicate key hides from the parsed object."""
+    fields = dict(redact.find_clear_secrets(data))
+    values = dict(redact.registered_secret_values(data))
+    for pointer, name in fields.items():
+        value = _at_pointer(data, pointer)
+        if isinstance(value, str) and len(value) >= redact.MIN_SECRET_LENGTH:
+            values.setdefault(name, value)
+    maskers = {name: redact.SecretMasker([v]) for name, v in values.items()}
+    for pointer, text in redact.iter_strings({k: v for k, v in data.items() if k != "stats"}):
+        if pointer in fields:
+            continue
+        for name, masker in maskers.items():
+            if masker.found_in(text):
+                message = f"holds the value of secret {name!r} in clear"
+                yield error(path, pointer, message, "secret")
+        if redact.has_secret_query(text):
+            message = "a URL query parameter with a secret-looking name holds a value in clear"
+            yield error(path, pointer, message, "secret")
+    if raw:
+        parsed = set(fields.values())
+        for name in redact.raw_clear_secret_fields(raw):
+            if name not in parsed:
+                message = f"secret {name!r} in clear in the file text (a duplicate key hides it)"
+                yield error(path, "", message, "secret")
+
+
+def _at_pointer(data: Any, pointer: str) -> Any:
+    node = data
+    for part in pointer.split("/")[1:]:
+        key = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict):
+            node = node.get(key)
+        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
+            node = node[int(key)]
+        else:
+            return None
+    return node
 
 
 def _base_state_outside(folder: Path, path: Path) -> Path | None:
@@ -219,7 +266,14 @@ def _event_secret_problems(
     if not raw:
         return
     for name, value in secrets.items():
-        if value.encode() in raw or orjson.dumps(value)[1:-1] in raw:
+        if (
+            value.encode() in raw
+            or orjson.dumps(value)[1:-1] in raw
+            or (
+                b"\\" in raw
+                and redact.SecretMasker([value]).found_in(raw.decode("utf-8", "replace"))
+            )
+        ):
             yield error(path, "", f"contains the value of secret {name!r} in clear", "secret")
     described = redact.contains_api_key(raw)
     if described is not None:
@@ -417,6 +471,7 @@ def validate_file(
         if check.data is not None:
             for pointer, name in redact.find_clear_secrets(check.data):
                 problems.append(error(path, pointer, f"secret {name!r} in clear", "secret"))
+            problems.extend(state_secret_value_problems(path, check.data, check.raw))
     else:
         parsed = parse_event_file_name(path.name)
         index, name_id = parsed if parsed else (None, None)

@@ -28,6 +28,7 @@ from typing import Any
 import orjson
 
 from trajkit.errors import InputError
+from trajkit.store.guard import check_json_nodes
 from trajkit.store.reader import MAX_FILE_BYTES  # the store's limit (100 MiB by default)
 from trajkit.store.remote import RemotePath
 from trajkit.validate.diagnose import (
@@ -157,6 +158,11 @@ def _read_remote(path: RemotePath, check: FileCheck, max_bytes: int, what: str) 
 
 def decode_object(path: Path, check: FileCheck) -> dict[str, Any] | None:
     """Rung 3: decode `check.raw` as one JSON object, or add a problem saying why not."""
+    try:
+        check_json_nodes(path, check.raw)  # refused before a Python object is built
+    except InputError as exc:
+        check.problems.append(error(path, "", exc.message, "too-large"))
+        return None
     try:
         data = orjson.loads(check.raw)
     except orjson.JSONDecodeError:
