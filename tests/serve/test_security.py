@@ -27,6 +27,8 @@ TRAVERSALS = [
     "/etc/passwd",
     "/../../etc/passwd",
     "/api/live/..%2f..%2fetc",
+    "/api/c/..%2f..%2fetc/entries?at=0",
+    "/api/c/%2e%2e/entries?at=0",
     "/compare?a=../../etc/passwd&b=%2fetc%2fpasswd",
     "/c/0000000000000000",
 ]
@@ -48,6 +50,11 @@ def test_paths_outside_are_never_served(tmp_path: Path, serve: Any) -> None:
         status, _, body = server.request(path)
         assert status in (403, 404), (path, status)
         assert b"root:" not in body and b"outsidesecretword" not in body, path
+    # The entries API takes positions only.
+    key = listed["rows"][0]["key"]
+    assert server.request(f"/api/c/{key}/entries?at=../../etc/passwd")[0] == 400
+    status, _, body = server.request(f"/api/c/{key}/entries?at=0,1")
+    assert status == 200 and [e["index"] for e in json.loads(body)] == [0, 1]
     # Its key (computed as the catalog would) is unknown too.
     from trajkit.views.catalog import source_key
 

@@ -137,6 +137,9 @@ def test_conversation_page_jumps_between_errors(tmp_path: Path, serve: Any, page
     server = serve([tmp_path / "c"])
     server.wait_indexed(1)
     key = server.rows()["rows"][0]["key"]
+    # Served page by page: the page carries the first 100 entries in full, the rest as stubs.
+    status, _, html = server.request(f"/c/{key}")
+    assert status == 200 and b"echo step-10" in html and b"echo step-149" not in html
     page.open(f"{server.url}c/{key}")
     page.wait_for("document.querySelectorAll('article.entry').length === 100")
     assert page.evaluate("document.getElementById('error-count').textContent") == "3"
@@ -156,6 +159,13 @@ def test_conversation_page_jumps_between_errors(tmp_path: Path, serve: Any, page
     page.wait_for(
         "document.getElementById('e123') !== null && window.trajkitReport.state().page === 1"
     )
+    assert "echo step-60" in page.evaluate("document.getElementById('e122').innerText")  # fetched
+    # Search reaches entries never shown yet (fetched for it).
+    page.click("#search")
+    page.type_text("step-140")
+    page.wait_for("document.getElementById('count').textContent === '2 of 303 events match'")
+    ids = page.evaluate("[...document.querySelectorAll('article.entry')].map(a => a.id)")
+    assert ids == ["e282", "e283"]
     assert folder.exists()
     # A deep link lands on the entry, below the sticky bar, on a desktop and on a phone.
     below_bar = (

@@ -48,12 +48,15 @@ __all__ = ["create_app", "load_source"]
 _COOKIE = "trajkit_token"
 _LIVE_POLL_S = 0.25
 _PING_S = 15.0
+_MAX_AT = 1000
 
 
 def load_source(catalog: Catalog, source: Source) -> LoadedConversation:
     """Load what a catalog key names, for a page (V1 folder, or V0 file and line)."""
     from trajkit.views.load import load_conversation, migrated_to_loaded
 
+    if source.container is None and "://" in source.path:  # s3://…: no local links to check
+        return load_conversation(source.path)
     if source.container is None:
         folder = Path(source.path)
         for part in (folder / "events", folder / "base_state.json"):
@@ -66,6 +69,35 @@ def load_source(catalog: Catalog, source: Source) -> LoadedConversation:
         if not isinstance(inp, SkippedInput) and inp.line == source.line:
             return migrated_to_loaded(Path(source.path), v0_to_v1(inp.load()), inp.container)
     raise TrajkitError(f"{source.path}: trajectory no longer found")
+
+
+def entries_at(catalog: Catalog, source: Source, at: list[int]) -> list[dict[str, Any]]:
+    """Full entries (as the report's script reads them) of the events at positions `at`."""
+    from trajkit.views.entries import iter_entries, usage_by_response
+    from trajkit.views.html import entry_data
+
+    if not at:
+        return []
+    wanted = set(at)
+    if source.container is None and "://" not in source.path:
+        loaded = load_source_range(catalog, source, (at[0], at[-1]))
+    else:
+        loaded = load_source(catalog, source)
+    items = [(pos, ev) for pos, ev in loaded.items if pos in wanted]
+    return [entry_data(e) for e in iter_entries(items, usage_by_response(loaded.state))]
+
+
+def load_source_range(
+    catalog: Catalog, source: Source, event_range: tuple[int, int]
+) -> LoadedConversation:
+    """`load_source` of a V1 folder, parsing only the events in `event_range`."""
+    from trajkit.views.load import load_conversation
+
+    folder = Path(source.path)
+    for part in (folder / "events", folder / "base_state.json"):
+        if part.exists() and not catalog.inside(str(part)):
+            raise TrajkitError(f"{part}: leads outside the served folders")
+    return load_conversation(folder, event_range=event_range)
 
 
 def create_app(catalog: Catalog, *, token: str | None = None, loopback: bool = True) -> ASGIApp:
@@ -124,11 +156,33 @@ def create_app(catalog: Catalog, *, token: str | None = None, loopback: bool = T
             return PlainTextResponse(f"cannot show this conversation: {exc}", status_code=404)
         from trajkit.views.html import conversation_to_html
 
-        live = f"/api/live/{key}" if source.container is None else None
+        local = source.container is None and "://" not in source.path
+        live = f"/api/live/{key}" if local else None
         page = await run_in_threadpool(
-            conversation_to_html, loaded, nonce=request.state.nonce, back="/", live=live
+            conversation_to_html,
+            loaded,
+            nonce=request.state.nonce,
+            back="/",
+            live=live,
+            remote=f"/api/c/{key}/entries",
         )
         return HTMLResponse(page)
+
+    async def entries(request: Request) -> Response:
+        source = source_or_404(request.path_params["key"])
+        if isinstance(source, Response):
+            return source
+        try:
+            at = sorted({int(x) for x in request.query_params.get("at", "").split(",") if x})
+        except ValueError:
+            return PlainTextResponse("at: expected positions like 3,4,5", status_code=400)
+        if len(at) > _MAX_AT:
+            return PlainTextResponse(f"at: at most {_MAX_AT} positions", status_code=400)
+        try:
+            found = await run_in_threadpool(entries_at, catalog, source, at)
+        except TrajkitError as exc:
+            return PlainTextResponse(f"cannot read this conversation: {exc}", status_code=404)
+        return JSONResponse(found)
 
     async def live(request: Request) -> Response:
         from trajkit.serve.live import Tail
@@ -136,8 +190,8 @@ def create_app(catalog: Catalog, *, token: str | None = None, loopback: bool = T
         source = source_or_404(request.path_params["key"])
         if isinstance(source, Response):
             return source
-        if source.container is not None:
-            return PlainTextResponse("only V1 folders are followed live", status_code=404)
+        if source.container is not None or "://" in source.path:
+            return PlainTextResponse("only local V1 folders are followed live", status_code=404)
         try:
             after = int(request.headers.get("last-event-id") or request.query_params["after"])
         except (KeyError, ValueError):
@@ -191,6 +245,7 @@ def create_app(catalog: Catalog, *, token: str | None = None, loopback: bool = T
             Route("/api/rows", rows),
             Route("/c/{key}", conversation),
             Route("/api/live/{key}", live),
+            Route("/api/c/{key}/entries", entries),
             Route("/compare", compare),
         ]
     )

@@ -47,6 +47,7 @@ from trajkit.views.summary import conversation_totals
 
 __all__ = [
     "PAGE_SIZE",
+    "REMOTE_AFTER",
     "asset",
     "content_security_policy",
     "conversation_to_html",
@@ -55,10 +56,13 @@ __all__ = [
     "markdown_to_html",
     "new_nonce",
     "report_data",
+    "stub_data",
 ]
 
 PAGE_SIZE = 100
 """Entries drawn per page."""
+REMOTE_AFTER = 2 * PAGE_SIZE
+"""A served conversation longer than this (entries) is sent page by page."""
 _MAX_HIGHLIGHT = 200_000
 """Code longer than this (characters) is shown plain: highlighting it would only cost time."""
 _MAX_MARKDOWN = 100_000
@@ -71,18 +75,25 @@ def conversation_to_html(
     nonce: str | None = None,
     back: str | None = None,
     live: str | None = None,
+    remote: str | None = None,
 ) -> str:
     """The whole report as one HTML document.
 
     `back` is a link to the index it belongs to (site or server); `live` the URL of the
-    server-sent events that carry new entries (the server sets it, with a per-request `nonce`).
+    server-sent events that carry new entries; `remote` the URL that gives full entries by
+    position (`?at=3,4,5`): a conversation longer than `REMOTE_AFTER` entries is then served
+    page by page, its later entries embedded as stubs (`stub_data`). The server sets these,
+    with a per-request `nonce`.
     """
     nonce = nonce or new_nonce()
     entries = list(iter_entries(loaded.items, usage_by_response(loaded.state)))
     add_step_times(entries)
-    data = report_data(loaded, entries)
+    paged = remote is not None and len(entries) > REMOTE_AFTER
+    data = report_data(loaded, entries, stubs_after=PAGE_SIZE if paged else None)
     if live:
         data["live"] = live
+    if paged:
+        data["remote"] = remote
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
     title = f"trajkit · {loaded.id}"
     csp = content_security_policy(nonce, connect=bool(live))
@@ -106,17 +117,37 @@ def conversation_to_html(
     )
 
 
-def report_data(loaded: LoadedConversation, entries: list[Entry] | None = None) -> dict[str, Any]:
-    """The JSON document the report's script reads: ids, page size and compact entries."""
+def report_data(
+    loaded: LoadedConversation,
+    entries: list[Entry] | None = None,
+    *,
+    stubs_after: int | None = None,
+) -> dict[str, Any]:
+    """The JSON document the report's script reads: ids, page size and compact entries
+    (entries from position `stubs_after` on as stubs, when given)."""
     if entries is None:
         entries = list(iter_entries(loaded.items, usage_by_response(loaded.state)))
         add_step_times(entries)
+    cut = len(entries) if stubs_after is None else stubs_after
     return {
         "id": loaded.id,
         "page_size": PAGE_SIZE,
         "total_events": loaded.total_events,
-        "entries": [entry_data(e) for e in entries],
+        "entries": [entry_data(e) for e in entries[:cut]] + [stub_data(e) for e in entries[cut:]],
     }
+
+
+_STUB_FIELDS = ("index", "role", "kind", "time", "title", "tool", "call_id", "error",
+                "exit_code", "run_s", "step_s")  # fmt: skip
+
+
+def stub_data(entry: Entry) -> dict[str, Any]:
+    """What the script needs of an entry not on the page: timeline, errors, pager, timing."""
+    data = {k: getattr(entry, k) for k in _STUB_FIELDS}
+    if entry.usage is not None:
+        data["usage"] = dict(entry.usage.__dict__)
+    data["stub"] = True
+    return {k: v for k, v in data.items() if v is not False and v not in (None, "", [])}
 
 
 def entry_data(entry: Entry) -> dict[str, Any]:

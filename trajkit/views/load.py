@@ -93,6 +93,11 @@ def load_conversation(
     path: str | os.PathLike[str], *, event_range: tuple[int, int | None] = (0, None)
 ) -> LoadedConversation:
     """Load the conversation at `path` (V1 folder or V0 input); see the module docstring."""
+    from trajkit.store.remote import as_remote
+
+    remote = as_remote(path) if "://" in os.fspath(path) else None
+    if remote is not None:  # s3://bucket/prefix/<hex>: a V1 folder in object storage
+        return _load_v1(remote, event_range)  # type: ignore[arg-type]
     p = Path(path)
     if p.is_dir() and is_conversation_folder(p):
         return _load_v1(p, event_range)

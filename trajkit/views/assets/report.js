@@ -8,6 +8,7 @@
 // - filters by #search (case-insensitive substring) and by #errors-only, marks the matches;
 // - jumps to the next/previous error (#next-error/#prev-error, keys n and p);
 // - follows #e<index> links across pages;
+// - when DATA.remote is set (trajkit serve, long conversations), fetches pages on demand;
 // - when DATA.live is set (trajkit serve), listens to its server-sent events and appends the
 //   entries of events written meanwhile.
 (function () {
@@ -177,7 +178,47 @@ function renderPager() {
     '<button type="button" data-go="next"' + (page >= pages() - 1 ? " disabled" : "") + ">Next ▶</button>";
   pagers.forEach(function (p) { p.innerHTML = h; });
 }
+// Served page by page (trajkit serve, long conversations): entries past the first page arrive
+// as stubs (role, error, timing: enough for the timeline, the error list and the pager) and
+// their full content is fetched from DATA.remote when a page needs them (all of them for a
+// search). Timing and usage stay the stub's (computed by the server over the whole log).
+var REMOTE = DATA.remote || null, pendingFetches = 0;
+function ensure(want, done) {
+  var need = want.filter(function (i) { return E[i] && E[i].stub; });
+  if (!REMOTE || !need.length) { done(); return; }
+  pendingFetches++;
+  var at = need.map(function (i) { return E[i].index; }).join(",");
+  fetch(REMOTE + "?at=" + at, { credentials: "same-origin" }).then(function (r) {
+    if (!r.ok) throw new Error(r.status + " " + r.statusText);
+    return r.json();
+  }).then(function (list) {
+    list.forEach(function (e) {
+      var i = byIndex[e.index], stub = E[i];
+      if (i == null || !stub.stub) return;
+      ["run_s", "step_s", "exit_code", "usage", "error"].forEach(function (k) {
+        if (stub[k] != null) e[k] = stub[k]; else delete e[k];
+      });
+      E[i] = e; hay[i] = null;
+    });
+    pendingFetches--; done();
+  }).catch(function (err) {
+    pendingFetches--;
+    main.innerHTML = '<p class="empty">Could not load these events: ' + esc(err.message) + "</p>";
+  });
+}
+function ensureAll(done) {
+  var stubs = [];
+  for (var i = 0; i < E.length; i++) if (E[i].stub) stubs.push(i);
+  if (!stubs.length) { done(); return; }
+  count.textContent = "loading " + stubs.length.toLocaleString() + " events to search…";
+  ensure(stubs.slice(0, 500), function () { ensureAll(done); });
+}
+var afterDraw = null;
 function render() {
+  var first = page * PAGE;
+  ensure(view.slice(first, first + PAGE), draw);
+}
+function draw() {
   var first = page * PAGE, html = [];
   for (var n = first; n < Math.min(view.length, first + PAGE); n++) html.push(renderEntry(view[n]));
   var why = query ? "No event matches “" + esc(query) + "”" + (errorsOnly && errorsOnly.checked ? " among the errors." : ".")
@@ -185,6 +226,7 @@ function render() {
   main.innerHTML = html.length ? html.join("") : '<p class="empty">' + why + "</p>";
   renderPager();
   drawTimeline();
+  if (afterDraw) { var then = afterDraw; afterDraw = null; then(); }
 }
 function palette() {
   var css = getComputedStyle(document.documentElement), out = {};
@@ -234,14 +276,16 @@ function goTo(i, flash) {
     applyFilter(""); pos = i;
   }
   page = Math.floor(pos / PAGE);
-  render();
-  var el = document.getElementById("e" + E[i].index);
-  if (el) {
-    barHeight();
-    el.scrollIntoView({ block: "start" });  // scroll-margin-top keeps it below the sticky bar
-    if (flash) { el.classList.add("flash"); setTimeout(function () { el.classList.remove("flash"); }, 1200); }
-  }
   current = i;
+  afterDraw = function () {
+    var el = document.getElementById("e" + E[i].index);
+    if (el) {
+      barHeight();
+      el.scrollIntoView({ block: "start" });  // scroll-margin-top keeps it below the sticky bar
+      if (flash) { el.classList.add("flash"); setTimeout(function () { el.classList.remove("flash"); }, 1200); }
+    }
+  };
+  render();
 }
 // Next (step 1) or previous (step -1) error from the one last jumped to.
 var current = -1;
@@ -286,11 +330,15 @@ function append(entries) {
   if (wasLast) { page = pages() - 1; render(); } else { renderPager(); drawTimeline(); }
 }
 var timer = null;
+function filterAndRender() {
+  if (search.value.trim()) ensureAll(function () { applyFilter(search.value); render(); });
+  else { applyFilter(search.value); render(); }
+}
 search.addEventListener("input", function () {
   clearTimeout(timer);
-  timer = setTimeout(function () { applyFilter(search.value); render(); }, 120);
+  timer = setTimeout(filterAndRender, 120);
 });
-if (errorsOnly) errorsOnly.addEventListener("change", function () { applyFilter(search.value); render(); });
+if (errorsOnly) errorsOnly.addEventListener("change", filterAndRender);
 document.addEventListener("keydown", function (ev) {
   var typing = document.activeElement === search;
   if (ev.key === "/" && !typing) { ev.preventDefault(); search.focus(); }
@@ -365,6 +413,7 @@ window.trajkitReport = {
   prevError: function () { return jumpError(-1); },
   append: append,
   search: function (q) { search.value = q; applyFilter(q); render(); return view.length; },
+  loading: function () { return pendingFetches; },
   state: function () { return { page: page, pages: pages(), shown: view.length, query: query }; }
 };
 })();
