@@ -102,3 +102,22 @@ def test_the_server_starts_without_the_event_model_or_pygments() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"  # the first index page needs none of them
+
+
+def test_serve_refuses_a_missing_path_and_a_busy_port(tmp_path: Path) -> None:
+    import socket
+
+    from click.testing import CliRunner
+
+    from trajkit.cli import main
+
+    missing = CliRunner().invoke(main, ["serve", str(tmp_path / "nope")])
+    assert missing.exit_code == 1 and "no such file or folder" in missing.output
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        result = CliRunner().invoke(
+            main, ["serve", str(tmp_path), "--port", str(port), "--cache", str(tmp_path / "c.db")]
+        )
+    assert result.exit_code == 2 and f"cannot listen on 127.0.0.1:{port}" in result.output

@@ -64,7 +64,12 @@ def serve_command(
             "pip install 'trajkit[serve]'"
         ) from None
 
+    from trajkit.errors import InputError
+
     names = [str(p) for p in paths]
+    for name in names:
+        if "://" not in name and not Path(name).exists():
+            raise InputError(name, "", "no such file or folder")
     from trajkit.corpus import DEFAULT_WORKERS
 
     catalog = Catalog(names, cache or default_cache_path(names), workers=jobs or DEFAULT_WORKERS)
