@@ -171,3 +171,14 @@ def test_inspect_draws_the_failed_result_red_on_a_terminal(tmp_path: Path) -> No
     assert "\x1b[1;31m" in failed  # bold red
     ok = next(x for x in out.splitlines() if "#2 action" in x)
     assert "\x1b[1;31m" not in ok
+
+
+def test_resolver_success_is_an_outcome(tmp_path: Path) -> None:
+    from trajkit.views.load import eval_outcome
+
+    assert eval_outcome({"success": True}) == ("resolved", None)
+    assert eval_outcome({"success": False, "test_result": {"git_patch": "diff"}}) == (
+        "not resolved",
+        "diff",
+    )
+    assert eval_outcome({"error": "agent stuck"}) == ("error: agent stuck", None)

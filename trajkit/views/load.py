@@ -86,6 +86,9 @@ def eval_outcome(record: dict[str, object] | None) -> tuple[str | None, str | No
     error = record.get("error")
     if isinstance(error, str) and error:
         return f"error: {error[:200]}", patch
+    success = record.get("success")  # resolver outputs
+    if isinstance(success, bool):
+        return ("resolved" if success else "not resolved"), patch
     return None, patch
 
 

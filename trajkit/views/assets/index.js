@@ -7,7 +7,7 @@
 var CFG = JSON.parse(document.getElementById("trajkit-index").textContent);
 var PAGE = CFG.page_size || 50;
 var COLS = [
-  ["", "select", "nosort"], ["status", "status"], ["model", "model", "wide"], ["events", "events", "num"],
+  ["", "select", "nosort"], ["status", "status"], ["model", "model", "wide model"], ["events", "events", "num"],
   ["tool calls", "tool_calls", "num wide"], ["tool errors", "tool_errors", "num"], ["cost", "cost", "num wide"],
   ["tokens", "tokens", "num wide"], ["duration", "duration_s", "num wide"], ["first user message", "first_message", "msg"],
   ["outcome", "outcome"], ["started", "first_time", "wide"]
@@ -42,6 +42,7 @@ function cell(r, col) {
   if (k === "duration_s") return '<td class="' + cls + '">' + secs(r.duration_s) + "</td>";
   if (k === "tool_errors") return '<td class="' + cls + (r.errors ? " bad" : "") + '" title="' + esc(r.errors) + ' errors in all (tool errors, failed commands, agent errors)">' + r.tool_errors + (r.errors !== r.tool_errors ? " / " + r.errors : "") + "</td>";
   if (k === "outcome") return '<td class="' + (r.outcome === "resolved" ? "good" : r.outcome ? "bad" : "") + '">' + esc(r.outcome || "") + "</td>";
+  if (k === "model") return '<td class="' + cls + '" title="' + esc(r.model) + '">' + esc(r.model) + "</td>";
   if (k === "first_time") return '<td class="' + cls + '">' + esc((r.first_time || "").slice(0, 16).replace("T", " ")) + "</td>";
   var v = r[k];
   return '<td class="' + cls + '">' + esc(typeof v === "number" ? v.toLocaleString() : v) + "</td>";
