@@ -160,6 +160,12 @@ def test_conversation_page_jumps_between_errors(tmp_path: Path, serve: Any, page
         "document.getElementById('e123') !== null && window.trajkitReport.state().page === 1"
     )
     assert "echo step-60" in page.evaluate("document.getElementById('e122').innerText")  # fetched
+    page.send("Input.dispatchKeyEvent", type="keyDown", key="n", text="n")  # the n key
+    page.wait_for("document.getElementById('e263') !== null")
+    page.send("Input.dispatchKeyEvent", type="keyDown", key="n", text="n")
+    page.wait_for(
+        "document.getElementById('e302') !== null && window.trajkitReport.state().page === 3"
+    )
     # Search reaches entries never shown yet (fetched for it).
     page.click("#search")
     page.type_text("step-140")
