@@ -212,6 +212,8 @@ def test_live_follow_shows_new_events_within_two_seconds(
     print(f"\nlive follow: shown {max(delays):.2f}s after the write at worst")
     assert max(delays) < 2.0
     assert page.evaluate("document.getElementById('event-count').textContent") == "5"
+    took = page.evaluate("document.querySelector('.fact-duration dd').textContent")
+    assert took.endswith(" s") and float(took.split()[0]) >= 1.0, took  # follows the new events
     page.wait_for("document.querySelector('.fact-status dd').textContent === 'finished'", timeout=5)
     page.screenshot(ARTIFACTS / "live.png")
     page.set_viewport(*PHONE, mobile=True)

@@ -327,6 +327,9 @@ function append(entries) {
   if (query || (errorsOnly && errorsOnly.checked)) count.textContent = view.length.toLocaleString() + " of " + E.length.toLocaleString() + " events match";
   var total = document.getElementById("event-count");
   if (total) total.textContent = E.length.toLocaleString();
+  var took = document.querySelector(".fact-duration dd"), lo = Infinity, hi = -Infinity;
+  E.forEach(function (e) { var t = e.time && Date.parse(e.time); if (t) { lo = Math.min(lo, t); hi = Math.max(hi, t); } });
+  if (took && hi >= lo) took.textContent = secs((hi - lo) / 1000);
   if (wasLast) { page = pages() - 1; render(); } else { renderPager(); drawTimeline(); }
 }
 var timer = null;
