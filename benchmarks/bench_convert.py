@@ -30,6 +30,7 @@ from trajkit.convert import (
     messages_to_chat,
     messages_to_responses,
 )
+from trajkit.engine import LocalEngine
 from trajkit.store import find_conversations, open_conversation
 
 SDK_MS_PER_EVENT = 0.09  # events_to_messages + format_messages_for_llm, OpenHands SDK 1.58.2
@@ -72,12 +73,15 @@ def conversion_only(folders: list[Path], repeat: int) -> None:
 
 def end_to_end(corpus: Path, n_events: int) -> None:
     print("end to end (read + parse + convert + JSON line), convert_corpus, warm file cache:")
-    for _ in convert_corpus([corpus], jobs=1):  # warm-up: OS file cache, imports
+    for _ in convert_corpus([corpus], engine=LocalEngine(1)):  # warm-up: OS file cache, imports
         pass
     for to in ("chat", "responses"):
         for jobs in (1, 2):
             start = time.perf_counter()
-            size = sum(len(i.line or b"") for i in convert_corpus([corpus], to=to, jobs=jobs))
+            size = sum(
+                len(i.line or b"")
+                for i in convert_corpus([corpus], to=to, engine=LocalEngine(jobs))
+            )
             elapsed = time.perf_counter() - start
             print(
                 f"  {to:<9} {jobs} process(es) {elapsed:6.2f} s {n_events / elapsed:9,.0f} "
@@ -89,7 +93,7 @@ def child_memory(corpus: Path, limit: int) -> None:
     """Run in a fresh process: convert `limit` conversations in this process, print peak RSS."""
     folders = [f for _, f in zip(range(limit), find_conversations([corpus]), strict=False)]
     before = peak_rss_kib()
-    lines = sum(1 for _ in convert_corpus(folders, jobs=1, to="chat"))
+    lines = sum(1 for _ in convert_corpus(folders, engine=LocalEngine(1), to="chat"))
     peak = peak_rss_kib()
     print(json.dumps({"conversations": lines, "rss_before_kib": before, "rss_peak_kib": peak}))
 

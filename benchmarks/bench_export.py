@@ -7,7 +7,7 @@ Usage:
 
 Corpora are made by `benchmarks/gen_corpus.py` (conversations x events per conversation) under
 `--work` and reused when already there (generating 1M events takes a few minutes). Each export
-runs as `python -m trajkit export CORPUS -o OUT --overwrite --workers N` in a fresh process
+runs as `python -m trajkit export CORPUS -o OUT --overwrite --jobs N` in a fresh process
 (after one untimed read of the corpus, so the OS file cache is warm, as it would be for the
 second of several exports). While it runs, the resident memory of that process and of all its
 descendants (the workers) is sampled every 20 ms from /proc; the figure is the peak of their
@@ -131,7 +131,7 @@ def bench(corpus: Path, out: Path, workers: int) -> dict[str, float]:
     """Run one export of `corpus` into `out` and return its figures."""
     n_events, n_bytes = _input_bytes(corpus)
     cmd = [sys.executable, "-m", "trajkit", "export", str(corpus), "-o", str(out)]
-    cmd += ["--overwrite", "--workers", str(workers)]
+    cmd += ["--overwrite", "--jobs", str(workers)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)

@@ -26,9 +26,10 @@ SOURCE = REPO / "fixtures" / "v0" / "tls_scanner__trajectory.json"
 
 _CHILD = """
 import resource, sys
+from trajkit.engine import LocalEngine
 from trajkit.migrate import Migrated, migrate_paths
 n = 0
-for item in migrate_paths([sys.argv[1]], sys.argv[2], jobs=int(sys.argv[3])):
+for item in migrate_paths([sys.argv[1]], sys.argv[2], engine=LocalEngine(int(sys.argv[3]))):
     n += isinstance(item, Migrated)
 self_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 child_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss

@@ -10,7 +10,7 @@ The corpus is made by `benchmarks/gen_corpus.py` under `--work` (reused when alr
 Each export runs as `python -m trajkit export CORPUS -o OUT --overwrite` in a fresh process,
 after one untimed read of the corpus (warm file cache), in these modes:
 
-- `local`:   the local engine, `--workers 2` (the default);
+- `local`:   the local engine, `--jobs 2` (the default);
 - `ray`:     `--engine ray`: starts a private local Ray (2 CPUs) and shuts it down again, as a
              user without a cluster would run it: startup included;
 - `cluster`: `--engine ray --address ADDR` against a Ray head started by this script
@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     local_wall = None
     for mode in args.modes:
         head = None
-        extra = {"local": ["--workers", "2"], "ray": ["--engine", "ray"]}.get(mode, [])
+        extra = {"local": ["--jobs", "2"], "ray": ["--engine", "ray"]}.get(mode, [])
         if mode == "cluster":
             head, address = _start_head()
             extra = ["--engine", "ray", "--address", address]

@@ -5,7 +5,7 @@ Usage:
     python benchmarks/bench_validate.py /tmp/corpus
 
 Prints, after one warm-up pass (so the OS file cache is warm), the best of `--repeat` runs of:
-- validate, 1 process: `validate_paths(..., jobs=1)`, every check of the CLI;
+- validate, 1 process: `validate_paths(..., engine=LocalEngine(1))`, every check of the CLI;
 - validate, 2 processes: the same on two worker processes (`trajkit.corpus`);
 - validate --thorough, 1 process: also `jsonschema` on every file (the slow, explicit mode),
   on a slice of the corpus since it is much slower;
@@ -35,10 +35,11 @@ TARGET = 3
 
 
 def _validate(paths: list[Path], *, jobs: int, thorough: bool = False) -> tuple[int, int]:
+    from trajkit.engine import LocalEngine
     from trajkit.validate import validate_paths
 
     events = problems = 0
-    for report in validate_paths(paths, jobs=jobs, thorough=thorough):
+    for report in validate_paths(paths, engine=LocalEngine(jobs), thorough=thorough):
         events += report.events
         problems += len(report.problems)
     return events, problems

@@ -27,6 +27,7 @@ sys.path.insert(0, str(REPO))
 
 from rich.console import Console  # noqa: E402
 
+from trajkit.engine import LocalEngine  # noqa: E402
 from trajkit.views.html import conversation_to_html  # noqa: E402
 from trajkit.views.load import load_conversation  # noqa: E402
 from trajkit.views.summary import (  # noqa: E402
@@ -114,7 +115,7 @@ def bench_corpus(folder: Path) -> None:
 
         def stats(workers: int = workers) -> CorpusStats:
             corpus = CorpusStats()
-            for item in iter_stats([folder], workers=workers):
+            for item in iter_stats([folder], engine=LocalEngine(workers)):
                 assert isinstance(item, ConversationStats)
                 corpus.add(item)
             return corpus

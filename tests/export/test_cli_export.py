@@ -108,5 +108,5 @@ def test_redaction_count_is_reported(corpus: Path, tmp_path: Path) -> None:
 def test_help_names_every_option(args: list[str]) -> None:
     result = CliRunner().invoke(main, ["export", *args])
     for option in ("--view", "--overwrite", "--no-redact", "--from-v0", "--status", "--model",
-                   "--since", "--until", "--tool", "--workers", "-o"):  # fmt: skip
+                   "--since", "--until", "--tool", "--jobs", "-o"):  # fmt: skip
         assert option in result.output

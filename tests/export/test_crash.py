@@ -15,6 +15,7 @@ import pytest
 
 from tests.export.conftest import edit_event
 from tests.support import fixtures as fx
+from trajkit.engine import LocalEngine
 from trajkit.export import export_dataset
 
 N_CONVERSATIONS = len(fx.sdk_conversations())
@@ -24,6 +25,7 @@ _KILLER = textwrap.dedent(
     """
     import os, signal, sys
     import trajkit.export.chunks as chunks
+    from trajkit.engine import LocalEngine
     from trajkit.export import export_dataset
 
     real, calls = chunks.conversation_rows, []
@@ -35,7 +37,7 @@ _KILLER = textwrap.dedent(
         return real(*args, **kwargs)
 
     chunks.conversation_rows = conversation_rows
-    export_dataset([sys.argv[1]], sys.argv[2], workers=1, row_group_rows=3,
+    export_dataset([sys.argv[1]], sys.argv[2], engine=LocalEngine(1), row_group_rows=3,
                    shard_rows=int(sys.argv[4]), chunk_size=3)
     """
 )
@@ -75,7 +77,7 @@ def test_killed_first_export_leaves_whole_shards_and_reruns(corpus: Path, tmp_pa
     assert staged, "the kill happened while a shard was being written"
     _readers_see_only_whole_shards(out)
 
-    report = export_dataset([corpus], out, workers=1)
+    report = export_dataset([corpus], out, engine=LocalEngine(1))
     assert report.exported == N_CONVERSATIONS and not report.skipped
     assert not (out / ".staging").exists()
     assert pq.read_table(out / "conversations").num_rows == N_CONVERSATIONS
@@ -87,7 +89,7 @@ def test_killed_first_export_leaves_whole_shards_and_reruns(corpus: Path, tmp_pa
 
 def test_killed_update_keeps_the_previous_export(corpus: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    export_dataset([corpus], out, workers=1)
+    export_dataset([corpus], out, engine=LocalEngine(1))
     before = pq.read_table(out / "events").sort_by("event_id")
     for conv in sorted(corpus.iterdir()):
 
@@ -101,7 +103,7 @@ def test_killed_update_keeps_the_previous_export(corpus: Path, tmp_path: Path) -
     listed = set(json.loads((out / "manifest.json").read_text())["shards"]["events"])
     orphans = {p.name for p in (out / "events").iterdir()} - listed
     assert orphans, "the killed run had closed some shards"
-    report = export_dataset([corpus], out, workers=1)
+    report = export_dataset([corpus], out, engine=LocalEngine(1))
     listed = set(json.loads((out / "manifest.json").read_text())["shards"]["events"])
     assert {p.name for p in (out / "events").iterdir()} == listed
     assert (report.exported, report.replaced) == (N_CONVERSATIONS, N_CONVERSATIONS)
@@ -115,7 +117,7 @@ def test_leftovers_are_removed_before_an_incremental_run(
     corpus: Path, tmp_path: Path, where: str
 ) -> None:
     out = tmp_path / "out"
-    export_dataset([corpus], out, workers=1)
+    export_dataset([corpus], out, engine=LocalEngine(1))
     stray = (
         out / ".staging" / "events.part-00099.parquet.tmp"
         if where == "staging"
@@ -123,7 +125,7 @@ def test_leftovers_are_removed_before_an_incremental_run(
     )
     stray.parent.mkdir(exist_ok=True)
     stray.write_bytes(b"PAR1 half written")
-    report = export_dataset([corpus], out, workers=1)
+    report = export_dataset([corpus], out, engine=LocalEngine(1))
     assert report.unchanged == N_CONVERSATIONS
     assert not stray.exists()
 

@@ -15,6 +15,7 @@ from tests.export.conftest import FAKE_KEY, SECRET, add_secrets, edit_event
 from tests.support import fixtures as fx
 from trajkit.convert.conversation import convert_conversation
 from trajkit.convert.options import ConversionOptions
+from trajkit.engine import LocalEngine
 from trajkit.errors import OutputExists, TrajkitError, UsageError
 from trajkit.export import ExportFilters, RowOptions, export_dataset
 from trajkit.export.arrow_schema import CONVERSATIONS_SCHEMA, EVENTS_SCHEMA
@@ -31,7 +32,7 @@ def _sql(query: str) -> list[tuple]:
 
 
 def _export(paths, out, **kwargs):
-    kwargs.setdefault("workers", 1)
+    kwargs.setdefault("engine", LocalEngine(1))
     return export_dataset([str(p) for p in paths], out, **kwargs)
 
 
@@ -181,8 +182,8 @@ def test_full_view_keeps_condensed_events(tmp_path: Path) -> None:
 
 
 def test_two_workers_write_the_same_rows(tmp_path: Path) -> None:
-    _export([fx.SDK_FIXTURES], tmp_path / "one", workers=1)
-    _export([fx.SDK_FIXTURES], tmp_path / "two", workers=2)
+    _export([fx.SDK_FIXTURES], tmp_path / "one", engine=LocalEngine(1))
+    _export([fx.SDK_FIXTURES], tmp_path / "two", engine=LocalEngine(2))
     one = pq.read_table(tmp_path / "one" / "events").sort_by(
         [("conversation_id", "ascending"), ("index", "ascending")]
     )

@@ -10,6 +10,7 @@ import pytest
 from tests.migrate._helpers import SYN, V0, V0_FILES, migrate
 from trajkit.convert import convert_conversation
 from trajkit.convert.options import ConversionOptions
+from trajkit.engine import LocalEngine
 from trajkit.migrate import Migrated, SkippedInput, migrate_paths, write_conversation
 from trajkit.store import open_conversation
 from trajkit.validate import validate_conversation
@@ -27,7 +28,11 @@ def _tree(root: Path) -> dict[str, bytes]:
 def written(tmp_path_factory) -> tuple[Path, list[Migrated | SkippedInput]]:
     out = tmp_path_factory.mktemp("migrated")
     outcomes = list(
-        migrate_paths([V0, SYN / "every_type.json", SYN / "multi_call_response.json"], out, jobs=2)
+        migrate_paths(
+            [V0, SYN / "every_type.json", SYN / "multi_call_response.json"],
+            out,
+            engine=LocalEngine(2),
+        )
     )
     return out, outcomes
 
@@ -115,10 +120,14 @@ def _synthesized_calls(o: Migrated) -> int:
 
 
 def test_migrating_twice_gives_identical_bytes(tmp_path):
-    first = list(migrate_paths([V0 / "tls_scanner__trajectory.json"], tmp_path, jobs=1))
+    first = list(
+        migrate_paths([V0 / "tls_scanner__trajectory.json"], tmp_path, engine=LocalEngine(1))
+    )
     before = _tree(tmp_path)
     again = list(
-        migrate_paths([V0 / "tls_scanner__trajectory.json"], tmp_path, overwrite=True, jobs=1)
+        migrate_paths(
+            [V0 / "tls_scanner__trajectory.json"], tmp_path, overwrite=True, engine=LocalEngine(1)
+        )
     )
     assert [o.folder for o in first] == [o.folder for o in again]
     assert _tree(tmp_path) == before
@@ -192,6 +201,6 @@ def test_parallel_jsonl_results_come_in_input_order(tmp_path):
             record["instance_id"] = f"{record['instance_id']}-{n}"
             records.append(json.dumps(record))
     src.write_text("\n".join(records) + "\n")
-    outcomes = list(migrate_paths([src], tmp_path / "out", jobs=2))
+    outcomes = list(migrate_paths([src], tmp_path / "out", engine=LocalEngine(2)))
     assert [o.name for o in outcomes] == [json.loads(r)["instance_id"] for r in records]
     assert len({o.folder for o in outcomes}) == 12

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from tests.support import fixtures as fx
 from trajkit.cli import main
+from trajkit.engine import LocalEngine
 from trajkit.validate import Summary, validate_conversation, validate_file, validate_paths
 
 
@@ -60,12 +61,12 @@ def test_cli_json_report() -> None:
 
 def test_two_workers_give_the_same_reports_in_order() -> None:
     paths = [fx.SDK_FIXTURES, fx.BAD_FIXTURES]
-    one = [(r.path, r.events, r.problems) for r in validate_paths(paths, jobs=1)]
-    two = [(r.path, r.events, r.problems) for r in validate_paths(paths, jobs=2)]
+    one = [(r.path, r.events, r.problems) for r in validate_paths(paths, engine=LocalEngine(1))]
+    two = [(r.path, r.events, r.problems) for r in validate_paths(paths, engine=LocalEngine(2))]
     assert one == two
     assert len(one) == 8 + len([p for p in fx.BAD_FIXTURES.iterdir() if p.is_dir()])
     summary = Summary()
-    for report in validate_paths(paths, jobs=2):
+    for report in validate_paths(paths, engine=LocalEngine(2)):
         summary.add(report)
     assert summary.conversations == len(one) and not summary.valid
 
@@ -99,8 +100,10 @@ def test_validate_leaves_the_runtime_unloaded() -> None:
 def test_thorough_mode_agrees_with_the_fast_path() -> None:
     """`--thorough` runs jsonschema on every file; on real and bad data it finds the same."""
     paths = [fx.SDK_FIXTURES, fx.BAD_FIXTURES]
-    fast = [(r.path, r.problems) for r in validate_paths(paths, jobs=1)]
-    thorough = [(r.path, r.problems) for r in validate_paths(paths, jobs=1, thorough=True)]
+    fast = [(r.path, r.problems) for r in validate_paths(paths, engine=LocalEngine(1))]
+    thorough = [
+        (r.path, r.problems) for r in validate_paths(paths, engine=LocalEngine(1), thorough=True)
+    ]
     assert fast == thorough
     result = CliRunner().invoke(main, ["validate", "--thorough", str(fx.SDK_FIXTURES)])
     assert result.output == "valid: 8 conversations (70 events)\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -93,6 +94,24 @@ def jobs_option(f: F) -> F:
         default=None,
         help="Worker processes for many conversations (default: up to 2).",
     )(f)
+
+
+def jobs_alias(alias: str) -> Callable[[F], F]:
+    """A hidden `alias` still accepted for `--jobs` (the option's former name on a command)."""
+
+    def decorate(f: F) -> F:
+        @functools.wraps(f)
+        def command(*args: Any, jobs_alias: int | None = None, **kwargs: Any) -> Any:
+            if kwargs.get("jobs") is None:
+                kwargs["jobs"] = jobs_alias
+            return f(*args, **kwargs)
+
+        option = click.option(
+            alias, "jobs_alias", type=click.IntRange(min=1), default=None, hidden=True
+        )
+        return option(command)  # type: ignore[return-value]
+
+    return decorate
 
 
 def engine_options(f: F) -> F:

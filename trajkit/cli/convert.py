@@ -148,14 +148,11 @@ def _convert_many(
 ) -> int:
     """Write JSONL; returns the number of conversations skipped."""
     from trajkit.convert import convert_corpus
-    from trajkit.engine import open_engine, portable_paths
+    from trajkit.engine import open_engine
 
     failed = converted = 0
     with open_engine(engine, workers=jobs, address=address) as runner, _open_output(output) as out:
-        if engine == "ray":  # workers elsewhere: no relative paths, the same function
-            items = convert_corpus(portable_paths(paths), to=to, options=options, engine=runner)
-        else:
-            items = convert_corpus(paths, to=to, options=options, jobs=jobs)
+        items = convert_corpus(paths, to=to, options=options, engine=runner)
         for item in _with_progress(items):
             for problem in item.problems:
                 click.echo(f"warning: {item.path}: {problem}", err=True)

@@ -16,7 +16,13 @@ from pathlib import Path
 
 import click
 
-from trajkit.cli._options import PATH_OR_URL, engine_options, paths_argument
+from trajkit.cli._options import (
+    PATH_OR_URL,
+    engine_options,
+    jobs_alias,
+    jobs_option,
+    paths_argument,
+)
 from trajkit.events.state import EXECUTION_STATUSES  # loaded only when `export` is used
 
 
@@ -49,7 +55,8 @@ def _parse_time(value: str | None, *, end: bool) -> datetime | None:
 @click.option("--since", help="Keep conversations started at or after this date/time.")
 @click.option("--until", help="Keep conversations started before this date/time (a date: through that day).")  # fmt: skip
 @click.option("--tool", multiple=True, help="Keep conversations that called this tool (repeatable).")  # fmt: skip
-@click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes (default 2).")  # fmt: skip
+@jobs_option
+@jobs_alias("--workers")  # the former name of --jobs here; kept so scripts keep working
 @engine_options
 def export_command(
     paths: tuple[Path, ...],
@@ -63,7 +70,7 @@ def export_command(
     since: str | None,
     until: str | None,
     tool: tuple[str, ...],
-    workers: int | None,
+    jobs: int | None,
     engine: str,
     address: str | None,
 ) -> None:
@@ -85,13 +92,10 @@ def export_command(
         secret_key=os.environ.get("TRAJKIT_SECRET_KEY") or None,
     )
     started = time.perf_counter()
-    from trajkit.engine import open_engine, portable_paths
-
-    if engine == "ray":  # workers elsewhere: no relative paths
-        paths, (out_dir,) = portable_paths(paths), portable_paths([out_dir])
+    from trajkit.engine import open_engine
 
     with (
-        open_engine(engine, workers=workers, address=address) as runner,
+        open_engine(engine, workers=jobs, address=address) as runner,
         progress("exporting") as bar,
     ):
         shown = 0
@@ -105,7 +109,7 @@ def export_command(
 
         report = export_dataset(
             paths, out_dir, options=options, overwrite=overwrite, from_v0=from_v0,
-            workers=workers, progress=on_progress, engine=runner,
+            progress=on_progress, engine=runner,
         )  # fmt: skip
     for skipped in report.skipped:
         click.echo(f"Error: {skipped.reason}", err=True)

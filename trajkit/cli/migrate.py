@@ -50,11 +50,18 @@ def migrate_command(
     v0_sidecar.json. Exits 1 when any input (or jsonl line) had to be skipped.
     """
     from trajkit.cli._output import display_path, echo_json, progress
+    from trajkit.engine import LocalEngine
     from trajkit.migrate import Migrated, migrate_paths
 
     done: list[Migrated] = []
     skipped: list[str] = []
-    outcomes = migrate_paths(inputs, out_dir, overwrite=overwrite, tool_names=tool_names, jobs=jobs)  # type: ignore[arg-type]
+    outcomes = migrate_paths(
+        inputs,
+        out_dir,
+        overwrite=overwrite,
+        tool_names=tool_names,  # type: ignore[arg-type]
+        engine=LocalEngine(jobs),
+    )
     with progress("migrating", enabled=not as_json) as bar:
         for item in outcomes:
             if isinstance(item, Migrated):

@@ -53,7 +53,7 @@ def validate_command(
     found, 2 usage error. Never modifies anything.
     """
     from trajkit.cli._output import display_path, echo_json, progress
-    from trajkit.engine import open_engine, portable_paths
+    from trajkit.engine import open_engine
     from trajkit.validate import MAX_FILE_BYTES, Summary, validate_paths
 
     limit = max_file_size * 1024 * 1024 if max_file_size else MAX_FILE_BYTES
@@ -65,12 +65,7 @@ def validate_command(
         progress("validating", enabled=not as_json) as bar,
     ):
         reports = validate_paths(
-            portable_paths(paths) if engine == "ray" else paths,
-            strict=strict,
-            max_file_bytes=limit,
-            jobs=jobs,
-            thorough=thorough,
-            engine=runner if engine != "local" else None,
+            paths, strict=strict, max_file_bytes=limit, thorough=thorough, engine=runner
         )
         for report in reports:
             summary.add(report)

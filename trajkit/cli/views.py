@@ -86,13 +86,13 @@ def _width() -> int | None:
 def stats_command(paths: tuple[Path, ...], as_json: bool, as_table: bool, jobs: int | None) -> None:
     """Summarize the conversations under PATH...: statuses, models, events, tools, tokens, cost."""
     from trajkit.cli._output import echo_json, progress
-    from trajkit.corpus import DEFAULT_WORKERS
+    from trajkit.engine import LocalEngine
     from trajkit.views.summary import CorpusStats, Skipped, iter_stats
 
     corpus = CorpusStats()
     skipped: list[object] = []
     with progress("Reading conversations") as bar:
-        for item in iter_stats(paths, workers=jobs or DEFAULT_WORKERS):
+        for item in iter_stats(paths, engine=LocalEngine(jobs)):
             if isinstance(item, Skipped):
                 skipped.append(item)
                 continue

@@ -1,6 +1,6 @@
 """Convert many conversations: one JSONL line per conversation, bad ones reported and skipped.
 
-Conversations are found lazily and converted on worker processes (``trajkit.corpus``); each
+Conversations are found lazily and converted by an engine (``trajkit.engine``); each
 worker returns the finished JSON line (bytes), so memory holds a few conversations at a time,
 never the corpus. Results come back in the order the conversations were found.
 """
@@ -12,14 +12,17 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import orjson
 
 from trajkit.convert.conversation import convert_conversation
 from trajkit.convert.options import ConversionOptions, Target
-from trajkit.corpus import DEFAULT_WORKERS, iter_conversation_paths, map_conversations
+from trajkit.corpus import iter_conversation_paths
 from trajkit.errors import TrajkitError
+
+if TYPE_CHECKING:
+    from trajkit.engine import Engine
 
 __all__ = ["CorpusItem", "convert_corpus"]
 
@@ -54,23 +57,21 @@ def convert_corpus(
     *,
     to: Target = "chat",
     options: ConversionOptions = ConversionOptions(),  # noqa: B008 - frozen dataclass
-    jobs: int | None = None,
-    engine: Any = None,
+    engine: Engine | None = None,
 ) -> Iterator[CorpusItem]:
     """Convert every conversation under ``paths``; ``to`` and ``options`` as for
     ``convert_conversation``.
 
     Args:
         paths: conversation folders or folders holding many.
-        jobs: worker processes (default ``DEFAULT_WORKERS``; 1 converts in this process).
-        engine: where conversions run (``trajkit.engine``); default ``jobs`` local processes.
+        engine: where conversions run (``trajkit.engine``); default ``LocalEngine()`` (up to
+            2 processes; ``LocalEngine(1)`` converts in this process).
 
     Raises:
         InputError: a path does not exist or holds no conversation.
     """
+    from trajkit.engine import LocalEngine
+
+    engine = engine or LocalEngine()
     work = partial(_convert_one, to=to, options=options)
-    workers = DEFAULT_WORKERS if jobs is None else jobs
-    if engine is not None:  # e.g. a RayEngine: the same function on a cluster
-        yield from engine.map(work, iter_conversation_paths(paths))
-        return
-    yield from map_conversations(work, iter_conversation_paths(paths), workers=workers)
+    yield from engine.map(work, iter_conversation_paths(engine.portable(paths)))

@@ -14,13 +14,19 @@ the very same function and their outputs are identical.
 one bad conversation is reported and the rest completes. Without it the error propagates.
 Engines that cannot start (Ray missing, a cluster address that does not answer) raise
 `EngineError`, a `UsageError` (exit 2), before any work.
+
+What differs between engines is theirs to answer, so callers never ask which engine they hold:
+`portable(paths)` makes paths usable by the workers (Ray's do not run in this folder: local
+paths become absolute), `shares_local_disk` says whether workers can write into this machine's
+temporary folders, and `forks_workers` whether workers start as copies of this process (so
+caches built here before `map` are inherited).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from trajkit.engine.local import LocalEngine
 from trajkit.errors import UsageError
@@ -32,11 +38,11 @@ __all__ = [
     "LocalEngine",
     "make_engine",
     "open_engine",
-    "portable_paths",
 ]
 
 T = TypeVar("T")
 R = TypeVar("R")
+P = TypeVar("P")
 
 ENGINES = ("local", "ray")
 """Names accepted by `--engine`."""
@@ -51,14 +57,32 @@ class Engine(Protocol):
 
     name: str
 
+    @property
+    def shares_local_disk(self) -> bool:
+        """True when every worker sees this machine's files (its temporary folders too)."""
+        ...
+
+    @property
+    def forks_workers(self) -> bool:
+        """True when workers are forked from this process (they inherit what it built)."""
+        ...
+
+    def portable(self, paths: Iterable[P]) -> tuple[P, ...]:
+        """`paths` as the workers must see them (absolute where they run elsewhere)."""
+        ...
+
     def map(
         self,
         func: Callable[[T], R],
         items: Iterable[T],
         *,
         on_error: Callable[[T, BaseException], R] | None = None,
+        chunksize: int = 1,
     ) -> Iterator[R]:
-        """`func` over `items` in input order; `on_error` makes results for failed items."""
+        """`func` over `items` in input order; `on_error` makes results for failed items.
+
+        `chunksize` is a hint: items handed to a worker at once (for many tiny items).
+        """
         ...
 
     def close(self) -> None:
@@ -68,7 +92,7 @@ class Engine(Protocol):
 
 def make_engine(
     name: str = "local", *, workers: int | None = None, address: str | None = None
-) -> Any:
+) -> Engine:
     """The engine called `name`; `address` is a Ray cluster (None starts a local one)."""
     if name == "local":
         if address is not None:
@@ -84,17 +108,10 @@ def make_engine(
 @contextmanager
 def open_engine(
     name: str = "local", *, workers: int | None = None, address: str | None = None
-) -> Iterator[Any]:
+) -> Iterator[Engine]:
     """`make_engine(...)`, closed on exit (a Ray instance started for the run is shut down)."""
     engine = make_engine(name, workers=workers, address=address)
     try:
         yield engine
     finally:
         engine.close()
-
-
-def portable_paths(paths: Iterable[Any]) -> tuple[Any, ...]:
-    """Local paths made absolute (a Ray worker does not run in this folder); URLs unchanged."""
-    from pathlib import Path
-
-    return tuple(p.absolute() if isinstance(p, Path) else p for p in paths)

@@ -12,6 +12,7 @@ __all__ = ["Failed", "LocalEngine", "guarded"]
 
 T = TypeVar("T")
 R = TypeVar("R")
+P = TypeVar("P")
 
 
 @dataclass(frozen=True)
@@ -39,12 +40,27 @@ def _describe(exc: BaseException) -> str:
 
 
 class LocalEngine:
-    """Worker processes on this machine (default: up to 2)."""
+    """Worker processes on this machine (default: `trajkit.corpus.DEFAULT_WORKERS`, 2)."""
 
     name = "local"
+    shares_local_disk = True
 
     def __init__(self, workers: int | None = None) -> None:
-        self.workers = workers
+        from trajkit.corpus import DEFAULT_WORKERS
+
+        self.workers: int = workers or DEFAULT_WORKERS
+
+    def __repr__(self) -> str:
+        return f"LocalEngine({self.workers})"
+
+    @property
+    def forks_workers(self) -> bool:
+        """True with more than one worker (one runs everything in this process)."""
+        return self.workers > 1
+
+    def portable(self, paths: Iterable[P]) -> tuple[P, ...]:
+        """`paths` unchanged: the workers run in this folder."""
+        return tuple(paths)
 
     def map(
         self,
@@ -52,13 +68,14 @@ class LocalEngine:
         items: Iterable[T],
         *,
         on_error: Callable[[T, BaseException], R] | None = None,
+        chunksize: int = 1,
     ) -> Iterator[R]:
         """`trajkit.corpus.map_conversations`, with `on_error` for items whose call raised."""
-        from trajkit.corpus import DEFAULT_WORKERS, map_conversations
+        from trajkit.corpus import map_conversations
 
-        workers = self.workers or DEFAULT_WORKERS
+        workers = self.workers
         if on_error is None:
-            yield from map_conversations(func, items, workers=workers)
+            yield from map_conversations(func, items, workers=workers, chunksize=chunksize)
             return
         kept: deque[Any] = deque()
 
@@ -67,7 +84,9 @@ class LocalEngine:
                 kept.append(item)
                 yield item
 
-        results = map_conversations(partial(guarded, func), remember(items), workers=workers)
+        results = map_conversations(
+            partial(guarded, func), remember(items), workers=workers, chunksize=chunksize
+        )
         for result in results:
             item = kept.popleft()
             if isinstance(result, Failed):
@@ -76,4 +95,5 @@ class LocalEngine:
                 yield result
 
     def close(self) -> None:
+        """Nothing to release: each `map` closes its own pool."""
         return None

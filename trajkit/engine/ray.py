@@ -33,6 +33,7 @@ import socket
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
+from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -42,6 +43,7 @@ __all__ = ["RayEngine", "check_address"]
 
 T = TypeVar("T")
 R = TypeVar("R")
+P = TypeVar("P")
 
 _GCS_PORT = 6379
 _CLIENT_PORT = 10001
@@ -126,6 +128,17 @@ class RayEngine:
             raise _engine_error(f"cannot start Ray on {where}: {first}{hint}") from None
         self._started = True
 
+    @property
+    def shares_local_disk(self) -> bool:
+        """True for a Ray instance started here; a cluster's workers run on other machines."""
+        return self.address is None
+
+    forks_workers = False
+
+    def portable(self, paths: Iterable[P]) -> tuple[P, ...]:
+        """Local paths made absolute (a Ray worker does not run in this folder); URLs unchanged."""
+        return tuple(p.absolute() if isinstance(p, Path) else p for p in paths)
+
     def cpus(self) -> int:
         import ray
 
@@ -137,8 +150,12 @@ class RayEngine:
         items: Iterable[T],
         *,
         on_error: Callable[[T, BaseException], R] | None = None,
+        chunksize: int = 1,
     ) -> Iterator[R]:
-        """`func` over `items` on Ray, results in input order (see the module docstring)."""
+        """`func` over `items` on Ray, results in input order (see the module docstring).
+
+        `chunksize` is ignored: Ray Data splits each window in blocks itself.
+        """
         it = iter(items)
         blocks = self.cpus() * 4
         size = min(self.window, blocks // 2)  # two items per CPU: first results soon

@@ -89,7 +89,6 @@ def export_dataset(
     options: RowOptions | None = None,
     overwrite: bool = False,
     from_v0: bool = False,
-    workers: int | None = None,
     progress: Callable[[ExportReport], None] | None = None,
     row_group_rows: int | None = None,
     shard_rows: int | None = None,
@@ -104,14 +103,14 @@ def export_dataset(
         options: view, redaction, filters.
         overwrite: start over: remove an earlier export's files in `out_dir` first.
         from_v0: read V0 trajectories through the migrator.
-        workers: processes (default 2); 1 runs in this process.
         progress: called with the report so far after each chunk of conversations.
         row_group_rows: event rows per row group (conversations use a tenth).
         shard_rows: event rows per shard at most (conversations use a tenth).
         chunk_size: conversations per worker call (each chunk writes its own shards); default
             adaptive: 8 at first, then as many as hold about `CHUNK_EVENTS` events.
-        engine: where chunks run (`trajkit.engine`): default this machine's `workers`
-            processes; a `RayEngine` runs the same `write_chunk` on a Ray cluster.
+        engine: where chunks run (`trajkit.engine`): default `LocalEngine()`, this machine's
+            processes (`LocalEngine(1)` runs in this process); a `RayEngine` runs the same
+            `write_chunk` on a Ray cluster.
 
     Raises:
         OutputExists: `out_dir` is not empty and holds no export, without `overwrite`.
@@ -123,8 +122,9 @@ def export_dataset(
     from trajkit.store.remote import as_remote, check_inputs
 
     options = options or RowOptions()
+    engine = engine or LocalEngine()
     started = time.perf_counter()
-    paths = list(paths)  # the user's PATH... (a few), checked before OUT_DIR is touched
+    paths = list(engine.portable(paths))  # the user's PATH... (a few), checked before OUT_DIR
     check_inputs(paths)
     remote_out = as_remote(out_dir)
     if remote_out is not None:  # s3://…: export into a local mirror, then publish it
@@ -132,18 +132,18 @@ def export_dataset(
 
         def into(mirror: Path) -> ExportReport:
             return export_dataset(
-                paths, mirror, options=options, from_v0=from_v0, workers=workers,
+                paths, mirror, options=options, from_v0=from_v0,
                 progress=progress, row_group_rows=row_group_rows, shard_rows=shard_rows,
                 chunk_size=chunk_size, engine=engine,
             )  # fmt: skip
 
         return export_to_storage(remote_out, into, overwrite=overwrite, engine=engine)
-    out = Path(out_dir)
+    (out,) = engine.portable([Path(out_dir)])  # shards are written by the workers
     with _export_lock(out):
         manifest = _prepare_out_dir(out, options, overwrite=overwrite, version=SCHEMA_VERSION)
         return _run_export(
             out, manifest, paths, from_v0=from_v0, progress=progress,
-            engine=engine or LocalEngine(workers), started=started,
+            engine=engine, started=started,
             settings=ChunkSettings(
                 str(out), options, options.view, row_group_rows or 20_000,
                 shard_rows or 1_000_000,

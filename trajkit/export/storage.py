@@ -33,6 +33,7 @@ from trajkit.errors import OutputExists, TrajkitError, UsageError
 from trajkit.store.remote import RemotePath, StorageError, check_storage
 
 if TYPE_CHECKING:
+    from trajkit.engine import Engine
     from trajkit.export.dataset import ExportReport
 
 __all__ = ["export_to_storage"]
@@ -46,12 +47,12 @@ def export_to_storage(
     run: Callable[[Path], ExportReport],
     *,
     overwrite: bool,
-    engine: Any = None,
+    engine: Engine,
 ) -> ExportReport:
     """Run `run(mirror)` (the local export) and publish the mirror to `out` (module docstring)."""
     from trajkit.export.shards import SHARD_RE
 
-    if getattr(engine, "address", None) is not None:
+    if not engine.shares_local_disk:
         raise UsageError(
             f"{out}: with --address the workers run on other machines and cannot write into "
             "this machine's staging folder; export to a folder every node sees, then copy it"

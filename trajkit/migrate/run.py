@@ -9,8 +9,8 @@ removed after the new one is in place; without it, an existing folder is left un
 conversation is reported as skipped (`OutputExists`, "pass --overwrite to replace it").
 
 Large inputs stream: inputs are handles (a jsonl line is read, not parsed, by the main process)
-and are mapped and written on worker processes by `trajkit.corpus.map_conversations` (`jobs`,
-default 2), which keeps at most `2 * jobs` in flight, so memory stays bounded by a few
+and are mapped and written on worker processes by an engine (`trajkit.engine`, default
+`LocalEngine()`: 2 processes), which keeps a bounded window in flight, so memory stays bounded by a few
 conversations. Results come back in input order. Nothing here prints; callers get one `Migrated` or `SkippedInput` per input.
 """
 
@@ -24,13 +24,15 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from trajkit.corpus import DEFAULT_WORKERS, map_conversations
 from trajkit.errors import InputError, OutputExists, TrajkitError
 from trajkit.migrate.containers import SkippedInput, V0Input, iter_v0_inputs
 from trajkit.migrate.mapping import MigratedConversation, ToolNames, v0_to_v1
 from trajkit.migrate.report import REPORT_FILE, SIDECAR_FILE
+
+if TYPE_CHECKING:
+    from trajkit.engine import Engine
 
 __all__ = ["Migrated", "iter_v0_conversations", "migrate_paths", "write_conversation"]
 
@@ -72,16 +74,22 @@ def migrate_paths(
     *,
     overwrite: bool = False,
     tool_names: ToolNames = "keep",
-    jobs: int | None = None,
+    engine: Engine | None = None,
 ) -> Iterator[Migrated | SkippedInput]:
-    """Write one V1 folder per V0 trajectory under `paths` into `out_dir`, yielding outcomes."""
-    out = Path(out_dir)
+    """Write one V1 folder per V0 trajectory under `paths` into `out_dir`, yielding outcomes.
+
+    `engine` runs the work (`trajkit.engine`; default `LocalEngine()`, up to 2 processes).
+    """
+    from trajkit.engine import LocalEngine
+
+    engine = engine or LocalEngine()
+    (out,) = engine.portable([Path(out_dir)])
     if out.exists() and not out.is_dir():
         raise InputError(out, "", "output path exists and is not a folder")
     out.mkdir(parents=True, exist_ok=True)
     work = partial(_migrate_item, out=str(out), overwrite=overwrite, tool_names=tool_names)
-    inputs = iter_v0_inputs(paths, exclude=out)
-    yield from map_conversations(work, inputs, workers=jobs or DEFAULT_WORKERS)
+    inputs = iter_v0_inputs(engine.portable(paths), exclude=out)
+    yield from engine.map(work, inputs)
 
 
 def _migrate_item(

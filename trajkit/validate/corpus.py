@@ -176,7 +176,6 @@ def validate_paths(
     *,
     strict: bool = False,
     max_file_bytes: int = MAX_FILE_BYTES,
-    jobs: int | None = None,
     thorough: bool = False,
     engine: Engine | None = None,
 ) -> Iterator[ConversationReport]:
@@ -186,20 +185,16 @@ def validate_paths(
         paths: conversation folders, folders holding many conversations, or single files.
         strict: report warnings (unknown kinds, stray files, …) as errors.
         max_file_bytes: files above this size are refused without being read.
-        jobs: worker processes (default: up to 2; 1 checks in this process).
         thorough: also check files the model accepts with `jsonschema` (much slower).
-        engine: where checks run (`trajkit.engine`); default `jobs` local processes.
+        engine: where checks run (`trajkit.engine`); default `LocalEngine()` (up to 2 processes).
     """
-    from trajkit.corpus import DEFAULT_WORKERS
     from trajkit.engine import LocalEngine
 
+    engine = engine or LocalEngine()
     work = partial(check_target, strict=strict, max_file_bytes=max_file_bytes, thorough=thorough)
-    targets = iter_targets(paths)
-    workers = jobs or DEFAULT_WORKERS
-    if engine is None:
-        engine = LocalEngine(workers)
-        if workers > 1:
-            checker().warm()  # build schemas and validators once, before workers fork
+    targets = iter_targets(engine.portable(paths))
+    if engine.forks_workers:
+        checker().warm()  # build schemas and validators once, before workers fork
     yield from engine.map(work, targets, on_error=_failed_target)
 
 

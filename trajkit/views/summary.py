@@ -32,6 +32,7 @@ from trajkit.store import find_conversations, open_conversation
 from trajkit.store.remote import RemotePath
 
 if TYPE_CHECKING:
+    from trajkit.engine import Engine
     from trajkit.events import BaseState, Event
     from trajkit.migrate import MigratedConversation, V0Input
     from trajkit.store import StoredConversation
@@ -355,12 +356,13 @@ def _count(stats: ConversationStats, events: Iterator[Event | None]) -> Conversa
 
 
 def iter_stats(
-    paths: Iterable[str | os.PathLike[str]], *, workers: int = 1
+    paths: Iterable[str | os.PathLike[str]], *, engine: Engine | None = None
 ) -> Iterator[ConversationStats | Skipped]:
-    """`source_stats` of everything under `paths`, in order, on up to `workers` processes."""
-    from trajkit.corpus import map_conversations
+    """`source_stats` of everything under `paths`, in order, on `engine` (default this process)."""
+    from trajkit.engine import LocalEngine
 
-    yield from map_conversations(source_stats, iter_sources(paths), workers=workers, chunksize=4)
+    engine = engine or LocalEngine(1)
+    yield from engine.map(source_stats, iter_sources(engine.portable(paths)), chunksize=4)
 
 
 def _seconds_between(first: str | None, last: str | None) -> float | None:
