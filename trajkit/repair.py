@@ -35,7 +35,7 @@ from trajkit.recovery import (
     recovery_branch,
     unanswered_calls,
 )
-from trajkit.store.atomic import atomic_write, conversation_lock, fsync_dir, is_temp_file
+from trajkit.store.atomic import atomic_write, conversation_lock, is_temp_file, move_file
 from trajkit.store.guard import NotRegularFile, refuse_outside_links
 from trajkit.store.layout import BASE_STATE
 from trajkit.store.reader import open_conversation, parse_event_bytes
@@ -259,9 +259,7 @@ def _quarantine(folder: Path, fix: Fix) -> None:
     while target.exists():
         target = qdir / f"{fix.path.name.lstrip('.')}.{n}"
         n += 1
-    os.replace(fix.path, target)
-    fsync_dir(fix.path.parent)
-    fsync_dir(qdir)
+    move_file(fix.path, target)
     reasons_path = qdir / REASONS_FILE
     try:
         reasons = json.loads(reasons_path.read_text(encoding="utf-8"))

@@ -101,3 +101,60 @@ def test_lock_held_by_another_process_times_out(tmp_path):
 
 def test_lock_timeout_is_also_a_timeout_error():
     assert issubclass(LockTimeout, TimeoutError)
+
+
+def test_atomic_writer_with_a_temp_dir_never_shows_a_temp_file_next_to_the_target(tmp_path):
+    from trajkit.store.atomic import atomic_writer
+
+    table, staging = tmp_path / "events", tmp_path / ".staging"
+    table.mkdir()
+    staging.mkdir()
+    with atomic_writer(table / "part-00000.parquet", temp_dir=staging) as f:
+        f.write(b"PAR1")
+        assert os.listdir(table) == []  # the bytes are in staging until the rename
+        (staged,) = os.listdir(staging)
+        assert staged.startswith("events.part-00000.parquet.") and staged.endswith(".tmp")
+    assert (table / "part-00000.parquet").read_bytes() == b"PAR1"
+    assert os.listdir(staging) == []
+    with pytest.raises(RuntimeError), atomic_writer(table / "part-1.parquet", temp_dir=staging):
+        raise RuntimeError("abort")
+    assert os.listdir(staging) == [] and os.listdir(table) == ["part-00000.parquet"]
+
+
+def test_staged_folder_publishes_a_whole_folder_or_nothing(tmp_path):
+    from trajkit.errors import OutputExists
+    from trajkit.store.atomic import staged_folder, write_new_file
+
+    final = tmp_path / "out" / "abc"
+    with staged_folder(final, folders=["events"]) as tmp:
+        assert tmp.parent == final.parent and tmp.name.startswith(".abc.tmp-")
+        write_new_file(tmp / "events" / "e.json", b"{}")
+        write_new_file(tmp / "base_state.json", b'{"id": 1}')
+        assert not final.exists()
+    assert sorted(p.name for p in final.parent.iterdir()) == ["abc"]
+    assert (final / "events" / "e.json").read_bytes() == b"{}"
+    assert stat.S_IMODE((final / "base_state.json").stat().st_mode) == 0o600
+    with pytest.raises(FileExistsError):
+        write_new_file(final / "base_state.json", b"again")  # created once, never replaced
+    with pytest.raises(OutputExists), staged_folder(final):
+        pass
+    with pytest.raises(OSError, match="disk full"), staged_folder(final, overwrite=True) as tmp:
+        write_new_file(tmp / "base_state.json", b"new")
+        raise OSError("disk full")
+    assert sorted(p.name for p in final.parent.iterdir()) == ["abc"]  # old folder kept, no temp
+    assert (final / "base_state.json").read_bytes() == b'{"id": 1}'
+    with staged_folder(final, overwrite=True) as tmp:
+        write_new_file(tmp / "base_state.json", b"new")
+    assert sorted(p.name for p in final.parent.iterdir()) == ["abc"]
+    assert sorted(p.name for p in final.iterdir()) == ["base_state.json"]
+
+
+def test_move_file_renames_into_another_folder(tmp_path):
+    from trajkit.store.atomic import move_file
+
+    (tmp_path / "events").mkdir()
+    (tmp_path / "quarantine").mkdir()
+    (tmp_path / "events" / "bad.json").write_bytes(b"{")
+    move_file(tmp_path / "events" / "bad.json", tmp_path / "quarantine" / "bad.json")
+    assert os.listdir(tmp_path / "events") == []
+    assert (tmp_path / "quarantine" / "bad.json").read_bytes() == b"{"

@@ -6,8 +6,8 @@ at most one row group per table. After a row group, a shard holding `shard_rows`
 `shard_bytes` bytes) is closed and the next batch opens a new one; rotation happens only between
 `write()` calls, so one conversation's rows never straddle two shards.
 
-Crash safety: the steps of `trajkit.store.atomic` (write a temp file, fsync it, rename it over
-the final name, fsync the folder), with one difference: the temp file lives in a staging folder
+Crash safety: `trajkit.store.atomic.atomic_writer` (write a temp file, fsync it, rename it over
+the final name, fsync the folder) with `temp_dir=`: the temp file lives in a staging folder
 `OUT_DIR/.staging/` on the same file system, not next to the shard. A table folder therefore only
 ever holds whole shards, whatever the reader does: DuckDB's `*.parquet` glob matches hidden
 files too, and Polars refuses a folder holding files of another extension. A crash leaves at
@@ -17,7 +17,6 @@ most a staged file, which the next export removes (`remove_leftovers`).
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import shutil
 from collections.abc import Callable, Iterable, Iterator
@@ -28,7 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from trajkit.store.atomic import fsync_dir, is_temp_file
+from trajkit.store.atomic import atomic_writer, is_temp_file
 
 __all__ = [
     "SHARD_RE",
@@ -52,18 +51,8 @@ def staged_file(target: Path, staging: Path) -> Iterator[BinaryIO]:
     """Write `target` through a temp file in `staging`; renamed into place on a clean exit."""
     staging.mkdir(parents=True, exist_ok=True)
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = staging / f"{target.parent.name}.{target.name}.tmp"
-    try:
-        with open(tmp, "wb") as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
-    fsync_dir(target.parent)
+    with atomic_writer(target, temp_dir=staging) as f:
+        yield f
 
 
 def shard_name(number: int) -> str:

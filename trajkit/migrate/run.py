@@ -1,25 +1,26 @@
 """Migrate many V0 trajectories: in memory (`iter_v0_conversations`) or to folders (`migrate_paths`).
 
 Writing a conversation never leaves a partial folder: everything goes to a hidden temp folder
-`OUT/.<hex>.tmp-<pid>-<n>/`, which is renamed to `OUT/<hex>/` only when complete. Inside that
-private folder each file is created once and fsynced, and the folders are fsynced before the
-rename: the rename is the atomic step, so per-file temp+rename (`store.atomic_write`, two fsyncs
-per file) would buy nothing and halve the speed (measured: 1.9 s vs 0.9 s for 200 events). With `overwrite`, an existing folder is first renamed aside and
-removed after the new one is in place; without it, an existing folder is left untouched and the
-conversation is reported as skipped (`OutputExists`, "pass --overwrite to replace it").
+`OUT/.<hex>.tmp-<pid>-<n>/`, which is renamed to `OUT/<hex>/` only when complete
+(`trajkit.store.atomic.staged_folder`). Inside that private folder each file is created once and
+fsynced (`write_new_file`), and the folders are fsynced before the rename: the rename is the
+atomic step, so per-file temp+rename (`store.atomic_write`, two fsyncs per file) would buy
+nothing and halve the speed (measured: 1.9 s vs 0.9 s for 200 events). With `overwrite`, an
+existing folder is first renamed aside and removed after the new one is in place; without it,
+an existing folder is left untouched and the conversation is reported as skipped
+(`OutputExists`, "pass --overwrite to replace it").
 
 Large inputs stream: inputs are handles (a jsonl line is read, not parsed, by the main process)
 and are mapped and written on worker processes by an engine (`trajkit.engine`, default
-`LocalEngine()`: 2 processes), which keeps a bounded window in flight, so memory stays bounded by a few
-conversations. Results come back in input order. Nothing here prints; callers get one `Migrated` or `SkippedInput` per input.
+`LocalEngine()`: 2 processes), which keeps a bounded window in flight, so memory stays bounded
+by a few conversations. Results come back in input order. Nothing here prints; callers get one
+`Migrated` or `SkippedInput` per input.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
-import shutil
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -30,13 +31,12 @@ from trajkit.errors import InputError, OutputExists, TrajkitError
 from trajkit.migrate.containers import SkippedInput, V0Input, iter_v0_inputs
 from trajkit.migrate.mapping import MigratedConversation, ToolNames, v0_to_v1
 from trajkit.migrate.report import REPORT_FILE, SIDECAR_FILE
+from trajkit.store.atomic import staged_folder, write_new_file
 
 if TYPE_CHECKING:
     from trajkit.engine import Engine
 
 __all__ = ["Migrated", "iter_v0_conversations", "migrate_paths", "write_conversation"]
-
-_counter = itertools.count()
 
 
 @dataclass(frozen=True)
@@ -144,19 +144,13 @@ def _migrate_one(
 def write_conversation(
     conv: MigratedConversation, out_dir: str | os.PathLike[str], *, overwrite: bool = False
 ) -> Path:
-    """Write `conv` as `out_dir/<hex>/` (temp folder, then rename); returns the folder."""
+    """Write `conv` as `out_dir/<hex>/` (`store.staged_folder`: published whole); the folder."""
     from trajkit.events import dump_event
     from trajkit.events.state import dump_base_state
     from trajkit.store import event_file_name
-    from trajkit.store.atomic import fsync_dir
 
-    out = Path(out_dir)
-    final = out / conv.folder_name
-    if final.exists() and not overwrite:
-        raise OutputExists(final)
-    tmp = out / f".{conv.folder_name}.tmp-{os.getpid()}-{next(_counter)}"
-    try:
-        (tmp / "events").mkdir(parents=True)
+    final = Path(out_dir) / conv.folder_name
+    with staged_folder(final, overwrite=overwrite, folders=["events"]) as tmp:
         for index, event in enumerate(conv.events):
             name = event_file_name(index, event.id)
             write_new_file(tmp / "events" / name, dump_event(event).encode())
@@ -164,47 +158,7 @@ def write_conversation(
         write_new_file(tmp / "base_state.json", dump_base_state(state).encode())
         write_new_file(tmp / REPORT_FILE, _json(conv.report.to_dict()).encode())
         write_new_file(tmp / SIDECAR_FILE, _json(conv.sidecar, indent=None).encode())
-        fsync_dir(tmp / "events")
-        fsync_dir(tmp)
-        _put_in_place(tmp, final, overwrite=overwrite)
-        fsync_dir(out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return final
-
-
-def write_new_file(path: Path, data: bytes) -> None:
-    """Create `path` (mode 0600, like the store's files) with `data`, flushed to disk."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _put_in_place(tmp: Path, final: Path, *, overwrite: bool) -> None:
-    if not final.exists():
-        try:
-            os.rename(tmp, final)
-        except OSError:
-            if final.exists():  # another worker wrote the same conversation meanwhile
-                raise OutputExists(final) from None
-            raise
-        return
-    if not overwrite:
-        raise OutputExists(final)
-    old = final.with_name(f".{final.name}.old-{os.getpid()}-{next(_counter)}")
-    os.rename(final, old)
-    try:
-        os.rename(tmp, final)
-    except BaseException:
-        os.rename(old, final)
-        raise
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def _json(value: Any, *, indent: int | None = 2) -> str:

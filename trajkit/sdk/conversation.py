@@ -187,7 +187,7 @@ class Conversation:
         state.attach(self._writer)
         # events/ before the first base-state save: a crash in between must not leave a
         # base_state.json without its events/ folder (validate rejects that layout).
-        (folder / "events").mkdir(parents=True, exist_ok=True)
+        self._writer.create()
         return state
 
     def _resume(

@@ -1,9 +1,15 @@
-"""The one way bytes reach a conversation folder: atomic writes, plus the conversation lock.
+"""The one way bytes reach a conversation or output folder: atomic writes, plus the lock.
+
+No module outside `store/` renames, fsyncs or opens a conversation file for writing (a test
+greps the tree); each helper below does one kind of write, so a check on what it may write
+through (links, non-regular files) has one home.
 
 `atomic_write(path, data)` and `atomic_writer(path)` do, in order:
 
 1. create `.<name>.<random>.tmp` in the *same* folder as `path` (same filesystem, so the rename
    below is atomic; the leading dot makes every reader treat it as a sidecar, never an event);
+   with `temp_dir=` the temp file `<folder>.<name>.<random>.tmp` is made there instead (a
+   staging folder on the same file system, so the target folder never shows a temp file);
 2. write the bytes and set the file mode;
 3. `fsync` the temp file, so its contents are on disk before its name is;
 4. `os.replace` it over `path`: readers see either the old file or the new one, never a torn one;
@@ -15,6 +21,14 @@ free; a crash between steps 1 and 4 can leave a `.tmp` file behind (harmless, ig
 readers, and the SDK 1.58 does the same); the folder fsync is skipped where the OS refuses it.
 Nothing here makes the SDK's own non-atomic writers safe, it only keeps trajkit's writes whole.
 
+A whole new folder (a migrated conversation) is published at once instead: `staged_folder(final)`
+yields a private hidden folder `.<name>.tmp-<pid>-<n>` next to `final`, where `write_new_file`
+creates each file once and fsyncs it (no per-file rename: nobody else sees that folder); on a
+clean exit every folder in it is fsynced and it is renamed to `final` (an existing `final`,
+with `overwrite`, is first renamed aside and removed once the new one is in place; on failure
+it is put back), then the parent is fsynced. On error the private folder is removed.
+`move_file(src, dst)` renames a file into another folder (quarantine) and fsyncs both folders.
+
 `conversation_lock(folder)` takes `events/.eventlog.lock` with `filelock.FileLock`, the same
 file and the same `flock` the SDK's `EventLog.append` uses, so trajkit and SDK processes
 appending to one conversation exclude each other. Like the SDK's, it is not reliable on NFS.
@@ -25,15 +39,17 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
+import itertools
 import os
+import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
 import filelock
 
-from trajkit.errors import LockTimeout, UnsafePath
+from trajkit.errors import LockTimeout, OutputExists, UnsafePath
 
 __all__ = [
     "LOCK_TIMEOUT_SECONDS",
@@ -42,6 +58,9 @@ __all__ = [
     "conversation_lock",
     "fsync_dir",
     "is_temp_file",
+    "move_file",
+    "staged_folder",
+    "write_new_file",
 ]
 
 LOCK_TIMEOUT_SECONDS = 30.0
@@ -65,10 +84,23 @@ def atomic_write(
 
 
 @contextlib.contextmanager
-def atomic_writer(path: str | os.PathLike[str], *, mode: int | None = None) -> Iterator[BinaryIO]:
-    """Open a temp file next to `path`; on clean exit it replaces `path`, on error it is removed."""
+def atomic_writer(
+    path: str | os.PathLike[str],
+    *,
+    mode: int | None = None,
+    temp_dir: str | os.PathLike[str] | None = None,
+) -> Iterator[BinaryIO]:
+    """Open a temp file; on clean exit it replaces `path`, on error it is removed.
+
+    The temp file is made next to `path`, or in `temp_dir` (an existing folder on the same file
+    system) so that `path`'s folder only ever holds whole files.
+    """
     target = Path(path)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    if temp_dir is None:
+        prefix, where = f".{target.name}.", target.parent
+    else:
+        prefix, where = f"{target.parent.name}.{target.name}.", Path(temp_dir)
+    fd, tmp_name = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=where)
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -82,6 +114,82 @@ def atomic_writer(path: str | os.PathLike[str], *, mode: int | None = None) -> I
             tmp.unlink()
         raise
     fsync_dir(target.parent)
+
+
+_counter = itertools.count()
+
+
+@contextlib.contextmanager
+def staged_folder(
+    final: str | os.PathLike[str], *, overwrite: bool = False, folders: Iterable[str] = ()
+) -> Iterator[Path]:
+    """A private folder that becomes `final` in one rename on a clean exit (module docstring).
+
+    `folders` are made inside it first (`events/` for a conversation).
+
+    Raises:
+        OutputExists: `final` exists (checked before and at the rename) and not `overwrite`.
+    """
+    final = Path(final)
+    if final.exists() and not overwrite:
+        raise OutputExists(final)
+    tmp = final.with_name(f".{final.name}.tmp-{os.getpid()}-{next(_counter)}")
+    tmp.mkdir(parents=True)
+    try:
+        for name in folders:
+            (tmp / name).mkdir()
+        yield tmp
+        for folder, _, _ in os.walk(tmp, topdown=False):
+            fsync_dir(folder)
+        _put_in_place(tmp, final, overwrite=overwrite)
+        fsync_dir(final.parent)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _put_in_place(tmp: Path, final: Path, *, overwrite: bool) -> None:
+    if not final.exists():
+        try:
+            os.rename(tmp, final)
+        except OSError:
+            if final.exists():  # another process wrote the same folder meanwhile
+                raise OutputExists(final) from None
+            raise
+        return
+    if not overwrite:
+        raise OutputExists(final)
+    old = final.with_name(f".{final.name}.old-{os.getpid()}-{next(_counter)}")
+    os.rename(final, old)
+    try:
+        os.rename(tmp, final)
+    except BaseException:
+        os.rename(old, final)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def write_new_file(path: str | os.PathLike[str], data: bytes, *, mode: int = 0o600) -> None:
+    """Create `path` (it must not exist; mode 0600 by default) with `data`, flushed to disk.
+
+    For files in a folder nobody else sees yet (`staged_folder`): no temp file, no rename.
+    """
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), mode)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def move_file(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+    """Rename `src` to `dst` (same file system, e.g. into `quarantine/`); fsync both folders."""
+    src, dst = Path(src), Path(dst)
+    os.replace(src, dst)
+    fsync_dir(src.parent)
+    fsync_dir(dst.parent)
 
 
 def fsync_dir(folder: str | os.PathLike[str]) -> None:
@@ -113,7 +221,9 @@ def conversation_lock(
     """
     events = Path(folder) / "events"
     events.mkdir(parents=True, exist_ok=True)
-    lock = _file_lock(events / ".eventlog.lock", timeout)
+    # Keep the lock file, as the SDK does: deleting it while another process waits on it
+    # would let two holders in.
+    lock = filelock.FileLock(events / ".eventlog.lock", timeout=timeout, preserve_lock_file=True)
     try:
         lock.acquire()
     except filelock.Timeout:
@@ -134,15 +244,6 @@ def conversation_lock(
         yield
     finally:
         lock.release()
-
-
-def _file_lock(path: Path, timeout: float) -> filelock.BaseFileLock:
-    # Keep the lock file, as the SDK does: deleting it while another process waits on it
-    # would let two holders in. `preserve_lock_file` exists in filelock >= 4 only.
-    try:
-        return filelock.FileLock(path, timeout=timeout, preserve_lock_file=True)
-    except TypeError:
-        return filelock.FileLock(path, timeout=timeout)
 
 
 @functools.cache

@@ -80,6 +80,10 @@ class ConversationWriter:
     def __repr__(self) -> str:
         return f"ConversationWriter({str(self.folder)!r})"
 
+    def create(self) -> None:
+        """Make the folder and its `events/` (a new conversation, before its first base state)."""
+        self._events_dir()
+
     def append(self, event: Event) -> int:
         """Persist `event` as the next file in the log and return its index."""
         from trajkit.events import dump_event
@@ -89,11 +93,7 @@ class ConversationWriter:
     def append_json(self, event_id: str, data: bytes | str, *, parent_id: str | None = None) -> int:
         """Append an already-serialized event (compact JSON whose `id` is `event_id`)."""
         check_event_id(event_id, path=self.events_dir)
-        self.events_dir.mkdir(parents=True, exist_ok=True)
-        if self.events_dir.is_symlink() and (real := link_outside(self.events_dir, self.folder)):
-            raise UnsafePath(
-                self.events_dir, "", f"events/ is a symlink to {real}, outside {self.folder}"
-            )
+        self._events_dir()
         with conversation_lock(self.folder, timeout=self.lock_timeout):
             self._sync()
             assert self._count is not None
@@ -130,6 +130,14 @@ class ConversationWriter:
         atomic_write(self.folder / BASE_STATE, data, mode=self.file_mode)
 
     # ------------------------------------------------------------------------------------------
+
+    def _events_dir(self) -> None:
+        """Create `events/` (and the folder); refuse an `events/` link leading outside."""
+        self.events_dir.mkdir(parents=True, exist_ok=True)
+        if self.events_dir.is_symlink() and (real := link_outside(self.events_dir, self.folder)):
+            raise UnsafePath(
+                self.events_dir, "", f"events/ is a symlink to {real}, outside {self.folder}"
+            )
 
     def _sync(self) -> None:
         if self._count is not None and (self.events_dir / length_marker_name(self._count)).exists():

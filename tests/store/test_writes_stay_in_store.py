@@ -1,0 +1,121 @@
+"""Only `trajkit/store/` renames, fsyncs or opens a conversation file for writing (issue 13.5).
+
+The store's helpers (`atomic_write`, `atomic_writer(temp_dir=)`, `staged_folder`,
+`write_new_file`, `move_file`, `ConversationWriter`) are the one home of crash safety and of the
+checks on what a write may go through, so this test reads every other module's syntax tree and
+fails on:
+- a call to `os.replace`, `os.rename`, `os.renames`, `os.fsync` or `os.fdatasync` (or one of
+  them imported from `os`);
+- a call that opens or creates a file for writing (`open(..., "w")`, `os.open(..., O_CREAT)`,
+  `.write_bytes()`, `.write_text()`, `.open("w")`, `.touch()`, `.mkdir()`) in a function whose
+  source names a conversation file (`base_state`, `events/`, `event_file_name`, `.eventlog`).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+TRAJKIT = Path(__file__).resolve().parents[2] / "trajkit"
+OS_WRITES = {"replace", "rename", "renames", "fsync", "fdatasync"}
+CONVERSATION_NAMES = re.compile(
+    r"base_state|BASE_STATE|EVENTS_DIR|events_dir|event_file_name|eventlog|[\"']events[\"']"
+)
+WRITE_METHODS = {"write_bytes", "write_text", "touch", "mkdir"}
+
+
+def _opens_for_writing(call: ast.Call) -> bool:
+    func = call.func
+    if (
+        isinstance(func, ast.Name)
+        and func.id == "open"
+        or (isinstance(func, ast.Attribute) and func.attr == "open" and not _is_os(func.value))
+    ):
+        modes = [a for a in call.args[1:2] if isinstance(func, ast.Name)]
+        modes += [a for a in call.args[:1] if isinstance(func, ast.Attribute)]
+        modes += [k.value for k in call.keywords if k.arg == "mode"]
+        return any(
+            isinstance(m, ast.Constant) and isinstance(m.value, str) and set(m.value) & set("wax+")
+            for m in modes
+        )
+    if isinstance(func, ast.Attribute) and func.attr == "open" and _is_os(func.value):
+        flags = ast.unparse(call.args[1]) if len(call.args) > 1 else ""
+        return any(f in flags for f in ("O_WRONLY", "O_RDWR", "O_CREAT", "O_APPEND"))
+    return isinstance(func, ast.Attribute) and func.attr in WRITE_METHODS
+
+
+def _is_os(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id == "os"
+
+
+def offenders_in(source: str, name: str) -> list[str]:
+    """`name:line: what` for each forbidden write in `source` (see the module docstring)."""
+    tree = ast.parse(source)
+    found: list[str] = []
+    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "os":
+            found += [
+                f"{name}:{node.lineno}: imports os.{a.name}"
+                for a in node.names
+                if a.name in OS_WRITES
+            ]
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute) and _is_os(func.value) and func.attr in OS_WRITES:
+            found.append(f"{name}:{node.lineno}: os.{func.attr}")
+        elif _opens_for_writing(node):
+            inside = [f for f in functions if f.lineno <= node.lineno <= (f.end_lineno or 0)]
+            scope = min(inside, key=lambda f: (f.end_lineno or 0) - f.lineno, default=None)
+            text = ast.get_source_segment(source, scope) if scope else ast.unparse(node)
+            if text and CONVERSATION_NAMES.search(text):
+                found.append(
+                    f"{name}:{node.lineno}: writes a conversation file ({ast.unparse(node)})"
+                )
+    return sorted(found, key=lambda f: int(f.split(":")[1]))
+
+
+def test_nothing_outside_store_writes_into_a_conversation_or_renames():
+    offenders = []
+    for path in sorted(TRAJKIT.rglob("*.py")):
+        rel = path.relative_to(TRAJKIT).as_posix()
+        if rel.startswith("store/"):
+            continue
+        offenders += offenders_in(path.read_text(encoding="utf-8"), rel)
+    assert offenders == []
+
+
+def test_the_check_catches_each_kind_of_write():
+    source = """
+import os
+from os import replace
+
+def save(folder):
+    with open(folder / "base_state.json", "w") as f:
+        f.write("{}")
+
+def append(folder, name):
+    (folder / "events" / name).write_bytes(b"{}")
+
+def make(folder):
+    (folder / "events").mkdir()
+
+def flush(fd, a, b):
+    os.fsync(fd)
+    os.rename(a, b)
+
+def unrelated(path):
+    open(path, "w").write("a workspace file")  # not a conversation file: allowed
+    return open(path).read()
+"""
+    found = offenders_in(source, "m.py")
+    assert [line.split(": ", 1)[1].split(" (")[0] for line in found] == [
+        "imports os.replace",
+        "writes a conversation file",
+        "writes a conversation file",
+        "writes a conversation file",
+        "os.fsync",
+        "os.rename",
+    ]
