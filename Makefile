@@ -20,7 +20,7 @@ demo: $(STAMP)
 	@echo "== 2/7 convert: one conversation to Chat Completions, all of them to Responses (JSONL)"
 	$(BIN)/trajkit convert fixtures/sdk/d_parallel --to chat -o $(DEMO)/d_parallel.chat.json
 	$(BIN)/trajkit convert fixtures/sdk --to responses -o $(DEMO)/sdk.responses.jsonl
-	@echo "== 3/7 migrate the V0 trajectories into V1 folders, then validate them"
+	@echo "== 3/7 migrate the V0 trajectories (our own samples) into V1 folders, then validate them"
 	$(BIN)/trajkit migrate fixtures/v0 -o $(DEMO)/migrated
 	$(BIN)/trajkit validate $(DEMO)/migrated
 	@echo "== 4/7 runtime: scripted loopback LLM, real bash and files; persist, restore, continue"

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from trajkit.errors import InputError
-from trajkit.store.layout import EVENTS_DIR, find_conversations, is_conversation_folder
+from trajkit.store.layout import EVENTS_DIR, is_conversation_folder
 
 __all__ = ["DEFAULT_WORKERS", "iter_conversation_paths", "map_conversations"]
 
@@ -49,12 +49,17 @@ def iter_conversation_paths(
         InputError: a path does not exist, is a file when files are not allowed, or is a folder
             with no conversation below it.
     """
+    from trajkit.shapes import find_locations, shape_refs
     from trajkit.store.remote import as_remote, iter_remote_paths
 
     for raw in paths:
         remote = as_remote(raw)
         if remote is not None:  # s3://…, gs://…: see trajkit.store.remote
             yield from iter_remote_paths(remote, allow_files=allow_files)  # type: ignore[misc]
+            continue
+        refs = shape_refs(raw)
+        if refs is not None:  # eval output, event arrays, archives, ...: trajkit.shapes
+            yield from refs  # type: ignore[misc]
             continue
         path = Path(raw)
         if not os.path.lexists(path):
@@ -70,9 +75,9 @@ def iter_conversation_paths(
             yield path.parent
             continue
         found = False
-        for folder in find_conversations([path]):
+        for folder in find_locations(path):
             found = True
-            yield folder
+            yield folder  # type: ignore[misc]
         if not found:
             raise InputError(
                 path,

@@ -279,40 +279,38 @@ def test_rejected_action_and_agent_error() -> None:
 
 
 def test_unknown_custom_tool_observation_rendered_from_content() -> None:
+    # (task_tracker was the example before its schema became known: tests/shapes/test_samples.py)
     custom_tool = {
-        "description": "Track tasks.",
-        "action_type": "TaskTrackerAction",
-        "observation_type": "TaskTrackerObservation",
-        "kind": "TaskTrackerTool",
-        "title": "task_tracker",
+        "description": "Keep notes.",
+        "action_type": "NotesAction",
+        "observation_type": "NotesObservation",
+        "kind": "NotesTool",
+        "title": "notes",
     }
     log = Log()
     log.system(tools=[custom_tool])
     a = log.action(
         "c1",
         "r1",
-        tool="task_tracker",
+        tool="notes",
         arguments='{"command": "view"}',
-        action={"command": "view", "kind": "TaskTrackerAction"},
+        action={"command": "view", "kind": "NotesAction"},
     )
     log.result(
         "c1",
         a,
         {
-            "content": [text("No tasks.")],
+            "content": [text("No notes.")],
             "is_error": False,
             "command": "view",
-            "task_list": [],
-            "kind": "TaskTrackerObservation",
+            "kind": "NotesObservation",
         },
-        tool="task_tracker",
+        tool="notes",
     )
     chat, resp = both(log)
-    assert chat["messages"][2]["content"] == [{"type": "text", "text": "No tasks."}]
-    assert chat["tools"][0]["function"]["name"] == "task_tracker"
-    assert chat["problems"] == [
-        "tool 'task_tracker': parameter schema unknown, sent as an open object"
-    ]
+    assert chat["messages"][2]["content"] == [{"type": "text", "text": "No notes."}]
+    assert chat["tools"][0]["function"]["name"] == "notes"
+    assert chat["problems"] == ["tool 'notes': parameter schema unknown, sent as an open object"]
 
 
 def _dangling_log() -> Log:

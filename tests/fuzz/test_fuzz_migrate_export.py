@@ -203,7 +203,7 @@ def test_export_on_mutated_conversation(tmp_path_factory, data):
 
 def test_lone_surrogate_in_v0_input_is_migrated_as_replacement_char(tmp_path):
     # Found by the fuzzer: "\udcff" is valid JSON, but UTF-8 output cannot hold it.
-    doc = json.loads((ROOT / "v0" / "basic.json").read_text())
+    doc = json.loads((ROOT / "v0" / "cli_edit_and_finish.json").read_text())
     doc[0]["message"] = doc[0]["args"]["content"] = "bad \udcff char"
     src = _write(tmp_path, "trajectory.json", json.dumps(doc).encode())
     assert _migrate_library(src, tmp_path / "out") == 1

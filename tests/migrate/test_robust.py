@@ -10,12 +10,19 @@ from typing import Any
 import pytest
 
 from tests.migrate._helpers import SYN, V0
+from tests.support.fixtures import OWN_V0
 from trajkit.migrate import V0Source, v0_to_v1, write_conversation
 from trajkit.validate import validate_conversation
 
 _BASE: list[Any] = (
     json.loads((SYN / "every_type.json").read_text())
-    + json.loads((V0 / "tls_scanner__trajectory.json").read_text())[:60]
+    + json.loads(
+        (
+            V0 / "tls_scanner__trajectory.json"
+            if (V0 / "tls_scanner__trajectory.json").exists()
+            else OWN_V0 / "gui_download.json"
+        ).read_text()
+    )[:60]
     + json.loads((SYN / "multi_call_response.json").read_text())
 )
 _VALUES = [None, 0, -1, 1.5, True, "", "x", [], [1], {}, {"a": 1}, "toolu_01", 5, [[1]], {"id": 3}]

@@ -9,7 +9,22 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "fixtures"
 SDK_FIXTURES = FIXTURES / "sdk"
-V0_FIXTURES = FIXTURES / "v0"
+OWN_V0 = FIXTURES / "v0"
+"""V0 samples written by trajkit's engineers (the shapes of the public files)."""
+V0_FIXTURES = next(
+    (
+        p
+        for p in (
+            REPO.parent / "shared" / "fixtures-v0",
+            REPO.parents[1] / "shared" / "fixtures-v0",
+        )
+        if p.is_dir()
+    ),
+    REPO.parent / "shared" / "fixtures-v0",
+)
+"""The public V0 files (`../shared/fixtures-v0`), never committed: tests that use them are
+skipped when they are absent (`tests/conftest.py`)."""
+HAVE_REAL_V0 = V0_FIXTURES.is_dir()
 BAD_FIXTURES = FIXTURES / "bad"
 
 

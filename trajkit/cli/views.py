@@ -148,8 +148,14 @@ def inspect_command(
 
 
 def _empty(loaded: Any) -> list[str]:
-    if loaded.total_events == 0:
+    """Notes go to stderr; no events is a problem unless a fresh base state says there are none."""
+    for note in loaded.notes:
+        click.echo(f"note: {loaded.path}: {note}", err=True)
+    fresh = loaded.state is not None and not loaded.state.leaf_event_id
+    if loaded.total_events == 0 and not fresh:
         return [f"{loaded.path}:: conversation has no events"]
+    if loaded.total_events == 0:
+        click.echo(f"note: {loaded.path}: no events yet (base state only)", err=True)
     return []
 
 

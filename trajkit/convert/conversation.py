@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from trajkit.convert.adjust import drop_reasoning, drop_system, fix_dangling, replace_images
 from trajkit.convert.chat import messages_to_chat, move_tool_images
+from trajkit.convert.newer import apply_newer_kinds
 from trajkit.convert.options import ConversionOptions, FormatOptions, Target, check_choice
 from trajkit.convert.responses import messages_to_responses, uses_responses_api
 from trajkit.convert.tools import tools_to_chat, tools_to_responses, unknown_tools
@@ -91,6 +92,7 @@ def prepare_messages(
         leaf_event_id=state.leaf_event_id if state else None,
         head_is_empty=bool(state and state.head_is_empty),
     )
+    branch, newer = apply_newer_kinds(branch)  # e.g. SystemPromptUpdateEvent (convert.newer)
     dropped: list[tuple[str, Any]] = []
     if options.view == "condensed":
         selected = condensed_view(branch, dropped=dropped)
@@ -105,7 +107,9 @@ def prepare_messages(
     if options.images == "placeholder":
         messages = replace_images(messages)
     tools = next((list(e.tools) for e in branch if isinstance(e, SystemPromptEvent)), [])
-    problems = [f"{e.kind} {e.id} left out of the condensed view ({rule})" for rule, e in dropped]
+    problems = newer + [
+        f"{e.kind} {e.id} left out of the condensed view ({rule})" for rule, e in dropped
+    ]
     problems += [d.describe() for d in found]
     unknown = sorted({e.kind for e in branch if isinstance(e, UnknownEvent)})
     if unknown:
@@ -228,6 +232,9 @@ def convert_conversation(
         raise branch_input_error(
             exc, events, base_state_path=conv.base_state_path, files=conv.event_files()
         ) from None
+    notes = [*getattr(conv, "notes", ()), *conv.upgrade_notes()]
+    if notes:
+        result["problems"] = [*notes, *result["problems"]]
     return {"conversation_id": conv.id, **result}
 
 

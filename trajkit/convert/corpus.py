@@ -52,6 +52,26 @@ def _convert_one(path: Path, to: Target, options: ConversionOptions) -> CorpusIt
     return CorpusItem(path, line=orjson.dumps(document), problems=tuple(result["problems"]))
 
 
+def _locations(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Any]:
+    """Conversations under each path; V0 input (no V1 found) is migrated in memory."""
+    from trajkit.errors import InputError
+    from trajkit.shapes.detect import v0_refs
+
+    for raw in paths:
+        try:
+            yield from iter_conversation_paths([raw])
+        except InputError as exc:
+            v0 = v0_refs(raw)
+            try:
+                first = next(v0, None)
+            except InputError:
+                first = None
+            if first is None:
+                raise exc from None
+            yield first
+            yield from v0
+
+
 def convert_corpus(
     paths: Iterable[str | os.PathLike[str]],
     *,
@@ -63,7 +83,8 @@ def convert_corpus(
     ``convert_conversation``.
 
     Args:
-        paths: conversation folders or folders holding many.
+        paths: conversation folders or folders holding many, other V1 shapes
+            (``trajkit.shapes``), or V0 trajectories (migrated in memory).
         engine: where conversions run (``trajkit.engine``); default ``LocalEngine()`` (up to
             2 processes; ``LocalEngine(1)`` converts in this process).
 
@@ -74,4 +95,4 @@ def convert_corpus(
 
     engine = engine or LocalEngine()
     work = partial(_convert_one, to=to, options=options)
-    yield from engine.map(work, iter_conversation_paths(engine.portable(paths)))
+    yield from engine.map(work, _locations(engine.portable(paths)))

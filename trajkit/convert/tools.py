@@ -163,11 +163,44 @@ _THINK = _schema(
     ["thought"],
 )
 
+_TASK_TRACKER: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "command": {
+            "type": "string",
+            "description": "The command to execute. `view` shows the current task list. `plan` creates or updates the task list based on provided requirements and progress. Always `view` the current list before making changes.",
+            "enum": ["view", "plan"],
+        },
+        "task_list": {
+            "type": "array",
+            "description": "The full task list. Required parameter of `plan` command.",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "title": {"type": "string", "description": "A brief title for the task."},
+                    "notes": {
+                        "type": "string",
+                        "description": "Additional details or notes about the task.",
+                    },
+                    "status": {
+                        "type": "string",
+                        "description": "The current status of the task. One of 'todo', 'in_progress', or 'done'.",
+                        "enum": ["todo", "in_progress", "done"],
+                    },
+                },
+                "required": ["title"],
+            },
+        },
+    },
+}
+"""openhands-tools 1.58.2 `TaskTrackerAction` (no field is required, so no `required` key)."""
+
 BUILTIN_PARAMETERS: Mapping[str, dict[str, Any]] = {
     "TerminalAction": _TERMINAL,
     "FileEditorAction": _FILE_EDITOR,
     "FinishAction": _FINISH,
     "ThinkAction": _THINK,
+    "TaskTrackerAction": _TASK_TRACKER,
 }
 """The action's own fields per ``action_type`` (openhands-tools 1.58.2), before the risk/summary
 fields are added."""
@@ -177,6 +210,7 @@ _KIND_TO_ACTION = {
     "FileEditorTool": "FileEditorAction",
     "FinishTool": "FinishAction",
     "ThinkTool": "ThinkAction",
+    "TaskTrackerTool": "TaskTrackerAction",
 }
 
 
@@ -205,8 +239,18 @@ def _plain(value: Any) -> Any:
     return dump(mode="json", by_alias=True, exclude_none=True) if dump else value
 
 
+def _recorded(tool: Any) -> Mapping[str, Any] | None:
+    """The OpenAI function an older SDK recorded verbatim (kept by `trajkit.events.upgrade`)."""
+    meta = _plain(_get(tool, "meta"))
+    function = meta.get("openai_function") if isinstance(meta, Mapping) else None
+    return function if isinstance(function, Mapping) else None
+
+
 def tool_name(tool: Any) -> str:
     """The name the LLM sees for a persisted tool entry."""
+    recorded = _recorded(tool)
+    if recorded is not None and isinstance(recorded.get("name"), str):
+        return str(recorded["name"])
     kind = str(_get(tool, "kind") or "")
     mcp_tool = _plain(_get(tool, "mcp_tool"))
     if kind == "MCPToolDefinition" and isinstance(mcp_tool, Mapping) and mcp_tool.get("name"):
@@ -228,7 +272,14 @@ def _known_action(tool: Any) -> str | None:
 
 
 def tool_parameters(tool: Any, *, security_risk: bool = True) -> dict[str, Any]:
-    """The JSON Schema of a tool's parameters, as the SDK sends it."""
+    """The JSON Schema of a tool's parameters, as the SDK sends it.
+
+    A tool an older SDK recorded in OpenAI's format is sent with the schema it recorded.
+    """
+    recorded = _recorded(tool)
+    if recorded is not None and isinstance(recorded.get("parameters"), Mapping):
+        parameters: dict[str, Any] = _copy(dict(recorded["parameters"]))
+        return parameters
     mcp_tool = _plain(_get(tool, "mcp_tool"))
     add_risk = security_risk and not _read_only(tool)
     if str(_get(tool, "kind")) == "MCPToolDefinition" and isinstance(mcp_tool, Mapping):
@@ -252,6 +303,8 @@ def tool_parameters(tool: Any, *, security_risk: bool = True) -> dict[str, Any]:
         properties["security_risk"] = _copy(_SECURITY_RISK)
     properties["summary"] = _copy(_SUMMARY)
     properties.update(_copy(base["properties"]))
+    if "required" not in base:  # the SDK writes no `required` when no field is required
+        return {"type": "object", "properties": properties}
     return _schema(properties, list(base["required"]))
 
 
@@ -296,7 +349,9 @@ def unknown_tools(tools: Iterable[Any]) -> list[str]:
     return [
         tool_name(t)
         for t in tools
-        if str(_get(t, "kind")) != "MCPToolDefinition" and _known_action(t) is None
+        if str(_get(t, "kind")) != "MCPToolDefinition"
+        and _known_action(t) is None
+        and _recorded(t) is None
     ]
 
 

@@ -341,10 +341,26 @@ class _ChunkSizer:
         return max(self._first, min(self._limit, int(CHUNK_EVENTS / per_conversation)))
 
 
+CHUNK_DATA_BYTES = 32 * 2**20
+"""Most bytes of records carried inside one chunk's tasks (evaluation-output lines travel to the
+worker with the task): a chunk of 250 records of 1 MB would otherwise hold 250 MB."""
+
+
 def _batched(items: Iterable[Any], size: Callable[[], int]) -> Iterator[list[Any]]:
-    """Lists of `size()` items (asked again for each list)."""
+    """Lists of `size()` items (asked again for each list), cut early at `CHUNK_DATA_BYTES`
+    of records carried in memory."""
     it = iter(items)
-    while batch := list(islice(it, size())):
+    while True:
+        batch: list[Any] = []
+        carried = 0
+        for item in islice(it, size()):
+            batch.append(item)
+            data = getattr(item[0], "data", None)
+            carried += len(data) if isinstance(data, bytes) else 0
+            if carried >= CHUNK_DATA_BYTES:
+                break
+        if not batch:
+            return
         yield batch
 
 

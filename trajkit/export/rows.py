@@ -32,6 +32,7 @@ from trajkit.errors import InputError
 from trajkit.export.redaction import Redactor, secret_values
 from trajkit.export.summary import Loaded, conversation_row, is_error
 from trajkit.gc_pause import paused_gc
+from trajkit.shapes.memory import ShapeRef
 from trajkit.store.remote import RemotePath
 
 if TYPE_CHECKING:
@@ -152,6 +153,9 @@ def location_label(location: Path | V0Input) -> str:
     """The source string stored in rows and the manifest: an absolute folder, or `file[:line]`."""
     if isinstance(location, RemotePath):
         return location.url
+    if isinstance(location, ShapeRef):  # trajkit.shapes: file.jsonl#instance_id, ...
+        path = os.path.abspath(location.file)
+        return f"{path}#{location.key}" if location.key else path
     if isinstance(location, Path | str):
         return os.path.abspath(location)
     path = os.path.abspath(location.path)
@@ -173,7 +177,7 @@ def conversation_rows(
     """
     source = location_label(location)
     try:
-        if isinstance(location, RemotePath):  # object storage (trajkit.store.remote)
+        if isinstance(location, RemotePath | ShapeRef):  # object storage, other shapes
             return _v1_rows(location, source, options, previous_fingerprint)  # type: ignore[arg-type]
         if isinstance(location, Path | str):
             return _v1_rows(Path(location), source, options, previous_fingerprint)
@@ -187,13 +191,16 @@ def conversation_rows(
 
 def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None) -> Result:
     from trajkit.events.state import parse_base_state
+    from trajkit.events.upgrade import upgrade_base_state
     from trajkit.store import open_conversation
     from trajkit.store.reader import input_error_from_validation, parse_event_bytes
 
     conv = open_conversation(path)
     files = conv.event_files()
-    fingerprint: str | None = None
-    if previous is not None or isinstance(path, RemotePath):
+    fingerprint: str | None = getattr(conv, "fingerprint", None)  # trajkit.shapes: from bytes
+    if fingerprint is not None and fingerprint == previous:
+        return Unchanged(source, fingerprint)
+    if fingerprint is None and (previous is not None or isinstance(path, RemotePath)):
         fingerprint = _fingerprint_files([conv.base_state_path, *(f.path for f in files)])
         if fingerprint == previous:
             return Unchanged(source, fingerprint)
@@ -205,6 +212,8 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
     if raw_state is not None and raw_state.strip():
         try:
             state_json = orjson.loads(raw_state)
+            if isinstance(state_json, dict):
+                conv.upgrades.update(upgrade_base_state(state_json))
             state = parse_base_state(state_json)
         except orjson.JSONDecodeError as exc:
             raise InputError(conv.base_state_path, "", f"not valid JSON: {exc}") from None
@@ -215,7 +224,8 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
     reason = _state_filter(state, options.filters)
     if reason:
         return Filtered(source, reason)
-    if not conv.events_dir.is_dir() and state is not None and state.leaf_event_id:
+    has_events = getattr(conv, "has_events_dir", None) or conv.events_dir.is_dir()
+    if not has_events and state is not None and state.leaf_event_id:
         raise InputError(
             conv.events_dir, "", "missing events/ folder (base_state.json names events)"
         )
@@ -228,13 +238,16 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
             stats.append(f"{f.path.name}:{st.st_size}:{st.st_mtime_ns}\n" if st else "")
         if not raw or raw.isspace():  # as `not raw.strip()`, without copying the file
             continue  # the SDK skips empty files when it iterates (named in branch errors)
-        event = parse_event_bytes(f.path, raw)
+        event = parse_event_bytes(f.path, raw, conv.upgrades)
         events.append((f.index, event, raw))  # parsed, so valid UTF-8: kept as bytes
         paths.append(f.path)
     if fingerprint is None:
         fingerprint = _fingerprint_files([conv.base_state_path], "".join(stats))
-    loaded = Loaded(conv.id, "v1", state_json, state, events, paths, files)
-    return _finish(loaded, source, fingerprint, options, conv_path=path)
+    shape = path.shape if isinstance(path, ShapeRef) else None
+    source_format = f"v1:{shape}" if shape else "v1"
+    loaded = Loaded(conv.id, source_format, state_json, state, events, paths, files)
+    conv_path = Path(path.label) if isinstance(path, ShapeRef) else path
+    return _finish(loaded, source, fingerprint, options, conv_path=conv_path)
 
 
 def _v0_rows(location: V0Input, source: str, options: RowOptions, previous: str | None) -> Result:

@@ -88,15 +88,27 @@ def migrate_paths(
         raise InputError(out, "", "output path exists and is not a folder")
     out.mkdir(parents=True, exist_ok=True)
     work = partial(_migrate_item, out=str(out), overwrite=overwrite, tool_names=tool_names)
-    inputs = iter_v0_inputs(engine.portable(paths), exclude=out)
+    inputs = _inputs(engine.portable(paths), out)
     yield from engine.map(work, inputs)
 
 
+def _inputs(paths: Iterable[str | os.PathLike[str]], out: Path) -> Iterator[Any]:
+    """V1 data that needs rewriting (`migrate.v1_inputs`: other shapes, older SDKs), and V0."""
+    from trajkit.migrate.v1_inputs import iter_migration_inputs
+
+    yield from iter_migration_inputs(paths, out)
+
+
 def _migrate_item(
-    inp: V0Input | SkippedInput, *, out: str, overwrite: bool, tool_names: ToolNames
+    inp: Any, *, out: str, overwrite: bool, tool_names: ToolNames
 ) -> Migrated | SkippedInput:
+    from trajkit.migrate.v1_inputs import is_v1_input, migrate_v1_input
+
     if isinstance(inp, SkippedInput):
         return inp
+    if is_v1_input(inp):
+        result: Migrated | SkippedInput = migrate_v1_input(inp, out, overwrite=overwrite)
+        return result
     return _migrate_one(inp, out, overwrite, tool_names)
 
 
@@ -157,7 +169,8 @@ def write_conversation(
         state = conv.base_state.model_copy(update={"persistence_dir": str(final.resolve())})
         write_new_file(tmp / "base_state.json", dump_base_state(state).encode())
         write_new_file(tmp / REPORT_FILE, _json(conv.report.to_dict()).encode())
-        write_new_file(tmp / SIDECAR_FILE, _json(conv.sidecar, indent=None).encode())
+        if conv.report.shape != "v1":  # V1 inputs have nothing V1 cannot hold
+            write_new_file(tmp / SIDECAR_FILE, _json(conv.sidecar, indent=None).encode())
     return final
 
 

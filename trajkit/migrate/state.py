@@ -1,7 +1,7 @@
 """`base_state.json` for a migrated conversation, from what the V0 data tells.
 
 - `agent.llm.model`: session `metadata.json` `llm_model`, else the eval metadata's
-  `llm_config.model`, else the model named in the last stored LLM response, else `unknown`.
+  `llm_config.model` or (OpenDevin-era records) `model_name`, else the model named in the last stored LLM response, else `unknown`.
   No API key is written (V0 files hold none, eval metadata masks it).
 - `agent.tools`: the V1 registry names of the tools the V0 agent had (`terminal`,
   `file_editor`, `task_tracker`); tools with no V1 counterpart are not listed (the system prompt
@@ -92,6 +92,8 @@ def _model(src: V0Source, v0_events: Sequence[dict[str, Any]]) -> str:
     llm = inner.get("llm_config") if isinstance(inner, dict) else None
     if isinstance(llm, dict) and isinstance(llm.get("model"), str):
         return str(llm["model"])
+    if isinstance(inner, dict) and isinstance(inner.get("model_name"), str) and inner["model_name"]:
+        return str(inner["model_name"])  # OpenDevin-era eval metadata (2024)
     for ev in reversed(v0_events):
         tcm = ev.get("tool_call_metadata")
         response = tcm.get("model_response") if isinstance(tcm, dict) else None

@@ -21,6 +21,7 @@ from pathlib import Path
 from trajkit.errors import InputError, UnsafePath
 
 __all__ = [
+    "AGENT_SERVER_DIR",
     "BASE_STATE",
     "EVENTS_DIR",
     "EVENT_NAME_RE",
@@ -39,6 +40,8 @@ __all__ = [
 ]
 
 BASE_STATE = "base_state.json"
+AGENT_SERVER_DIR = "event_service"
+"""The agent server keeps a conversation in `<uuid hex>/event_service/` (base_state, events/)."""
 EVENTS_DIR = "events"
 LOCK_FILE_NAME = ".eventlog.lock"
 

@@ -29,6 +29,7 @@ Invariants and choices:
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +41,7 @@ from trajkit.errors import InputError, UnsafePath, pointer_for_loc
 from trajkit.gc_pause import paused_gc
 from trajkit.store.guard import check_json_nodes, open_regular, outside_error
 from trajkit.store.layout import (
+    AGENT_SERVER_DIR,
     BASE_STATE,
     EVENTS_DIR,
     conversation_id_from_folder,
@@ -122,6 +124,8 @@ class StoredConversation:
         self.events_dir = path / EVENTS_DIR
         self.base_state_path = path / BASE_STATE
         self._links: set[str] = set()  # names in events/ that are symlinks (last listing)
+        self.upgrades: Counter[str] = Counter()
+        """Upgrade rules (`trajkit.events.upgrade`) applied while reading, with event counts."""
 
     def __repr__(self) -> str:
         return f"StoredConversation({str(self.path)!r})"
@@ -133,6 +137,8 @@ class StoredConversation:
         Falls back to the folder name when neither gives one.
         """
         from_folder = conversation_id_from_folder(self.path.name)
+        if from_folder is None and self.path.name == AGENT_SERVER_DIR:  # <hex>/event_service/
+            from_folder = conversation_id_from_folder(self.path.parent.name)
         if from_folder is not None:
             return from_folder
         state = self._base_state_json()
@@ -153,13 +159,30 @@ class StoredConversation:
         return read_file_bytes(self.base_state_path)
 
     def base_state(self) -> BaseState | None:
-        """Parsed `base_state.json`; None when missing or empty (the SDK's "new conversation")."""
-        from trajkit.events.state import parse_base_state
+        """Parsed `base_state.json`; None when missing or empty (the SDK's "new conversation").
 
+        An older SDK's field names are upgraded first (`trajkit.events.upgrade`); the rules
+        applied are counted in `upgrades`.
+        """
         raw = self.base_state_raw()
         if raw is None or not raw.strip():
             return None
-        return _parse(self.base_state_path, raw, parse_base_state)
+        return _parse(self.base_state_path, raw, self._parse_state)
+
+    def _parse_state(self, raw: bytes) -> BaseState:
+        from trajkit.events.state import parse_base_state
+        from trajkit.events.upgrade import upgrade_base_state
+
+        obj = orjson.loads(raw)
+        if isinstance(obj, dict):
+            self.upgrades.update(upgrade_base_state(obj))
+        return parse_base_state(obj)
+
+    def upgrade_notes(self) -> list[str]:
+        """One line per upgrade rule applied so far (what changed, which SDK change, how often)."""
+        from trajkit.events.upgrade import describe
+
+        return [describe(name, count) for name, count in sorted(self.upgrades.items())]
 
     # events -----------------------------------------------------------------------------------
 
@@ -210,20 +233,23 @@ class StoredConversation:
         Args:
             skip_empty: skip zero-byte files as the SDK's iteration does, instead of raising.
         """
-        from trajkit.events import parse_event
+        from trajkit.events.upgrade import parse_event_upgraded
 
+        upgrades = self.upgrades
         with paused_gc():
             for event_file in self.event_files():  # the hot loop of every reader: keep it flat
                 if event_file.outside is not None:
                     raise _outside_error(event_file.path, event_file.outside)
-                raw = read_file_bytes(event_file.path)
+                raw = event_file.read_bytes()
                 if not raw or raw.isspace():
                     if skip_empty:
                         continue
                     raise _empty_event_file(event_file.path)
                 check_json_nodes(event_file.path, raw)
                 try:
-                    event = parse_event(raw)
+                    event, applied = parse_event_upgraded(raw)
+                    if applied:
+                        upgrades.update(applied)
                 except ValueError as exc:  # pydantic's ValidationError and orjson's
                     raise _input_error(event_file.path, raw, exc) from None
                 yield event
@@ -240,7 +266,7 @@ class StoredConversation:
             n_events=len(files),
             first_timestamp=_timestamp(files[0]) if files else None,
             last_timestamp=_timestamp(files[-1]) if files else None,
-            execution_status=_str_or_none(state.get("execution_status")),
+            execution_status=_str_or_none(state.get("execution_status", state.get("agent_status"))),
             model=_str_or_none(llm.get("model")) if isinstance(llm, dict) else None,
             leaf_event_id=_str_or_none(state.get("leaf_event_id")),
             accumulated_cost=_total_cost(state),
@@ -278,8 +304,13 @@ class StoredConversation:
 def open_conversation(path: str | os.PathLike[str]) -> StoredConversation:
     """Open a conversation folder for reading (it must hold `events/` or `base_state.json`).
 
-    `path` may also be a storage URL (`s3://bucket/prefix/<uuid hex>`, see `store.remote`).
+    `path` may also be a storage URL (`s3://bucket/prefix/<uuid hex>`, see `store.remote`), or
+    a handle on a conversation in another shape (`trajkit.shapes.ShapeRef`), which opens itself.
     """
+    opener = getattr(path, "open_conversation", None)
+    if callable(opener):  # trajkit.shapes: eval records, event arrays, archives, ...
+        conv: StoredConversation = opener()
+        return conv
     remote = as_remote(path)
     if remote is not None:
         return _open_remote(remote)
@@ -353,13 +384,19 @@ def read_file_bytes_stat(
         raise InputError(path, "", _reason(exc)) from None
 
 
-def parse_event_bytes(path: Path, raw: bytes) -> Event:
-    """Parse one event file's bytes, turning any failure into `InputError` for `path`."""
-    from trajkit.events import parse_event
+def parse_event_bytes(path: Path, raw: bytes, upgrades: Counter[str] | None = None) -> Event:
+    """Parse one event file's bytes, turning any failure into `InputError` for `path`.
+
+    An older SDK's shape is upgraded first; the rules applied are counted in `upgrades`.
+    """
+    from trajkit.events.upgrade import parse_event_upgraded
 
     if not raw or raw.isspace():
         raise _empty_event_file(path)
-    return _parse(path, raw, parse_event)
+    event, applied = _parse(path, raw, parse_event_upgraded)
+    if applied and upgrades is not None:
+        upgrades.update(applied)
+    return event  # type: ignore[no-any-return]
 
 
 def _outside_error(path: Path, real: Path) -> UnsafePath:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import errno
 import os
+from collections import Counter
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,8 +96,12 @@ def iter_conversation_problems(
     """
     state = yield from _base_state_problems(folder, max_file_bytes, thorough)
     secrets = redact.registered_secret_values(state.data) if state else {}
-    listing = yield from _list_event_files(folder)
+    fresh = (
+        state is not None and isinstance(state.data, dict) and not state.data.get("leaf_event_id")
+    )
+    listing = yield from _list_event_files(folder, fresh=fresh)
     facts: list[EventFacts] = []
+    upgrades: Counter[str] = Counter(state.upgrades if state else ())
     linked_events = not isinstance(folder, RemotePath) and os.path.islink(folder / EVENTS_DIR)
     for index, name_id, path, is_link in listing or ():
         if (linked_events or is_link) and (real := link_outside(path, folder)):
@@ -108,9 +113,11 @@ def iter_conversation_problems(
         )
         yield from check.problems
         yield from _event_secret_problems(path, check, secrets)
+        upgrades.update(check.upgrades)
         facts.append(fact)
         if _report is not None:
             _report.events += 1
+    yield from upgrade_problems(folder, upgrades)
     yield from _index_problems(folder / EVENTS_DIR, facts)
     by_id = yield from _id_problems(facts)
     yield from _parent_problems(facts, by_id)
@@ -204,6 +211,16 @@ def _at_pointer(data: Any, pointer: str) -> Any:
     return node
 
 
+def upgrade_problems(where: Path, upgrades: Counter[str]) -> Iterator[Problem]:
+    """One warning per upgrade rule the conversation needed (an older SDK's shapes)."""
+    from trajkit.events.upgrade import RULES, describe
+
+    for rule in RULES:
+        if rule.name in upgrades:
+            count = upgrades[rule.name] if rule.target == "event" else None
+            yield warning(where, "", describe(rule.name, count), "sdk-version")
+
+
 def _base_state_outside(folder: Path, path: Path) -> Path | None:
     return link_outside(path, folder) if os.path.islink(path) else None
 
@@ -213,8 +230,15 @@ def _outside_problem(path: Path, real: Path) -> Problem:
     return error(path, "", message, "outside-link")
 
 
-def _list_event_files(folder: Path) -> Generator[Problem, None, list[_Entry] | None]:
-    """List `events/` sorted by parsed index (generator returning the listing, None if none)."""
+def _list_event_files(
+    folder: Path, *, fresh: bool = False
+) -> Generator[Problem, None, list[_Entry] | None]:
+    """List `events/` sorted by parsed index (generator returning the listing, None if none).
+
+    A `base_state.json` naming no head (`fresh`) without `events/` is a conversation with no
+    events yet (the SDK creates `events/` with the first event): a warning, and an empty
+    listing.
+    """
     events = folder / EVENTS_DIR
     entries: list[_Entry] = []
     links: set[str] = set()
@@ -231,6 +255,10 @@ def _list_event_files(folder: Path) -> Generator[Problem, None, list[_Entry] | N
     except FileNotFoundError:
         if os.path.islink(events):
             yield error(events, "", "broken symlink: events/ points nowhere", "no-events")
+        elif fresh:
+            message = "no events/ folder: a conversation with no events yet (base_state.json only)"
+            yield warning(events, "", message, "no-events")
+            return []
         else:
             yield error(
                 events,

@@ -15,8 +15,8 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from trajkit.errors import UsageError
-from trajkit.store.layout import EVENTS_DIR, find_conversations, is_conversation_folder
+from trajkit.errors import InputError, UsageError
+from trajkit.store.layout import EVENTS_DIR, is_conversation_folder
 from trajkit.store.remote import RemotePath
 from trajkit.validate.conversation import ConversationReport, validate_conversation, validate_file
 from trajkit.validate.diagnose import checker
@@ -86,12 +86,21 @@ def iter_targets(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Target]:
     Raises `UsageError` for a path that does not exist at all; a broken link or a symlink loop
     is a `broken` target, reported as a problem naming it.
     """
+    from trajkit.shapes import ShapeRef, find_locations, shape_refs
     from trajkit.store.remote import as_remote
 
     for raw in paths:
         remote = as_remote(raw)
         if remote is not None:  # s3://…, gs://…: see trajkit.store.remote
             yield from _remote_targets(remote)
+            continue
+        try:
+            refs = shape_refs(raw)
+            if refs is not None:  # eval output, event arrays, archives: trajkit.shapes
+                yield from (Target(ref, "shape") for ref in refs)  # type: ignore[arg-type]
+                continue
+        except InputError as exc:
+            yield Target(Path(raw), "broken", exc.message)
             continue
         path = Path(raw)
         if not os.path.lexists(path):
@@ -102,7 +111,9 @@ def iter_targets(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Target]:
         except OSError as exc:  # ELOOP on some platforms
             yield Target(path, "broken", exc.strerror or str(exc))
             continue
-        if is_file:
+        if is_file and (v0 := _v0_container(path)) is not None:
+            yield Target(path, "broken", v0)
+        elif is_file:
             yield Target(path, "file")
         elif is_dir and is_conversation_folder(path):
             yield Target(path, "conversation")
@@ -110,9 +121,12 @@ def iter_targets(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Target]:
             yield Target(path.parent, "conversation")
         elif is_dir:
             found = False
-            for folder in find_conversations([path]):
+            for folder in find_locations(path):
                 found = True
-                yield Target(folder, "conversation")
+                if isinstance(folder, ShapeRef):
+                    yield Target(folder, "shape")  # type: ignore[arg-type]
+                else:
+                    yield Target(folder, "conversation")
             if not found:
                 yield Target(
                     path,
@@ -150,6 +164,41 @@ def _remote_targets(root: RemotePath) -> Iterator[Target]:
         yield Target(root, "broken", message)  # type: ignore[arg-type]
 
 
+def _v0_container(path: Path) -> str | None:
+    """What to say about a V0 `.jsonl` (evaluation output), which V1 validation does not read."""
+    if path.suffix != ".jsonl":
+        return None
+    from trajkit.migrate.containers import MAX_V0_BYTES, _iter_lines
+    from trajkit.migrate.v0 import looks_like_history
+
+    try:
+        with open(path, "rb") as fh:
+            for _, line, _size in _iter_lines(fh, MAX_V0_BYTES):
+                if line is not None and line.strip():
+                    import orjson
+
+                    record = orjson.loads(line)
+                    break
+            else:
+                return None
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or not looks_like_history(record.get("history")):
+        return None
+    size = path.stat().st_size
+    too_big = (
+        f" (at {size / 2**20:.0f} MiB it is also above the {MAX_FILE_BYTES / 2**20:.0f} MiB "
+        "limit for one event file)"
+        if size > MAX_FILE_BYTES
+        else ""
+    )
+    return (
+        "an OpenHands V0 evaluation output (history of V0 events), not V1 events: "
+        f"`trajkit migrate {path} -o OUT` writes V1 folders to validate; ls, stats, inspect "
+        f"and export --from-v0 read it as it is{too_big}"
+    )
+
+
 def _broken_reason(path: Path) -> str:
     check = read_json_object(path, what="a file")  # stat-only outcome for links and loops
     return check.problems[0].message if check.problems else "not a file or folder"
@@ -162,6 +211,15 @@ def check_target(
     if target.what == "conversation":
         return validate_conversation(
             target.path, strict=strict, max_file_bytes=max_file_bytes, thorough=thorough
+        )
+    if target.what == "shape":
+        from trajkit.validate.shapes import validate_shape
+
+        return validate_shape(
+            target.path,  # type: ignore[arg-type]
+            strict=strict,
+            max_file_bytes=max_file_bytes,
+            thorough=thorough,
         )
     if target.what == "file":
         return validate_file(

@@ -67,6 +67,8 @@ class FileCheck:
     """The decoded JSON object, when the slow path decoded it (or always for base_state)."""
     raw: bytes = b""
     """The file's bytes, when it was read (used for secret scanning, then dropped)."""
+    upgrades: list[str] = field(default_factory=list)
+    """Upgrade rules (`trajkit.events.upgrade`) the file needed: an older SDK's shape."""
 
 
 # --- rungs 1-3: read and decode -----------------------------------------------------------------
@@ -236,16 +238,34 @@ def check_event_file(
     thorough: bool = False,
 ) -> tuple[FileCheck, EventFacts]:
     """Check one event file; return the outcome and the facts for the cross-file checks."""
-    facts = EventFacts(path=path, index=index, name_id=name_id)
     check = read_file(path, max_bytes=max_bytes, what="an event")
+    return check_event_bytes(path, check, index=index, name_id=name_id, thorough=thorough)
+
+
+def check_event_bytes(
+    path: Path,
+    check: FileCheck,
+    *,
+    index: int | None = None,
+    name_id: str | None = None,
+    thorough: bool = False,
+) -> tuple[FileCheck, EventFacts]:
+    """`check_event_file` on bytes already read into `check.raw` (`path` names them).
+
+    An event in an older SDK's shape is upgraded (`trajkit.events.upgrade`) and checked in its
+    upgraded form; the rules it needed are listed in `check.upgrades`.
+    """
+    facts = EventFacts(path=path, index=index, name_id=name_id)
     if not check.raw:
         return check, facts
     if not _fast_event_check(path, check, facts, thorough=thorough):
         data = decode_object(path, check)
         if data is None:
             return check, facts
-        _fill_facts(facts, data)
-        check.problems.extend(_slow_event_problems(path, data, check.raw))
+        if not _upgraded_check(path, check, facts, data, thorough=thorough):
+            _fill_facts(facts, data)
+            raw = orjson.dumps(data) if check.upgrades else check.raw
+            check.problems.extend(_slow_event_problems(path, data, raw))
     if name_id is not None and facts.id is not None and facts.id != name_id:
         message = f"file name says id {name_id!r} but the event's id is {facts.id!r}"
         check.problems.append(error(path, "/id", message, "name-id"))
@@ -287,6 +307,22 @@ def _fast_event_check(path: Path, check: FileCheck, facts: EventFacts, *, thorou
         data = decode_object(path, check)
         if data is not None and kind is not None:
             check.problems.extend(schema_problems(path, c.event_validator(kind), data))
+    return True
+
+
+def _upgraded_check(
+    path: Path, check: FileCheck, facts: EventFacts, data: dict[str, Any], *, thorough: bool
+) -> bool:
+    """Upgrade `data` in place; True when the upgraded event passes the fast check."""
+    from trajkit.events.upgrade import upgrade_event
+
+    check.upgrades = upgrade_event(data)
+    if not check.upgrades:
+        return False
+    upgraded = FileCheck(raw=orjson.dumps(data))
+    if not _fast_event_check(path, upgraded, facts, thorough=thorough):
+        return False
+    check.problems.extend(upgraded.problems)
     return True
 
 
@@ -354,13 +390,22 @@ def check_base_state_file(
 
     `data` always holds the decoded object (the cross-file checks read the head and secrets).
     """
+    check = read_json_object(path, max_bytes=max_bytes, what="base_state.json")
+    return check_base_state_bytes(path, check, thorough=thorough)
+
+
+def check_base_state_bytes(path: Path, check: FileCheck, *, thorough: bool = False) -> FileCheck:
+    """`check_base_state_file` on a decoded object (`check.data`); older fields upgraded."""
     from pydantic import ValidationError
 
     from trajkit.events.state import BaseState
+    from trajkit.events.upgrade import upgrade_base_state
 
-    check = read_json_object(path, max_bytes=max_bytes, what="base_state.json")
     if check.data is None:
         return check
+    check.upgrades = upgrade_base_state(check.data)
+    if check.upgrades:
+        check.raw = orjson.dumps(check.data)
     try:
         BaseState.model_validate_json(check.raw, strict=True)
         passed = True
@@ -377,7 +422,9 @@ __all__ = [
     "MAX_FILE_BYTES",
     "EventFacts",
     "FileCheck",
+    "check_base_state_bytes",
     "check_base_state_file",
+    "check_event_bytes",
     "check_event_file",
     "decode_object",
     "read_file",

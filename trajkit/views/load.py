@@ -23,6 +23,7 @@ from trajkit.store.layout import is_conversation_folder
 if TYPE_CHECKING:
     from trajkit.events import BaseState, Event
     from trajkit.migrate import MigratedConversation
+    from trajkit.shapes import ShapeRef
 
 __all__ = [
     "Broken",
@@ -66,6 +67,9 @@ class LoadedConversation:
     """An evaluation record's verdict (`resolved`, `not resolved`, `error: …`), when there is one."""
     patch: str | None = None
     """An evaluation record's final `git_patch`, when there is one."""
+    notes: list[str] = field(default_factory=list)
+    """What the reader did that the user should know (older SDK upgraded, base state unknown);
+    not problems: nothing was skipped."""
 
 
 def eval_outcome(record: dict[str, object] | None) -> tuple[str | None, str | None]:
@@ -104,6 +108,9 @@ def load_conversation(
     p = Path(path)
     if p.is_dir() and is_conversation_folder(p):
         return _load_v1(p, event_range)
+    shaped = _only_shape(path)
+    if shaped is not None:  # eval output, event arrays, archives, bare folders: trajkit.shapes
+        return _load_v1(shaped, event_range)
     v0 = _v0_container(p)
     if v0 is not None:
         return _load_v0(p, v0, event_range)
@@ -142,6 +149,31 @@ def holds_many(path: str | os.PathLike[str]) -> bool:
     return bool(_count_inside(p, limit=2))
 
 
+def _only_shape(path: str | os.PathLike[str]) -> ShapeRef | Path | None:
+    """The one conversation a shape holds (the first, with a problem noted, when several)."""
+    from trajkit.shapes import shape_refs
+
+    refs = shape_refs(path)
+    if refs is None:
+        if not Path(path).is_dir():
+            return None
+        from trajkit.shapes import find_locations
+
+        found = list(zip(range(2), find_locations(Path(path)), strict=False))
+        return found[0][1] if len(found) == 1 else None
+    first = next(refs, None)
+    if first is None:
+        raise InputError(path, "", "holds no conversation")
+    if next(refs, None) is not None:
+        raise InputError(
+            path,
+            "",
+            f"holds several conversations; pass one as {first.file}#<id> (e.g. {first.label}; "
+            "`trajkit ls` lists them)",
+        )
+    return first
+
+
 def _only_v1_conversation(path: Path) -> Path | None:
     """The conversation folder below ``path`` when there is exactly one (as convert accepts)."""
     if not path.is_dir():
@@ -169,11 +201,12 @@ def _count_inside(path: Path, limit: int = 1000) -> str:
     return f"{n}{'+' if n >= limit else ''} conversation{'s' if n != 1 else ''}"
 
 
-def _load_v1(folder: Path, event_range: tuple[int, int | None]) -> LoadedConversation:
+def _load_v1(folder: Path | ShapeRef, event_range: tuple[int, int | None]) -> LoadedConversation:
     from trajkit.store.reader import parse_event_bytes
 
     conv = open_conversation(folder)
-    loaded = LoadedConversation(path=folder, id=conv.id, state=None)
+    loaded = LoadedConversation(path=Path(folder), id=conv.id, state=None)
+    loaded.notes.extend(getattr(conv, "notes", ()))
     try:
         loaded.state = conv.base_state()
     except TrajkitError as exc:
@@ -185,12 +218,13 @@ def _load_v1(folder: Path, event_range: tuple[int, int | None]) -> LoadedConvers
         if pos < start or (stop is not None and pos > stop):
             continue
         try:
-            event = parse_event_bytes(event_file.path, event_file.read_bytes())
+            event = parse_event_bytes(event_file.path, event_file.read_bytes(), conv.upgrades)
         except InputError as exc:
             loaded.problems.append(str(exc))
             loaded.items.append((pos, Broken(str(event_file.path), str(exc))))
             continue
         loaded.items.append((pos, event))
+    loaded.notes.extend(conv.upgrade_notes())
     return loaded
 
 

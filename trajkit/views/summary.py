@@ -28,6 +28,7 @@ import orjson
 
 from trajkit.errors import InputError, TrajkitError
 from trajkit.gc_pause import paused_gc
+from trajkit.shapes.memory import ShapeRef
 from trajkit.store import find_conversations, open_conversation
 from trajkit.store.remote import RemotePath
 
@@ -130,16 +131,16 @@ class ConversationRow:
 
 def iter_conversation_folders(
     paths: Iterable[str | os.PathLike[str]],
-) -> Iterator[Path | Skipped]:
+) -> Iterator[Path | ShapeRef | Skipped]:
     """V1 conversation folders under each path; a path holding none gives a `Skipped`."""
     for item in iter_sources(paths, v0=False):
-        if isinstance(item, Path | RemotePath | Skipped):
+        if isinstance(item, Path | RemotePath | ShapeRef | Skipped):
             yield item
 
 
 def iter_sources(
     paths: Iterable[str | os.PathLike[str]], *, v0: bool = True
-) -> Iterator[Path | V0Input | Skipped]:
+) -> Iterator[Path | ShapeRef | V0Input | Skipped]:
     """What each path holds: V1 conversation folders, else V0 trajectories, else a `Skipped`.
 
     A path with V1 conversations below it is read as V1 only; V0 inputs (`V0Input`, loaded
@@ -148,7 +149,7 @@ def iter_sources(
     for raw in paths:
         found = False
         try:
-            for folder in find_conversations([raw]):
+            for folder in _find(raw):
                 found = True
                 yield folder
         except InputError as exc:
@@ -169,6 +170,19 @@ def iter_sources(
         )
 
 
+def _find(raw: str | os.PathLike[str]) -> Iterator[Path | ShapeRef]:
+    """V1 folders and other shapes (`trajkit.shapes`) below a local path; storage as before."""
+    from trajkit.shapes import find_locations, shape_refs
+    from trajkit.store.remote import as_remote
+
+    if as_remote(raw) is not None:
+        yield from find_conversations([raw])
+        return
+    if shape_refs(raw) is None and not os.path.lexists(raw):
+        raise InputError(Path(raw), "", "no such file or folder")
+    yield from find_locations(Path(raw))
+
+
 def iter_rows(paths: Iterable[str | os.PathLike[str]]) -> Iterator[ConversationRow | Skipped]:
     """One row per conversation found under `paths` (see the module docstring)."""
     for item in iter_sources(paths):
@@ -176,7 +190,7 @@ def iter_rows(paths: Iterable[str | os.PathLike[str]]) -> Iterator[ConversationR
             yield item
             continue
         try:
-            if isinstance(item, Path | RemotePath):
+            if isinstance(item, Path | RemotePath | ShapeRef):
                 yield _row(open_conversation(item))
             else:
                 yield _row_v0(_migrate(item))
@@ -309,13 +323,13 @@ def conversation_stats(folder: str | os.PathLike[str]) -> ConversationStats:
     return _count(stats, events())
 
 
-def source_stats(source: Path | V0Input | Skipped) -> ConversationStats | Skipped:
+def source_stats(source: Path | ShapeRef | V0Input | Skipped) -> ConversationStats | Skipped:
     """`conversation_stats` of a V1 folder or a V0 input (migrated in memory); never raises
     `TrajkitError` (it becomes a `Skipped`), so it can run in a worker over a corpus."""
     if isinstance(source, Skipped):
         return source
     try:
-        if isinstance(source, Path | RemotePath):
+        if isinstance(source, Path | RemotePath | ShapeRef):
             return conversation_stats(source)
         m = _migrate(source)
     except TrajkitError as exc:

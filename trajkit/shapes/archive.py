@@ -1,0 +1,231 @@
+"""Conversation folders inside a `.zip` or `.tar.gz` ("download trajectory"), read in place.
+
+Nothing is unpacked to disk: members are listed from the archive's index (zip) or one pass
+over it (tar), and a conversation's members are read into memory when it is opened. A folder in
+the archive is a conversation when it holds `base_state.json` or `events/event-*.json` (the
+agent server's `event_service/` level included); it is addressed `archive.zip#<folder>` (`.`
+for the archive's root).
+
+Safety, as for folders on disk:
+- a member whose name is absolute, holds `..`, or is a link (tar symlinks and hard links,
+  zip entries with a symlink mode) is never read: listing says so and skips it;
+- sizes are checked before reading: one member above `MAX_FILE_BYTES` (100 MiB) is refused,
+  as is a conversation whose members add up to more than `MAX_ARCHIVE_BYTES`
+  (`TRAJKIT_MAX_ARCHIVE_BYTES`, default 2 GiB uncompressed), or an archive of more than
+  `MAX_MEMBERS` entries; a member that inflates beyond its declared size is cut at the limit
+  and refused (zip bombs).
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import tarfile
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from trajkit.errors import InputError, UnsafePath
+from trajkit.shapes.memory import MemoryConversation, ShapeRef
+from trajkit.store.layout import AGENT_SERVER_DIR, BASE_STATE, EVENTS_DIR, parse_event_file_name
+from trajkit.store.reader import MAX_FILE_BYTES
+
+__all__ = ["MAX_ARCHIVE_BYTES", "MAX_MEMBERS", "archive_refs", "open_archive_conversation"]
+
+MAX_ARCHIVE_BYTES = int(os.environ.get("TRAJKIT_MAX_ARCHIVE_BYTES", 2 * 2**30))
+"""Largest uncompressed size of one conversation read from an archive."""
+MAX_MEMBERS = 1_000_000
+"""Most entries an archive may list."""
+_ROOT = "."
+
+
+@dataclass(frozen=True)
+class _Member:
+    name: str
+    size: int
+    unsafe: str = ""
+    """Why the member is never read ("" when it is fine)."""
+
+
+def _is_zip(path: Path) -> bool:
+    return path.name.endswith(".zip")
+
+
+def _members(path: Path) -> list[_Member]:
+    try:
+        if _is_zip(path):
+            with zipfile.ZipFile(path) as zf:
+                infos = zf.infolist()
+                _check_count(path, len(infos))
+                return [_zip_member(i) for i in infos if not i.is_dir()]
+        members: list[_Member] = []
+        with tarfile.open(path, "r:*") as tf:
+            for info in tf:
+                members.append(_tar_member(info))
+                _check_count(path, len(members))
+        return [m for m in members if m.name]
+    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as exc:
+        raise InputError(path, "", f"not a readable archive ({exc})") from None
+
+
+def _check_count(path: Path, n: int) -> None:
+    if n > MAX_MEMBERS:
+        raise InputError(path, "", f"archive lists more than {MAX_MEMBERS} entries; not read")
+
+
+def _unsafe_name(name: str) -> str:
+    if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
+        return "absolute path"
+    if ".." in name.replace("\\", "/").split("/"):
+        return "path with '..'"
+    return ""
+
+
+def _zip_member(info: zipfile.ZipInfo) -> _Member:
+    mode = info.external_attr >> 16
+    unsafe = _unsafe_name(info.filename)
+    if not unsafe and (mode & 0o170000) == 0o120000:
+        unsafe = "symbolic link"
+    return _Member(info.filename, info.file_size, unsafe)
+
+
+def _tar_member(info: tarfile.TarInfo) -> _Member:
+    if info.isdir():
+        return _Member("", 0)
+    unsafe = _unsafe_name(info.name)
+    if not unsafe and (info.issym() or info.islnk()):
+        unsafe = "link"
+    elif not unsafe and not info.isfile():
+        unsafe = "not a regular file"
+    return _Member(info.name, info.size, unsafe)
+
+
+def _folder_of(name: str) -> str | None:
+    """The conversation folder a member belongs to (`a/b` for `a/b/events/event-…json`)."""
+    parts = name.strip("/").split("/")
+    if parts[-1] == BASE_STATE:
+        return "/".join(parts[:-1]) or _ROOT
+    if len(parts) >= 2 and parts[-2] == EVENTS_DIR and parse_event_file_name(parts[-1]):
+        return "/".join(parts[:-2]) or _ROOT
+    return None
+
+
+def archive_refs(path: Path) -> Iterator[ShapeRef]:
+    """One `ShapeRef` per conversation folder in the archive, sorted by folder."""
+    folders: set[str] = set()
+    unsafe: list[_Member] = []
+    for member in _members(path):
+        if member.unsafe:
+            unsafe.append(member)
+            continue
+        folder = _folder_of(member.name)
+        if folder is not None:
+            folders.add(folder)
+    if unsafe and not folders:
+        first = unsafe[0]
+        raise UnsafePath(path, "", f"member {first.name!r} is a {first.unsafe}; not read")
+    if not folders:
+        raise InputError(
+            path, "", "the archive holds no conversation folder (base_state.json or events/)"
+        )
+    for folder in sorted(folders):
+        yield ShapeRef("archive", str(path), folder)
+
+
+def open_archive_conversation(ref: ShapeRef) -> MemoryConversation:
+    """Read one conversation folder of an archive into memory (see the module docstring)."""
+    path = Path(ref.file)
+    prefix = "" if ref.key == _ROOT else ref.key.rstrip("/") + "/"
+    wanted: dict[str, _Member] = {}
+    notes: list[str] = []
+    total = 0
+    for member in _members(path):
+        if not member.name.startswith(prefix) or _folder_of(member.name) != (ref.key or _ROOT):
+            continue
+        if member.unsafe:
+            notes.append(f"{ref.label}/{member.name[len(prefix) :]}: {member.unsafe}, not read")
+            continue
+        if member.size > MAX_FILE_BYTES:
+            raise InputError(
+                f"{ref.label}/{member.name[len(prefix) :]}",
+                "",
+                f"member is {member.size / 2**20:.0f} MiB, above the "
+                f"{MAX_FILE_BYTES / 2**20:.0f} MiB limit for one event or state file",
+            )
+        total += member.size
+        if total > MAX_ARCHIVE_BYTES:
+            raise InputError(
+                ref.label,
+                "",
+                f"conversation is above {MAX_ARCHIVE_BYTES / 2**30:.1f} GiB uncompressed; "
+                "not read (set TRAJKIT_MAX_ARCHIVE_BYTES to raise it)",
+            )
+        wanted[member.name] = member
+    data = _read_members(path, wanted)
+    state_raw = data.pop(prefix + BASE_STATE, None)
+    events = sorted((parse_event_file_name(posixpath.basename(n)) or (0, ""), n) for n in data)
+    return _conversation(ref, state_raw, [(n, data[n]) for _, n in events], notes)
+
+
+def _read_members(path: Path, wanted: dict[str, _Member]) -> dict[str, bytes]:
+    out: dict[str, bytes] = {}
+    if _is_zip(path):
+        with zipfile.ZipFile(path) as zf:
+            for name in wanted:
+                with zf.open(name) as member:
+                    out[name] = _read_limited(member, name)
+        return out
+    with tarfile.open(path, "r:*") as tf:
+        for info in tf:
+            if info.name in wanted and info.isfile():
+                fh = tf.extractfile(info)
+                if fh is not None:
+                    out[info.name] = _read_limited(fh, info.name)
+    return out
+
+
+def _read_limited(fh: IO[bytes], name: str) -> bytes:
+    data = fh.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise InputError(name, "", "member inflates above the size limit; not read")
+    return data
+
+
+def _conversation(
+    ref: ShapeRef, state_raw: bytes | None, events: list[tuple[str, bytes]], notes: list[str]
+) -> MemoryConversation:
+    import hashlib
+
+    import orjson
+
+    from trajkit.shapes.memory import derived_id
+
+    state = None
+    if state_raw is not None and state_raw.strip():
+        try:
+            state = orjson.loads(state_raw)
+        except orjson.JSONDecodeError as exc:
+            raise InputError(f"{ref.label}/{BASE_STATE}", "", f"not valid JSON: {exc}") from None
+    folder = posixpath.basename(ref.key.rstrip("/"))
+    if folder == AGENT_SERVER_DIR:
+        folder = posixpath.basename(posixpath.dirname(ref.key.rstrip("/")))
+    conv_id = state.get("id") if isinstance(state, dict) else None
+    if not isinstance(conv_id, str):
+        from trajkit.store.layout import conversation_id_from_folder
+
+        conv_id = conversation_id_from_folder(folder) or derived_id(ref.label)
+    h = hashlib.blake2b(state_raw or b"", digest_size=16)
+    for _, raw in events:
+        h.update(raw)
+    prefix_len = len("" if ref.key == _ROOT else ref.key.rstrip("/") + "/")
+    return MemoryConversation(
+        ref.label,
+        conversation_id=conv_id,
+        state=state if isinstance(state, dict) else None,
+        events=[raw for _, raw in events],
+        notes=notes,
+        pointers=["/" + name[prefix_len:] for name, _ in events],
+        fingerprint=h.hexdigest(),
+    )

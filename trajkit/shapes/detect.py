@@ -1,0 +1,536 @@
+"""Which shape a path holds, and the conversations in it: a small registry (`SHAPES`).
+
+Each shape says whether it takes a path (from the name and the first bytes of a file, or a
+folder's listing), lists the conversations in it as `ShapeRef`s (lazily: an evaluation
+`output.jsonl` of any size is read one line at a time) and opens one of them. Shapes:
+
+- `eval-v1`: an evaluation `output.jsonl` whose records' `history` is a list of V1 events
+  (OpenHands/benchmarks); one conversation per record, addressed `file.jsonl#<instance_id>`.
+- `events-jsonl`: V1 events one per line (the SDK's JSONL fixtures): one conversation.
+- `events-json`: V1 events as one JSON array (`events.json` exports, visualizer data); a
+  `trajectory.json` beside it with the same conversation's `baseState` gives the base state.
+- `state-doc`: one JSON object holding `baseState` (and maybe `events`).
+- `bare-events`: a folder of `event-*.json` files without `events/` or `base_state.json`.
+- `archive`: a `.zip` or `.tar.gz` holding conversation folders, read in place
+  (`trajkit.shapes.archive`).
+
+V1 conversation folders (also the agent server's `<hex>/event_service/`) are the store's job;
+V0 inputs are `trajkit.migrate`'s. `find_locations(path)` walks a folder for both V1 folders and
+these shapes, in sorted order, so `trajkit ls runs/` sees everything below `runs/`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from trajkit.errors import InputError
+from trajkit.shapes.memory import (
+    BareFolderConversation,
+    MemoryConversation,
+    ShapeRef,
+    derived_id,
+)
+from trajkit.store.layout import (
+    AGENT_SERVER_DIR,
+    EVENT_NAME_RE,
+    EVENTS_DIR,
+    find_conversations,
+    is_conversation_folder,
+)
+
+__all__ = [
+    "SHAPES",
+    "v0_refs",
+    "find_locations",
+    "open_shape",
+    "shape_of",
+    "shape_refs",
+]
+
+_SNIFF = 64 * 1024
+_INSTANCE_RE = re.compile(rb'"instance_id"\s*:\s*"((?:[^"\\]|\\.){1,200})"')
+ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
+
+
+@dataclass(frozen=True)
+class Shape:
+    """One entry of the registry."""
+
+    takes: Callable[[Path], bool]
+    """Whether this shape holds `path`."""
+    refs: Callable[[Path], Iterator[ShapeRef]]
+    """The conversations in it."""
+    open: Callable[[ShapeRef], MemoryConversation | BareFolderConversation]
+    """Open one of them."""
+
+
+def digest(data: bytes) -> str:
+    """Fingerprint of a conversation's source bytes."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+# -- sniffing ------------------------------------------------------------------------------
+
+
+def _head(path: Path) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(_SNIFF)
+    except OSError:
+        return b""
+
+
+def _first_line(path: Path) -> Any:
+    """The first non-empty line decoded (None when it is not JSON); at most the record limit."""
+    from trajkit.migrate.containers import MAX_V0_BYTES, _iter_lines
+
+    try:
+        with open(path, "rb") as fh:
+            for _, line, _size in _iter_lines(fh, MAX_V0_BYTES):
+                if line is None:
+                    return None
+                if line.strip():
+                    return orjson.loads(line)
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    return None
+
+
+def is_v1_event(value: Any) -> bool:
+    """A V1 event object: `kind`, `id`, `timestamp`, and no V0 `action`/`observation` string."""
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("kind"), str)
+        and isinstance(value.get("id"), str)
+        and "timestamp" in value
+        and not isinstance(value.get("action"), str)
+        and not isinstance(value.get("observation"), str)
+    )
+
+
+def _is_v1_history(history: Any) -> bool:
+    return isinstance(history, list) and bool(history) and all(is_v1_event(e) for e in history[:3])
+
+
+def _takes_eval(path: Path) -> bool:
+    if not path.is_file() or path.suffix != ".jsonl":
+        return False
+    record = _first_line(path)
+    return isinstance(record, dict) and _is_v1_history(record.get("history"))
+
+
+def _takes_events_jsonl(path: Path) -> bool:
+    if not path.is_file() or path.suffix != ".jsonl":
+        return False
+    return is_v1_event(_first_line(path))
+
+
+def _load_json(path: Path) -> Any:
+    from trajkit.store.reader import read_file_bytes
+
+    raw = read_file_bytes(path)
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise InputError(path, "", f"not valid JSON: {exc}") from None
+
+
+def _takes_events_json(path: Path) -> bool:
+    if not path.is_file() or path.suffix != ".json":
+        return False
+    head = _head(path).lstrip()
+    if not head.startswith(b"["):
+        return False
+    try:
+        value = _load_json(path)
+    except InputError:
+        return False
+    return isinstance(value, list) and bool(value) and all(is_v1_event(e) for e in value[:3])
+
+
+def _takes_state_doc(path: Path) -> bool:
+    if not path.is_file() or path.suffix != ".json":
+        return False
+    head = _head(path)
+    if (
+        not head.lstrip().startswith(b"{")
+        or b'"baseState"' not in head
+        and b'"base_state"' not in head
+    ):
+        return False
+    try:
+        value = _load_json(path)
+    except InputError:
+        return False
+    return isinstance(value, dict) and isinstance(_doc_state(value), dict)
+
+
+def _doc_state(doc: dict[str, Any]) -> Any:
+    return doc.get("baseState", doc.get("base_state"))
+
+
+def _takes_bare(path: Path) -> bool:
+    if path.name == EVENTS_DIR or not path.is_dir() or is_conversation_folder(path):
+        return False  # `<conversation>/events/` is its conversation, read by the store
+    try:
+        with os.scandir(path) as it:
+            return any(EVENT_NAME_RE.match(e.name) and e.is_file() for e in it)
+    except OSError:
+        return False
+
+
+def _takes_archive(path: Path) -> bool:
+    return path.is_file() and path.name.endswith(ARCHIVE_SUFFIXES)
+
+
+# -- listing -------------------------------------------------------------------------------
+
+
+def _eval_refs(path: Path) -> Iterator[ShapeRef]:
+    from trajkit.migrate.containers import MAX_V0_BYTES, _iter_lines
+
+    with open(path, "rb") as fh:
+        for number, line, size in _iter_lines(fh, MAX_V0_BYTES):
+            if line is None:
+                raise InputError(
+                    f"{path}:{number}",
+                    "",
+                    f"record is {size / 2**20:.0f} MiB, above the {MAX_V0_BYTES / 2**20:.0f} MiB "
+                    "limit for one record; not read (set TRAJKIT_MAX_V0_BYTES to raise it)",
+                )
+            if not line.strip():
+                continue
+            match = _INSTANCE_RE.search(line, 0, 4096) or _INSTANCE_RE.search(line)
+            key = _unescape(match.group(1)) if match else str(number)
+            yield ShapeRef("eval-v1", str(path), key, number, line)
+
+
+def _unescape(raw: bytes) -> str:
+    try:
+        return str(orjson.loads(b'"' + raw + b'"'))
+    except orjson.JSONDecodeError:
+        return raw.decode("utf-8", "replace")
+
+
+def _one(shape: str) -> Callable[[Path], Iterator[ShapeRef]]:
+    def refs(path: Path) -> Iterator[ShapeRef]:
+        yield ShapeRef(shape, str(path))
+
+    return refs
+
+
+# -- opening -------------------------------------------------------------------------------
+
+
+def _open_eval(ref: ShapeRef) -> MemoryConversation:
+    from trajkit.shapes.eval_output import eval_record_conversation
+
+    data = ref.data if ref.data is not None else _read_line(Path(ref.file), ref.line or 0)
+    return eval_record_conversation(ref, data)
+
+
+def _read_line(path: Path, line: int) -> bytes:
+    from trajkit.migrate.containers import MAX_V0_BYTES, _iter_lines
+
+    with open(path, "rb") as fh:
+        for number, data, _ in _iter_lines(fh, MAX_V0_BYTES):
+            if number == line and data is not None:
+                return data
+    raise InputError(f"{path}:{line}", "", "no such record")
+
+
+def _open_events_jsonl(ref: ShapeRef) -> MemoryConversation:
+    from trajkit.migrate.containers import MAX_V0_BYTES, _iter_lines
+    from trajkit.store.reader import MAX_FILE_BYTES
+
+    path = Path(ref.file)
+    events: list[bytes] = []
+    h = hashlib.blake2b(digest_size=16)
+    with open(path, "rb") as fh:
+        for number, line, size in _iter_lines(fh, min(MAX_V0_BYTES, MAX_FILE_BYTES)):
+            if line is None:
+                raise InputError(f"{path}:{number}", "", f"line of {size} bytes above the limit")
+            if line.strip():
+                h.update(line)
+                _check_object(f"{path}:{number}", line)
+                events.append(line.strip())
+    notes = ["base state unknown: the file holds events only (no base_state.json)"]
+    return _events_conversation(ref, events, None, h.hexdigest(), notes=notes)
+
+
+def _check_object(label: str, line: bytes) -> None:
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        raise InputError(
+            label, "", f"not valid JSON ({exc}); expected one event per line"
+        ) from None
+    if not isinstance(value, dict):
+        raise InputError(label, "", "expected one event object per line")
+
+
+def _open_events_json(ref: ShapeRef) -> MemoryConversation:
+    path = Path(ref.file)
+    value = _load_json(path)
+    if not isinstance(value, list):
+        raise InputError(path, "", "expected a JSON array of events")
+    for i, item in enumerate(value):
+        if not isinstance(item, dict):
+            raise InputError(path, f"/{i}", "expected an event object")
+    state, notes = _sibling_state(path, value)
+    return _events_conversation(ref, value, state, digest(orjson.dumps(value)), notes=notes)
+
+
+def _sibling_state(path: Path, events: list[Any]) -> tuple[dict[str, Any] | None, list[str]]:
+    """The `baseState` of a `trajectory.json` beside an `events.json` (the visualizer's pair)."""
+    sibling = path.with_name("trajectory.json")
+    if sibling == path or not sibling.is_file():
+        return None, ["base state unknown: the file holds events only (no base_state.json)"]
+    try:
+        doc = _load_json(sibling)
+    except InputError:
+        return None, [f"base state unknown: {sibling.name} beside it is not valid JSON"]
+    state = _doc_state(doc) if isinstance(doc, dict) else None
+    if isinstance(state, dict):
+        return state, [f"base state from {sibling.name} beside it"]
+    return None, ["base state unknown: the file holds events only (no base_state.json)"]
+
+
+def _open_state_doc(ref: ShapeRef) -> MemoryConversation:
+    path = Path(ref.file)
+    doc = _load_json(path)
+    if not isinstance(doc, dict) or not isinstance(_doc_state(doc), dict):
+        raise InputError(path, "/baseState", "expected an object holding baseState")
+    state = _doc_state(doc)
+    events = doc.get("events")
+    notes: list[str] = []
+    if events is None:
+        events = []
+        beside = path.with_name("events.json")
+        count = doc.get("eventCount")
+        if isinstance(count, int) and count:
+            where = f" ({beside.name} beside it holds them)" if beside.is_file() else ""
+            notes.append(f"the document counts {count} events but holds none{where}")
+    if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
+        raise InputError(path, "/events", "expected a list of event objects")
+    return _events_conversation(ref, events, state, digest(orjson.dumps(doc)), notes=notes)
+
+
+def _events_conversation(
+    ref: ShapeRef,
+    events: list[Any],
+    state: dict[str, Any] | None,
+    fingerprint: str,
+    *,
+    notes: list[str] | None = None,
+    pointer: str = "/{i}",
+) -> MemoryConversation:
+    conv_id = state.get("id") if isinstance(state, dict) else None
+    if not isinstance(conv_id, str):
+        first = _first_id(events)
+        conv_id = derived_id(first or os.path.abspath(ref.file))
+    return MemoryConversation(
+        ref.label,
+        conversation_id=conv_id,
+        state=state,
+        events=events,
+        notes=notes or [],
+        event_pointer=pointer,
+        fingerprint=fingerprint,
+    )
+
+
+def _first_id(events: list[Any]) -> str | None:
+    for e in events[:1]:
+        data = orjson.loads(e) if isinstance(e, bytes) else e
+        if isinstance(data, dict) and isinstance(data.get("id"), str):
+            return str(data["id"])
+    return None
+
+
+def _open_bare(ref: ShapeRef) -> BareFolderConversation:
+    return BareFolderConversation(Path(ref.file))
+
+
+def _open_archive(ref: ShapeRef) -> MemoryConversation:
+    from trajkit.shapes.archive import open_archive_conversation
+
+    return open_archive_conversation(ref)
+
+
+def _archive_refs(path: Path) -> Iterator[ShapeRef]:
+    from trajkit.shapes.archive import archive_refs
+
+    yield from archive_refs(path)
+
+
+def v0_refs(path: str | os.PathLike[str]) -> Iterator[ShapeRef]:
+    """V0 trajectories in `path` as handles that open migrated in memory (`trajkit.migrate`).
+
+    Not part of detection: only `convert` asks (the other commands read V0 their own way).
+    Inputs `migrate` would skip raise `InputError` with its reason.
+    """
+    from trajkit.migrate.containers import SkippedInput, iter_v0_inputs
+
+    for item in iter_v0_inputs([path]):
+        if isinstance(item, SkippedInput):
+            raise InputError(item.path, item.pointer, item.message)
+        yield ShapeRef("v0", item.path, "", item.line, item.data, item.container)
+
+
+def _open_v0(ref: ShapeRef) -> MemoryConversation:
+    from trajkit.events import dump_event
+    from trajkit.migrate.containers import V0Input
+    from trajkit.migrate.mapping import v0_to_v1
+
+    inp = V0Input(ref.file, ref.container, ref.line, ref.data)
+    try:
+        migrated = v0_to_v1(inp.load())
+    except InputError:
+        raise
+    except (OSError, ValueError, RecursionError) as exc:
+        raise InputError(ref.label, "", f"could not be migrated ({exc})") from None
+    state = orjson.loads(migrated.base_state.model_dump_json(exclude_none=True))
+    events = [dump_event(e).encode() for e in migrated.events]
+    return MemoryConversation(
+        ref.label,
+        conversation_id=migrated.id,
+        state=state,
+        events=events,
+        notes=[f"OpenHands V0 trajectory ({ref.container}) migrated in memory"],
+        fingerprint=digest(b"".join(events)),
+    )
+
+
+def _never(path: Path) -> bool:
+    return False
+
+
+SHAPES: dict[str, Shape] = {
+    "eval-v1": Shape(_takes_eval, _eval_refs, _open_eval),
+    "events-jsonl": Shape(_takes_events_jsonl, _one("events-jsonl"), _open_events_jsonl),
+    "events-json": Shape(_takes_events_json, _one("events-json"), _open_events_json),
+    "state-doc": Shape(_takes_state_doc, _one("state-doc"), _open_state_doc),
+    "bare-events": Shape(_takes_bare, _one("bare-events"), _open_bare),
+    "archive": Shape(_takes_archive, _archive_refs, _open_archive),
+    "v0": Shape(_never, v0_refs, _open_v0),
+}
+"""Registry, in the order detection tries it."""
+
+
+def shape_of(path: Path) -> str | None:
+    """The registry name of the shape `path` holds, or None."""
+    try:
+        for name, shape in SHAPES.items():
+            if shape.takes(path):
+                return name
+    except OSError:
+        return None
+    return None
+
+
+def shape_refs(path: str | os.PathLike[str]) -> Iterator[ShapeRef] | None:
+    """The conversations in `path` when it is one of the shapes (else None).
+
+    `file.jsonl#key` (a path that does not exist as such) selects one record by `instance_id`
+    or line number.
+    """
+    p = Path(path)
+    key = ""
+    if not os.path.lexists(p) and "#" in os.fspath(path):
+        head, _, key = os.fspath(path).rpartition("#")
+        p = Path(head)
+    name = shape_of(p)
+    if name is None:
+        return None
+    refs = SHAPES[name].refs(p)
+    if not key:
+        return refs
+    return _select(p, refs, key)
+
+
+def _select(path: Path, refs: Iterator[ShapeRef], key: str) -> Iterator[ShapeRef]:
+    for ref in refs:
+        if ref.key == key or str(ref.line) == key:
+            yield ref
+            return
+    raise InputError(f"{path}#{key}", "", f"no conversation {key!r} in {path.name}")
+
+
+def open_shape(ref: ShapeRef) -> MemoryConversation | BareFolderConversation:
+    """Open one conversation of a shape (reads its bytes; nothing is written)."""
+    return SHAPES[ref.shape].open(ref)
+
+
+def find_locations(path: Path) -> Iterator[Path | ShapeRef]:
+    """V1 conversation folders and shape conversations at or below `path`, sorted.
+
+    A folder that is a conversation (or a shape) is not descended into; symlinked folders are
+    followed once (loops end).
+    """
+    refs = shape_refs(path)
+    if refs is not None:
+        yield from refs
+        return
+    if not path.is_dir():
+        return
+    yield from _walk(path, set())
+
+
+def _walk(folder: Path, seen: set[tuple[int, int]]) -> Iterator[Path | ShapeRef]:
+    try:
+        st = folder.stat()
+    except OSError:
+        return
+    if (st.st_dev, st.st_ino) in seen:
+        return
+    seen.add((st.st_dev, st.st_ino))
+    if is_conversation_folder(folder):
+        yield folder
+        return
+    agent_server = folder / AGENT_SERVER_DIR
+    if agent_server.is_dir() and is_conversation_folder(agent_server):
+        yield agent_server
+        return
+    if _takes_bare(folder):
+        yield ShapeRef("bare-events", str(folder))
+        return
+    try:
+        children = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return
+    names = {c.name for c in children}
+    for child in children:
+        if child.name.startswith("."):
+            continue
+        path = Path(child.path)
+        try:
+            if child.is_dir():
+                yield from _walk(path, seen)
+                continue
+        except OSError:
+            continue
+        if child.name == "trajectory.json" and "events.json" in names:
+            continue  # the visualizer's pair: read with its events.json
+        if not child.name.endswith((".json", ".jsonl", *ARCHIVE_SUFFIXES)):
+            continue
+        name = shape_of(path)
+        if name is not None:
+            yield from SHAPES[name].refs(path)
+
+
+def find_v1_and_shapes(paths: list[Path]) -> Iterator[Path | ShapeRef]:
+    """`find_conversations` plus shapes (for callers that walked with the store's function)."""
+    for path in paths:
+        if shape_refs(path) is None and not path.is_dir():
+            yield from find_conversations([path])
+            continue
+        yield from find_locations(path)

@@ -1,0 +1,115 @@
+"""Validate a conversation held in another shape (`trajkit.shapes`): the same checks, in memory.
+
+An evaluation record, an events array, a baseState document or an archive folder is opened as
+a `MemoryConversation`; each event's bytes go through the per-file checks (`files.py`) and the
+conversation through the cross-event ones (`conversation.py`: unique ids, parents, tool-call
+pairing, the head). File-name checks do not apply (there are no file names); what the shape
+lacks (no base state) and what the reader had to do (an upgraded older SDK, the record's
+instruction as first message) are warnings, errors with `--strict`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+from trajkit import redact
+from trajkit.errors import TrajkitError
+from trajkit.shapes.memory import BareFolderConversation, ShapeRef
+from trajkit.validate.conversation import (
+    ConversationReport,
+    _event_secret_problems,
+    _head_problems,
+    _id_problems,
+    _index_problems,
+    _pairing_problems,
+    _parent_problems,
+    upgrade_problems,
+)
+from trajkit.validate.files import (
+    FileCheck,
+    check_base_state_bytes,
+    check_event_bytes,
+    check_event_file,
+    decode_object,
+)
+from trajkit.validate.problems import Problem, error, warning
+
+__all__ = ["validate_shape"]
+
+
+def validate_shape(
+    ref: ShapeRef, *, strict: bool = False, max_file_bytes: int, thorough: bool = False
+) -> ConversationReport:
+    """Check one conversation of a shape; problems in event order, then the cross-event ones."""
+    report = ConversationReport(path=Path(ref.label))
+    for problem in _problems(ref, report, max_file_bytes=max_file_bytes, thorough=thorough):
+        report.problems.append(problem.promoted() if strict else problem)
+    return report
+
+
+def _problems(
+    ref: ShapeRef, report: ConversationReport, *, max_file_bytes: int, thorough: bool
+) -> Iterator[Problem]:
+    where = Path(ref.label)
+    try:
+        conv = ref.open_conversation()
+    except TrajkitError as exc:
+        yield error(
+            getattr(exc, "path", where) or where,
+            getattr(exc, "pointer", ""),
+            getattr(exc, "message", str(exc)),
+            "shape",
+        )
+        return
+    for note in getattr(conv, "notes", ()):
+        yield warning(where, "", note, "shape")
+    upgrades: Counter[str] = Counter()
+    state_data = None
+    raw_state = conv.base_state_raw()
+    state_path = (
+        Path(ref.label + "#/baseState")
+        if ref.shape != "archive"
+        else Path(ref.label + "/base_state.json")
+    )
+    if raw_state is not None:
+        check = FileCheck(raw=raw_state)
+        if decode_object(state_path, check) is not None:
+            check_base_state_bytes(state_path, check, thorough=thorough)
+            upgrades.update(check.upgrades)
+            state_data = check.data
+        yield from check.problems
+        if state_data is not None:
+            for pointer, field_name in redact.find_clear_secrets(state_data):
+                yield error(state_path, pointer, f"secret {field_name!r} in clear", "secret")
+    secrets = redact.registered_secret_values(state_data) if state_data else {}
+    facts = []
+    bare = isinstance(conv, BareFolderConversation)
+    for event_file in conv.event_files():
+        if bare:
+            check, fact = check_event_file(
+                event_file.path,
+                index=event_file.index,
+                name_id=event_file.event_id,
+                max_bytes=max_file_bytes,
+                thorough=thorough,
+            )
+        else:
+            check, fact = check_event_bytes(
+                event_file.path, FileCheck(raw=event_file.read_bytes()), thorough=thorough
+            )
+            fact.index = event_file.index
+        yield from check.problems
+        yield from _event_secret_problems(event_file.path, check, secrets)
+        upgrades.update(check.upgrades)
+        facts.append(fact)
+        report.events += 1
+    yield from upgrade_problems(where, upgrades)
+    if bare:
+        yield from _index_problems(conv.events_dir, facts)
+    by_id = yield from _id_problems(facts)
+    yield from _parent_problems(facts, by_id)
+    yield from _pairing_problems(facts, by_id)
+    if state_data is not None:
+        yield from _head_problems(state_path, state_data, by_id, has_events=bool(facts))
