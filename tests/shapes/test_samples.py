@@ -27,6 +27,7 @@ SAMPLES = {
     "events_jsonl": "events.jsonl",
     "state_doc": "state_doc.json",
     "bare_events": "bare_events",
+    "reused_ids": "reused_ids",
 }
 
 
@@ -40,6 +41,14 @@ def test_convert_equals_the_sdk(name: str) -> None:
     expected = json.loads((SHAPES / "expected" / f"{name}.chat_messages.json").read_text())
     document = convert_conversation(_one(SAMPLES[name]), to="chat")  # type: ignore[arg-type]
     assert document["messages"] == expected
+
+
+def test_reused_tool_call_ids_convert_as_the_sdk_sends_them() -> None:
+    # The default --dangling drop keeps the second turn's call: the SDK pairs by id sets.
+    document = convert_conversation(_one("reused_ids"), to="chat")  # type: ignore[arg-type]
+    assert [m["role"] for m in document["messages"]][-2:] == ["user", "assistant"]
+    assert document["messages"][-1]["tool_calls"][0]["id"] == "functions.terminal:0"
+    assert not any("without a result" in p for p in document["problems"])
 
 
 def test_eval_records_are_addressed_by_instance_id_and_carry_their_metadata() -> None:

@@ -65,19 +65,32 @@ class DanglingCall:
 
 
 def find_dangling(messages: Sequence[Message]) -> list[DanglingCall]:
-    """Dangling calls and orphan results, in message order."""
+    """Dangling calls and orphan results, in message order.
+
+    Calls and results are paired by id the way the SDK's view pairs them (its tool-call
+    matching compares the sets of ids): a call whose id is answered somewhere, or a result
+    whose id was called somewhere, is not reported even when the pair is not adjacent. Models
+    that reuse ids across turns (`functions.bash:0` on every turn) then convert as the SDK
+    sends them, with nothing dropped.
+    """
+    answered = {m.tool_call_id for m in messages if m.role == "tool" and m.tool_call_id}
+    called = {tc.id for m in messages if m.role == "assistant" for tc in m.tool_calls or ()}
     found: list[DanglingCall] = []
     pending: dict[str, tuple[str, int]] = {}
 
     def flush() -> None:
-        found.extend(DanglingCall(cid, name, idx) for cid, (name, idx) in pending.items())
+        found.extend(
+            DanglingCall(cid, name, idx)
+            for cid, (name, idx) in pending.items()
+            if cid not in answered
+        )
         pending.clear()
 
     for i, m in enumerate(messages):
         if m.role == "tool":
             if m.tool_call_id is None:
                 continue
-            if pending.pop(m.tool_call_id, None) is None:
+            if pending.pop(m.tool_call_id, None) is None and m.tool_call_id not in called:
                 found.append(DanglingCall(m.tool_call_id, m.name or "", i, orphan=True))
             continue
         flush()

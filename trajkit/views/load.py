@@ -100,6 +100,10 @@ def load_conversation(
     path: str | os.PathLike[str], *, event_range: tuple[int, int | None] = (0, None)
 ) -> LoadedConversation:
     """Load the conversation at `path` (V1 folder or V0 input); see the module docstring."""
+    from trajkit.shapes import ShapeRef
+
+    if isinstance(path, ShapeRef):  # a handle from a listing (`serve`, `view` of a folder)
+        return _load_v1(path, event_range)
     from trajkit.store.remote import as_remote
 
     remote = as_remote(path) if "://" in os.fspath(path) else None
@@ -136,7 +140,16 @@ def load_conversation(
 
 def holds_many(path: str | os.PathLike[str]) -> bool:
     """Whether `path` is a folder of several conversations (not one conversation)."""
+    from trajkit.shapes import find_locations, shape_refs
+
+    refs = shape_refs(path)
+    if refs is not None:  # eval output, archive, ...: one conversation or several
+        return sum(1 for _ in zip(range(2), refs, strict=False)) > 1
     p = Path(path)
+    if p.is_dir() and not is_conversation_folder(p):
+        found = sum(1 for _ in zip(range(2), find_locations(p), strict=False))
+        if found:
+            return found > 1
     if p.is_file() and _v0_container(p) is not None:  # an eval output.jsonl of many records
         from trajkit.migrate import SkippedInput, iter_v0_inputs
 
