@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 __all__ = [
+    "ConversationLockedError",
     "InputError",
     "LockTimeout",
     "OutputExists",
@@ -28,6 +29,7 @@ __all__ = [
     "TrajkitError",
     "UnsafePath",
     "UsageError",
+    "WriteFailed",
     "json_pointer",
     "pointer_for_loc",
 ]
@@ -79,6 +81,38 @@ class UsageError(TrajkitError):
 
 class StoreConflict(TrajkitError):
     """Writing would break a conversation's invariants: a duplicate event id, an unknown parent."""
+
+
+class ConversationLockedError(TrajkitError):
+    """Another live writer (a `Conversation`, or `trajkit repair`) holds the conversation.
+
+    Args:
+        folder: the conversation folder.
+        pid: the holder's process id, when it could be read.
+    """
+
+    def __init__(self, folder: str | os.PathLike[str], pid: int | None) -> None:
+        self.folder = os.fspath(folder)
+        self.pid = pid
+        holder = f"pid {pid}" if pid and pid > 0 else "another process"
+        super().__init__(
+            f"{self.folder}: conversation in use by {holder} (a live Conversation or repair "
+            "holds its writer lock); nothing was changed. Close that one first, or wait: a "
+            "lock left by a process that died does not block"
+        )
+
+
+class WriteFailed(TrajkitError):
+    """A file could not be written (a full disk, a read-only folder); what was there is kept.
+
+    Args:
+        path: the file or folder being written.
+        reason: the operating system's reason.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
+        self.path = os.fspath(path)
+        super().__init__(f"{self.path}: cannot write: {reason}")
 
 
 class LockTimeout(TrajkitError, TimeoutError):

@@ -115,7 +115,10 @@ def find_clear_secrets(data: Any, pointer: str = "") -> Iterator[tuple[str, str]
                 continue
             child = f"{pointer}/{escape_pointer(str(key))}"
             if key in _HEADER_CONTAINERS and isinstance(value, dict):
-                yield from _clear_in_map(value, child, every=key == "secrets")
+                every = key == "secrets" or (
+                    key == "headers" and data.get("kind") == "LookupSecret"
+                )
+                yield from _clear_in_map(value, child, every=every)
             yield from find_clear_secrets(value, child)
     elif isinstance(data, list):
         for i, item in enumerate(data):
@@ -369,7 +372,9 @@ def mask_secret_fields(data: Any) -> Any:
             if (key in SECRET_FIELDS or (static and key == "value")) and isinstance(value, str):
                 out[key] = value if is_protected(value) else MASK
             elif key in _HEADER_CONTAINERS and isinstance(value, dict):
-                every = key == "secrets"
+                every = key == "secrets" or (
+                    key == "headers" and data.get("kind") == "LookupSecret"
+                )
                 out[key] = {
                     k: MASK
                     if isinstance(v, str)

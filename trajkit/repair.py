@@ -14,6 +14,13 @@ them under the conversation lock. What repair does, and what it refuses to do:
   writes (an ``AgentErrorEvent`` with classification ``internal``), so the log pairs again.
 * A missing, empty or unparseable ``base_state.json`` cannot be rebuilt (the agent
   configuration is gone): it is reported as a remaining problem.
+* The head and the unanswered calls follow `trajkit.recovery`, the same rules (and the same
+  error text for the LLM) as the runtime's restore.
+
+Refused, changing nothing: ``events/`` or ``base_state.json`` linking outside the folder
+(nothing is read or written through the link), and a conversation whose writer is live (a
+`Conversation` holds its writer lock: "in use by pid N"); repair holds that lock while it
+works. A FIFO or device in place of an event file is reported and left alone.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from typing import Any, Literal
 
 import orjson
 
-from trajkit.errors import InputError, UnsafePath
+from trajkit.errors import ConversationLockedError, InputError, UnsafePath
 from trajkit.recovery import (
     RESTART_ERROR,
     head_after_crash,
@@ -39,6 +46,7 @@ from trajkit.store.atomic import atomic_write, conversation_lock, is_temp_file, 
 from trajkit.store.guard import NotRegularFile, refuse_outside_links
 from trajkit.store.layout import BASE_STATE
 from trajkit.store.reader import open_conversation, parse_event_bytes
+from trajkit.store.writer_lock import lock_holder, writer_lock
 
 QUARANTINE_DIR = "quarantine"
 REASONS_FILE = "reasons.json"
@@ -75,6 +83,7 @@ def plan_repair(folder: str | os.PathLike[str]) -> list[Fix]:
     """
     refuse_outside_links(folder)
     conv = open_conversation(folder)
+    _refuse_live_writer(conv.path)
     scan = _scan_events(conv)
     fixes = scan.fixes
     _check_holes(conv.events_dir, scan, fixes)
@@ -88,11 +97,26 @@ def plan_repair(folder: str | os.PathLike[str]) -> list[Fix]:
 
 def apply_repair(folder: str | os.PathLike[str], fixes: Iterable[Fix]) -> None:
     """Carry out ``fixes`` from ``plan_repair`` (under the conversation lock)."""
-    from trajkit.store.writer import ConversationWriter
 
     folder = Path(folder)
     refuse_outside_links(folder)
     fixes = list(fixes)
+    if not any(f.kind != "unfixable" for f in fixes):
+        _refuse_live_writer(folder)
+        return
+    with writer_lock(folder):  # no Conversation may open it while repair works
+        _apply(folder, fixes)
+
+
+def _refuse_live_writer(folder: Path) -> None:
+    pid = lock_holder(folder)
+    if pid is not None:
+        raise ConversationLockedError(folder, pid)
+
+
+def _apply(folder: Path, fixes: list[Fix]) -> None:
+    from trajkit.store.writer import ConversationWriter
+
     with conversation_lock(folder):
         for fix in fixes:
             if fix.kind == "quarantine":
@@ -250,24 +274,42 @@ def _plan_close_calls(
 
 
 def _quarantine(folder: Path, fix: Fix) -> None:
+    """Move one file into ``quarantine/``; its record is written first, so a failure (a full
+    disk) leaves the file where it was, and no earlier record is ever dropped: a damaged
+    ``reasons.json`` is kept aside as ``reasons.json.damaged[.N]``, not overwritten."""
     qdir = folder / QUARANTINE_DIR
     if qdir.is_symlink() or (qdir.exists() and not qdir.is_dir()):
         raise UnsafePath(qdir, "", "not a plain folder (a symlink?); move it away and run again")
     qdir.mkdir(exist_ok=True)
-    target = qdir / fix.path.name.lstrip(".")
-    n = 1
-    while target.exists():
-        target = qdir / f"{fix.path.name.lstrip('.')}.{n}"
-        n += 1
-    move_file(fix.path, target)
+    target = _free_name(qdir, fix.path.name.lstrip("."))
     reasons_path = qdir / REASONS_FILE
-    try:
-        reasons = json.loads(reasons_path.read_text(encoding="utf-8"))
-    except (FileNotFoundError, ValueError):
-        reasons = {}
+    reasons = _read_reasons(reasons_path)
     rel = fix.path.relative_to(folder).as_posix()
     reasons[target.name] = {"from": rel, "reason": fix.message}
     atomic_write(reasons_path, json.dumps(reasons, indent=2, ensure_ascii=False) + "\n")
+    move_file(fix.path, target)
+
+
+def _free_name(qdir: Path, name: str) -> Path:
+    target = qdir / name
+    n = 1
+    while target.exists() or target.is_symlink():
+        target = qdir / f"{name}.{n}"
+        n += 1
+    return target
+
+
+def _read_reasons(path: Path) -> dict[str, Any]:
+    try:
+        reasons = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (ValueError, OSError):
+        reasons = None
+    if isinstance(reasons, dict):
+        return reasons
+    move_file(path, _free_name(path.parent, f"{REASONS_FILE}.damaged"))  # kept, never lost
+    return {}
 
 
 def _save_head(path: Path, head: str) -> None:

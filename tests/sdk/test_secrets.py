@@ -133,9 +133,10 @@ def test_lookup_secret_fetches_and_protects_headers(secret_http):
     assert seen[0]["Authorization"] == "Bearer hdr-token-777"
     assert reg.mask("v=looked-up-value-42") == f"v={HIDDEN}"
     masked = json.loads(reg.model_dump_json())
+    # every header of a lookup is a secret, whatever its name (issue 14: odd names leaked)
     assert masked["secret_sources"]["API_TOKEN"]["headers"] == {
         "Authorization": MASK,
-        "X-Team": "a",
+        "X-Team": MASK,
     }
     cipher = Cipher("k2")
     data = json.loads(reg.model_dump_json(context={"cipher": cipher}))
@@ -144,6 +145,7 @@ def test_lookup_secret_fetches_and_protects_headers(secret_http):
     source = back.secret_sources["API_TOKEN"]
     assert isinstance(source, LookupSecret)
     assert source.headers["Authorization"] == "Bearer hdr-token-777"
+    assert source.headers["X-Team"] == "a"
 
 
 # -- in a conversation ---------------------------------------------------------------------

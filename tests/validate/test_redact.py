@@ -51,13 +51,15 @@ def test_find_clear_secrets_covers_llm_static_and_headers() -> None:
     assert sorted(redact.find_clear_secrets(state)) == [
         ("/agent/condenser/llm/api_key", "api_key"),
         ("/agent/llm/api_key", "api_key"),
+        ("/secret_registry/secret_sources/LOOKUP/headers/Accept", "Accept"),
         ("/secret_registry/secret_sources/LOOKUP/headers/Authorization", "Authorization"),
         ("/secret_registry/secret_sources/TOKEN/value", "value"),
-    ]
+    ]  # every header of a LookupSecret is a secret, whatever its name
     masked = redact.mask_secret_fields(state)
     assert list(redact.find_clear_secrets(masked)) == []
     assert masked["agent"]["llm"]["model"] == "gpt"
-    assert masked["secret_registry"]["secret_sources"]["LOOKUP"]["headers"]["Accept"] == "json"
+    assert masked["secret_registry"]["secret_sources"]["LOOKUP"]["headers"]["Accept"] == redact.MASK
+    assert masked["secret_registry"]["secret_sources"]["LOOKUP"]["url"] == "https://x"
     assert redact.registered_secret_values(state) == {"TOKEN": "tok-123"}
 
 

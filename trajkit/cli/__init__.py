@@ -83,15 +83,27 @@ class TrajkitGroup(click.Group):
         try:
             return super().invoke(ctx)
         except UsageError as exc:
-            click.echo(f"Error: {exc}", err=True)
+            click.echo(f"Error: {_one_line(exc)}", err=True)
             ctx.exit(2)
         except TrajkitError as exc:
-            click.echo(f"Error: {exc}", err=True)
+            click.echo(f"Error: {_one_line(exc)}", err=True)
             ctx.exit(1)
         except BrokenPipeError:
             # `trajkit validate … | head`: the reader went away; not an error of ours.
             sys.stderr.close()
             ctx.exit(1)
+        except OSError as exc:  # a full disk, a read-only output folder: one line, no traceback
+            where = f"{exc.filename}: " if exc.filename else ""
+            message = _one_line(Exception(where + (exc.strerror or str(exc))))
+            click.echo(f"Error: {message}", err=True)
+            ctx.exit(1)
+
+
+def _one_line(exc: Exception) -> str:
+    """The error as one line: control characters from a file name or data shown escaped."""
+    from trajkit.controls import visible_controls
+
+    return visible_controls(str(exc), keep_layout=False)
 
 
 def _tolerate_unencodable_output() -> None:

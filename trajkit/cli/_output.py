@@ -16,6 +16,8 @@ from typing import Any, Protocol
 
 import click
 
+from trajkit.controls import visible_controls
+
 
 class Progress(Protocol):
     """What a command sees of a progress display."""
@@ -81,7 +83,7 @@ def echo_json(data: Any) -> None:
 
 def display_path(path: Path | str) -> str:
     """A path as the user should read it: relative to the working folder when below it."""
-    text = os.fspath(path)
+    text = visible_controls(os.fspath(path), keep_layout=False)  # a name cannot forge a line
     if not os.path.isabs(text):
         return text
     try:

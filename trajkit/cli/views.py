@@ -177,8 +177,9 @@ def view_command(path: Path, output: Path | None, overwrite: bool) -> None:
     searchable) and one report per conversation, all opening from disk.
     """
     from trajkit.cli._output import display_path
-    from trajkit.errors import OutputExists
+    from trajkit.errors import InputError, OutputExists
     from trajkit.store import atomic_write
+    from trajkit.store.guard import refuse_output_inside
     from trajkit.views.html import conversation_to_html
     from trajkit.views.load import holds_many, load_conversation
 
@@ -186,6 +187,9 @@ def view_command(path: Path, output: Path | None, overwrite: bool) -> None:
         _write_site(path, output, overwrite)
         return
     out = output if output is not None else Path(f"{path.resolve().name}.html")
+    refuse_output_inside(out, [path])
+    if not out.parent.is_dir():
+        raise InputError(out.parent, "", "no such folder for the report; create it first")
     if out.exists() and not overwrite:
         raise OutputExists(out)
     loaded = load_conversation(path)

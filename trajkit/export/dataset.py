@@ -119,6 +119,7 @@ def export_dataset(
     """
     from trajkit.engine import LocalEngine
     from trajkit.export.arrow_schema import SCHEMA_VERSION
+    from trajkit.store.guard import refuse_output_inside
     from trajkit.store.remote import as_remote, check_inputs
 
     options = options or RowOptions()
@@ -126,6 +127,7 @@ def export_dataset(
     started = time.perf_counter()
     paths = list(engine.portable(paths))  # the user's PATH... (a few), checked before OUT_DIR
     check_inputs(paths)
+    refuse_output_inside(out_dir, paths)
     remote_out = as_remote(out_dir)
     if remote_out is not None:  # s3://…: export into a local mirror, then publish it
         from trajkit.export.storage import export_to_storage

@@ -31,7 +31,8 @@ from typing import Any, BinaryIO
 
 from trajkit.errors import InputError
 from trajkit.migrate.v0 import looks_like_history
-from trajkit.store.layout import is_conversation_folder
+from trajkit.store.guard import open_regular, outside_error
+from trajkit.store.layout import is_conversation_folder, link_outside
 
 __all__ = [
     "CONTAINERS",
@@ -141,6 +142,8 @@ def _session_inputs(path: Path) -> Iterator[V0Input | SkippedInput]:
 
 def _load_session(inp: V0Input) -> V0Source:
     folder = Path(inp.path)
+    if (real := link_outside(folder / "events", folder)) is not None:
+        raise outside_error(folder / "events", real)
     numbered = []
     for p in (folder / "events").iterdir():
         m = _EVENT_FILE_RE.match(p.name)
@@ -150,6 +153,9 @@ def _load_session(inp: V0Input) -> V0Source:
     warnings: list[str] = []
     items: list[Any] = []
     for _, p in numbered:
+        if (real := link_outside(p, folder)) is not None:  # never read a file from elsewhere
+            warnings.append(f"{p}: skipped: {outside_error(p, real).message}")
+            continue
         try:
             items.append(_loads(_read_limited(p)))
         except InputError as exc:
@@ -163,7 +169,7 @@ def _load_session(inp: V0Input) -> V0Source:
         )
     metadata: dict[str, Any] = {}
     meta_path = folder / "metadata.json"
-    if meta_path.is_file():
+    if meta_path.is_file() and link_outside(meta_path, folder) is None:
         try:
             loaded = _loads(meta_path.read_bytes())
             metadata = loaded if isinstance(loaded, dict) else {}
@@ -280,10 +286,13 @@ def _no_surrogates(value: Any) -> Any:
 
 def _read_limited(path: Path) -> bytes:
     """A V0 file's bytes, refusing one above `MAX_V0_BYTES` before reading it."""
-    with path.open("rb") as fh:
-        size = os.fstat(fh.fileno()).st_size
-        if size > MAX_V0_BYTES:
-            raise InputError(path, "", _too_big("file", size, "one V0 trajectory"))
+    try:
+        fd, st = open_regular(path)  # a FIFO or device is refused, never waited on
+    except OSError as exc:
+        raise InputError(path, "", exc.strerror or str(exc)) from None
+    with os.fdopen(fd, "rb") as fh:
+        if st.st_size > MAX_V0_BYTES:
+            raise InputError(path, "", _too_big("file", st.st_size, "one V0 trajectory"))
         return fh.read()
 
 

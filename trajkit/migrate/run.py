@@ -20,6 +20,7 @@ by a few conversations. Results come back in input order. Nothing here prints; c
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from trajkit.migrate.containers import SkippedInput, V0Input, iter_v0_inputs
 from trajkit.migrate.mapping import MigratedConversation, ToolNames, v0_to_v1
 from trajkit.migrate.report import REPORT_FILE, SIDECAR_FILE
 from trajkit.store.atomic import staged_folder, write_new_file
+from trajkit.store.guard import refuse_output_inside
 
 if TYPE_CHECKING:
     from trajkit.engine import Engine
@@ -84,6 +86,8 @@ def migrate_paths(
 
     engine = engine or LocalEngine()
     (out,) = engine.portable([Path(out_dir)])
+    paths = list(paths)
+    refuse_output_inside(out, paths)
     if out.exists() and not out.is_dir():
         raise InputError(out, "", "output path exists and is not a folder")
     out.mkdir(parents=True, exist_ok=True)
@@ -175,4 +179,19 @@ def write_conversation(
 
 
 def _json(value: Any, *, indent: int | None = 2) -> str:
-    return json.dumps(value, ensure_ascii=False, indent=indent, default=str) + "\n"
+    """Strict JSON: a NaN or infinity that a V0 file held (Python's json writes them) is kept
+    as its string ("NaN", "Infinity"), since bare NaN is not JSON and readers refuse it."""
+    return (
+        json.dumps(_finite(value), ensure_ascii=False, indent=indent, default=str, allow_nan=False)
+        + "\n"
+    )
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return json.dumps(value)  # "NaN", "Infinity", "-Infinity"
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value

@@ -34,23 +34,28 @@ Everything else the state holds is restored too (v1-format §2):
   ``ConversationStateUpdateEvent`` (key = field, value = its JSON, secrets masked).
 
 Refused: a ``conversation_id`` that is not a UUID (it names the folder), a relative
-``persistence_dir`` that climbs out of the current directory, and a conversation folder that
-is a link leading outside ``persistence_dir``.
+``persistence_dir`` that climbs out of the current directory, a conversation folder that is a
+link leading outside ``persistence_dir``, and a ``base_state.json`` or ``events/`` linking
+outside the conversation folder (nothing is read or written through it). One live writer
+process: the object holds the conversation's writer lock (`trajkit.store.writer_lock`) until
+`close`; a ``Conversation`` on the same id in another process fails with
+``ConversationLockedError`` naming the pid (objects in one process share the lock).
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import threading
 import uuid
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
-from trajkit.errors import InputError, UnsafePath
+import orjson
+
+from trajkit.errors import InputError, UnsafePath, WriteFailed
 from trajkit.events import (
     ActionEvent,
     ConversationErrorEvent,
@@ -90,8 +95,9 @@ from trajkit.sdk.state import ConversationExecutionStatus, ConversationState, Lo
 from trajkit.sdk.stuck import StuckThresholds, detect_stuck
 from trajkit.sdk.tool import RuntimeTool, ToolContext
 from trajkit.store import ConversationWriter, folder_name, open_conversation
-from trajkit.store.guard import refuse_outside_links
+from trajkit.store.guard import check_json_nodes, refuse_outside_links
 from trajkit.store.reader import StoredConversation
+from trajkit.store.writer_lock import WriterLock, acquire_writer_lock
 
 __all__ = ["RESTART_ERROR", "Conversation", "ConversationCallback"]
 
@@ -126,6 +132,41 @@ class Conversation:
         cid = _conversation_id(conversation_id, persistence_dir)
         base = _persistence_base(persistence_dir, working_dir)
         folder = _conversation_folder(base, cid)
+        refuse_outside_links(folder)
+        # One live writer per conversation, for as long as this object lives (store.writer_lock)
+        self._writer_lock = _ProcessWriterLock(folder)
+        try:
+            self._open(
+                agent,
+                folder,
+                cid,
+                working_dir,
+                callbacks,
+                max_iterations,
+                stuck_detection,
+                secrets,
+                cipher,
+                stuck_detection_thresholds,
+                mcp_timeouts,
+            )
+        except BaseException:
+            self._writer_lock.release()
+            raise
+
+    def _open(
+        self,
+        agent: Agent,
+        folder: Path,
+        cid: uuid.UUID,
+        working_dir: str,
+        callbacks: Sequence[ConversationCallback] | None,
+        max_iterations: int,
+        stuck_detection: bool,
+        secrets: Mapping[str, SecretValue] | None,
+        cipher: Cipher | None,
+        stuck_detection_thresholds: StuckThresholds | None,
+        mcp_timeouts: MCPTimeouts | None,
+    ) -> None:
         self.agent = agent
         self.id = cid
         self._callbacks = list(callbacks or [])
@@ -153,7 +194,9 @@ class Conversation:
         self._mcp = MCPToolset(agent.mcp_config, timeouts=mcp_timeouts).start()
         for mcp_tool in self._mcp.tools:
             self.tools.setdefault(mcp_tool.name, mcp_tool)
-        self._finalizer = weakref.finalize(self, _close_tools, list(self.tools.values()), self._mcp)
+        self._finalizer = weakref.finalize(
+            self, _close_tools, list(self.tools.values()), self._mcp, self._writer_lock
+        )
         if not any(isinstance(e, SystemPromptEvent) for e in self.state._events):
             prompt = agent.system_prompt_event(self.tools, ctx)
             dynamic = secrets_prompt(self.state.secret_registry)
@@ -195,8 +238,8 @@ class Conversation:
     ) -> ConversationState:
         path = folder / "base_state.json"
         try:
-            data = json.loads(raw)
-        except ValueError as e:
+            data = orjson.loads(raw)  # a depth limit (1024), never a RecursionError
+        except orjson.JSONDecodeError as e:
             raise InputError(
                 path, "", f"not valid JSON ({e}); the conversation cannot be restored"
             ) from None
@@ -251,7 +294,10 @@ class Conversation:
         with st:
             if event.parent_id is None and st.leaf_event_id is not None:
                 event = event.model_copy(update={"parent_id": st.leaf_event_id})
-            self._writer.append(self._for_disk(event))
+            try:
+                self._writer.append(self._for_disk(event))
+            except OSError as exc:  # a full disk: the event is not recorded, say so plainly
+                raise WriteFailed(exc.filename or self._writer.events_dir, _reason(exc)) from None
             st._events.append(event)
             if not isinstance(event, ConversationStateUpdateEvent):
                 st.leaf_event_id = event.id
@@ -362,6 +408,8 @@ class Conversation:
                 except LLMError as e:
                     self._fail(e.kind, str(e), _classify(e))
                     return
+                except WriteFailed:
+                    raise  # the disk refused a write: nothing more can be recorded
                 except Exception as e:
                     logger.exception("agent step failed")
                     self._fail(type(e).__name__, f"{type(e).__name__}: {e}")
@@ -480,13 +528,19 @@ class Conversation:
         self.emit(ConversationStateUpdateEvent(key=key, value=value))
 
 
-def _close_tools(tools: list[RuntimeTool], mcp: MCPToolset | None = None) -> None:
+def _close_tools(
+    tools: list[RuntimeTool],
+    mcp: MCPToolset | None = None,
+    lock: _ProcessWriterLock | None = None,
+) -> None:
     for tool in tools:
         with contextlib.suppress(Exception):  # closing is best effort
             tool.close()
     if mcp is not None:
         with contextlib.suppress(Exception):
             mcp.close()
+    if lock is not None:
+        lock.release()  # the next writer may open the conversation
 
 
 def _classify(e: LLMError) -> ErrorClassification:
@@ -529,7 +583,10 @@ def _read_base_state(folder: Path) -> bytes:
     """``base_state.json``'s bytes through the store: a link leading outside the folder, a
     FIFO or a device is refused (nothing read, nothing written), as every reader does."""
     refuse_outside_links(folder)
+    path = folder / "base_state.json"
     raw = StoredConversation(folder).base_state_raw()
+    if raw:
+        check_json_nodes(path, raw)
     return (raw or b"").strip()
 
 
@@ -591,3 +648,42 @@ def _conversation_folder(base: Path, cid: uuid.UUID) -> Path:
                 folder, "", f"the conversation folder leads outside {base} (to {real}); refusing it"
             )
     return folder
+
+
+def _reason(exc: OSError) -> str:
+    return (exc.strerror or str(exc)).lower()
+
+
+class _ProcessWriterLock:
+    """This process's share of one conversation's writer lock (`trajkit.store.writer_lock`).
+
+    Across processes the lock is exclusive. Within one process, objects for the same
+    conversation share it: the SDK's own persistence example drops one (``del conv``) and
+    restores at once, while a stray reference (an MCP start-up error's traceback) may keep
+    the dropped object from being freed. The lock is released when the last one closes.
+    """
+
+    _held: ClassVar[dict[str, tuple[WriterLock, int]]] = {}
+    _guard: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, folder: Path) -> None:
+        self.key = os.path.realpath(folder)
+        with self._guard:
+            lock, count = self._held.get(self.key, (None, 0))
+            if lock is None or not lock.held:
+                lock, count = acquire_writer_lock(folder), 0
+            self._held[self.key] = (lock, count + 1)
+        self._released = False
+
+    def release(self) -> None:
+        with self._guard:
+            if self._released:
+                return
+            self._released = True
+            lock, count = self._held.pop(self.key, (None, 0))
+            if lock is None:
+                return
+            if count > 1:
+                self._held[self.key] = (lock, count - 1)
+            else:
+                lock.release()

@@ -239,11 +239,15 @@ class SecretRegistry(BaseModel):
                 if dumped is not None:
                     item["value"] = dumped
             else:
-                item["url"] = source.url
-                item["headers"] = {
-                    k: (dump_secret(v, cipher) if redact.is_secret_key(k) else v)
-                    for k, v in source.headers.items()
-                }
+                # A token in the URL's query string, and every header (whatever its name: a
+                # lookup's headers exist to authenticate it), are secrets.
+                url = source.url
+                if redact.has_secret_query(url):
+                    url = (
+                        cipher.encrypt(url) if cipher is not None else redact.mask_secret_query(url)
+                    )
+                item["url"] = url
+                item["headers"] = {k: dump_secret(v, cipher) for k, v in source.headers.items()}
             item["kind"] = source.kind
             sources[name] = item
         return {"secret_sources": sources}
@@ -266,10 +270,13 @@ class SecretRegistry(BaseModel):
                 sources[name] = item
             elif item.get("kind") == "LookupSecret":
                 headers = {
-                    k: (load_secret(v, cipher) or "") if redact.is_secret_key(k) else v
+                    k: (load_secret(v, cipher) or "") if isinstance(v, str) else v
                     for k, v in dict(item.get("headers") or {}).items()
                 }
-                sources[name] = {**item, "headers": headers}
+                url = item.get("url")
+                if redact.is_encrypted(url):
+                    url = load_secret(url, cipher) or ""
+                sources[name] = {**item, "headers": headers, "url": url}
             else:
                 value = item.get("value")
                 text = value.get_secret_value() if isinstance(value, SecretStr) else value

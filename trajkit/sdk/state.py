@@ -170,7 +170,13 @@ class ConversationState(BaseModel):
         if self._writer is None:
             return
         with self._lock:
-            self._writer.save_base_state(self.to_json())
+            try:
+                self._writer.save_base_state(self.to_json())
+            except OSError as exc:  # a full disk: base_state.json keeps its last whole version
+                from trajkit.errors import WriteFailed
+
+                where = exc.filename or self._writer.folder / "base_state.json"
+                raise WriteFailed(where, (exc.strerror or str(exc)).lower()) from None
 
     def to_json(self) -> str:
         """``base_state.json`` content: secret fields encrypted with the cipher, else masked;

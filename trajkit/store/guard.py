@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 
 from trajkit.errors import InputError, UnsafePath
@@ -29,6 +30,7 @@ __all__ = [
     "check_regular",
     "open_regular",
     "outside_error",
+    "refuse_output_inside",
     "refuse_outside_links",
 ]
 
@@ -119,3 +121,38 @@ def check_json_nodes(path: str | os.PathLike[str], raw: bytes, limit: int | None
             f"holds about {nodes:,} JSON values, above the limit of {limit:,} for one event or "
             "state file; not loaded (set TRAJKIT_MAX_JSON_NODES to raise it)",
         )
+
+
+def refuse_output_inside(
+    output: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]]
+) -> None:
+    """Raise `UnsafePath` when `output` would be written inside an input conversation.
+
+    A conversation folder (V1: `base_state.json` or `events/`; V0: an `events/` session or a
+    `trajectory.json`) is never written into by `view`, `export` or `migrate`: the output
+    would change the input, and be read back as part of it next time. Checked on the real
+    paths (links resolved), walking up from `output`; storage URLs are not checked.
+    """
+    text = os.fspath(output)
+    if "://" in text:
+        return
+    real = Path(os.path.realpath(text))
+    roots = {os.path.realpath(os.fspath(p)) for p in inputs if "://" not in os.fspath(p)}
+    for folder in (real, *real.parents):
+        name = str(folder)
+        below = name in roots or any(name.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
+        if below and _is_conversation(folder):
+            raise UnsafePath(
+                output,
+                "",
+                f"inside the input conversation {folder}; write the output outside it "
+                "(trajkit never writes into a conversation it reads)",
+            )
+
+
+def _is_conversation(folder: Path) -> bool:
+    return (
+        (folder / EVENTS_DIR).is_dir()
+        or (folder / BASE_STATE).is_file()
+        or (folder / "trajectory.json").is_file()
+    )

@@ -122,6 +122,7 @@ def iter_conversation_problems(
     by_id = yield from _id_problems(facts)
     yield from _parent_problems(facts, by_id)
     yield from _pairing_problems(facts, by_id)
+    yield from _interleave_problems(folder / EVENTS_DIR, facts)
     if state is not None and state.data is not None and listing is not None:
         yield from _head_problems(folder / BASE_STATE, state.data, by_id, has_events=bool(facts))
 
@@ -219,6 +220,55 @@ def upgrade_problems(where: Path, upgrades: Counter[str]) -> Iterator[Problem]:
         if rule.name in upgrades:
             count = upgrades[rule.name] if rule.target == "event" else None
             yield warning(where, "", describe(rule.name, count), "sdk-version")
+
+
+def _interleave_problems(events: Path, facts: list[EventFacts]) -> Iterator[Problem]:
+    """Warn when the events of two branches from one fork interleave in the log: one writer
+    branches by moving its head back and carrying on, so a branch it leaves never grows
+    again; two writers appending to one conversation at once leave exactly that pattern."""
+    from trajkit.events.base import ROOT_PARENT
+
+    children: dict[str | None, list[int]] = {}
+    prev: str | None = None
+    for pos, fact in enumerate(facts):
+        if fact.id is None:
+            continue
+        parent = fact.parent_id
+        parent = prev if parent is None else (None if parent == ROOT_PARENT else parent)
+        children.setdefault(parent, []).append(pos)
+        prev = fact.id
+    for fork, kids in children.items():
+        if len(kids) < 2 or fork is None:
+            continue
+        spans = [_subtree_span(k, facts, children) for k in kids]
+        spans.sort()
+        for (lo1, hi1), (lo2, hi2) in zip(spans, spans[1:], strict=False):
+            if lo2 < hi1:
+                i1, j1 = facts[lo1].index, facts[hi1].index
+                i2, j2 = facts[lo2].index, facts[hi2].index
+                message = (
+                    f"two branches interleave after event {fork!r} (files {i1}..{j1} and "
+                    f"{i2}..{j2}): the mark of two writers appending at once; readers follow "
+                    "only the head's branch"
+                )
+                yield warning(events, "", message, "concurrent-writers")
+                return
+
+
+def _subtree_span(
+    start: int, facts: list[EventFacts], children: dict[str | None, list[int]]
+) -> tuple[int, int]:
+    lo = hi = start
+    stack = [start]
+    seen = {start}
+    while stack:
+        pos = stack.pop()
+        lo, hi = min(lo, pos), max(hi, pos)
+        for child in children.get(facts[pos].id, ()):
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return lo, hi
 
 
 def _base_state_outside(folder: Path, path: Path) -> Path | None:

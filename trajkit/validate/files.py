@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import errno
 import json
+import math
 import os
 import stat
 from dataclasses import dataclass, field
@@ -188,6 +189,21 @@ def read_json_object(path: Path, *, max_bytes: int = MAX_FILE_BYTES, what: str) 
     return check
 
 
+class _NotFinite(ValueError):
+    pass
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _NotFinite(text)
+    return value
+
+
+def _no_constant(text: str) -> float:
+    raise _NotFinite(text)
+
+
 def _diagnose_bad_json(path: Path, raw: bytes) -> tuple[Any, Problem | None]:
     """orjson refused `raw`: find out why, with the stdlib's line/column messages."""
     try:
@@ -198,7 +214,15 @@ def _diagnose_bad_json(path: Path, raw: bytes) -> tuple[Any, Problem | None]:
     if not text.strip():
         return None, error(path, "", "file holds only whitespace: expected a JSON object", "empty")
     try:
-        return json.loads(text), None  # e.g. integers beyond 64 bits: valid JSON after all
+        # e.g. integers beyond 64 bits: valid JSON after all; but not a number no double holds
+        # (1e400) or NaN/Infinity, which every other reader refuses
+        return json.loads(text, parse_float=_finite_float, parse_constant=_no_constant), None
+    except RecursionError:
+        message = "JSON nested too deeply to read (more than a thousand levels)"
+        return None, error(path, "", message, "json")
+    except _NotFinite as exc:
+        message = f"number {exc.args[0]} is out of range for a double (it would read as infinity)"
+        return None, error(path, "", message, "json")
     except json.JSONDecodeError as exc:
         if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):
             what = exc.msg[0].lower() + exc.msg[1:]

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from trajkit.controls import visible_controls
+
 Severity = Literal["error", "warning"]
 
 
@@ -35,7 +37,8 @@ class Problem:
         where = path_text if path_text is not None else os.fspath(self.path)
         prefix = f"{where}:{self.pointer}" if self.pointer else where
         tag = "" if self.severity == "error" else "warning: "
-        return f"{prefix}: {tag}{self.message}"
+        # one problem, one line: a newline or escape in a file name cannot forge another
+        return visible_controls(f"{prefix}: {tag}{self.message}", keep_layout=False)
 
     def to_json(self, path_text: str | None = None) -> dict[str, str]:
         """A plain dict for JSON reports."""

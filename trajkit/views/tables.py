@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from trajkit.controls import visible_controls
 from trajkit.views.summary import ConversationRow
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ def sort_rows(
 
 def format_rows(rows: list[ConversationRow], *, width: int | None) -> Iterator[str]:
     """Aligned lines: id, first and last time, status, events, model, cost, first message."""
-    cells = [_cells(r) for r in rows]
+    cells = [[visible_controls(v, keep_layout=False) for v in _cells(r)] for r in rows]
     if not cells:
         return
     widths = [max(len(c[i]) for c in cells) for i in range(len(cells[0]))]
@@ -55,7 +56,7 @@ def format_rows(rows: list[ConversationRow], *, width: int | None) -> Iterator[s
             for i, (v, w) in enumerate(zip(c, widths, strict=True))
         ]
         line = "  ".join(parts)
-        message = " ".join(row.first_message.split())
+        message = visible_controls(" ".join(row.first_message.split()), keep_layout=False)
         if width is not None:
             room = width - len(line) - 2
             if len(message) > room:
@@ -102,16 +103,16 @@ def print_stats(doc: dict[str, Any], console: Console) -> None:
     for key, title in (("by_status", "By status"), ("by_model", "By model")):
         t = table(title, title.split()[-1], "conversations")
         for name, n in doc[key].items():
-            t.add_row(name, f"{n:,}")
+            t.add_row(_safe(name), f"{n:,}")
         console.print(t)
     t = table("Events by kind", "kind", "events")
     for name, n in doc["events"]["by_kind"].items():
-        t.add_row(name, f"{n:,}")
+        t.add_row(_safe(name), f"{n:,}")
     console.print(t)
     t = table("Tool calls", "tool", "calls", "errors", "rejected", "error rate")
     for name, s in doc["tools"].items():
         rate = f"{s['error_rate']:.1%}" if s["error_rate"] is not None else "-"
-        t.add_row(name, f"{s['calls']:,}", f"{s['errors']:,}", f"{s['rejections']:,}", rate)
+        t.add_row(_safe(name), f"{s['calls']:,}", f"{s['errors']:,}", f"{s['rejections']:,}", rate)
     console.print(t)
     tok = doc["tokens"]
     cost = doc["cost"]["total"]
@@ -128,6 +129,13 @@ def print_stats(doc: dict[str, Any], console: Console) -> None:
     for bucket, n in doc["length_distribution"].items():
         t.add_row(bucket, f"{n:,}")
     console.print(t)
+
+
+def _safe(name: str) -> str:
+    """A name from conversation data, shown as text: no markup, no control characters."""
+    from rich.markup import escape
+
+    return escape(visible_controls(str(name), keep_layout=False))
 
 
 def _num(value: float | None) -> str:

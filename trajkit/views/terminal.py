@@ -17,12 +17,13 @@ import shutil
 import subprocess
 from collections.abc import Iterator
 
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.padding import Padding
 from rich.rule import Rule
 from rich.syntax import Syntax
 from rich.text import Text
 
+from trajkit.controls import safe_entry, visible_controls
 from trajkit.views.entries import (
     CodeBlock,
     Entry,
@@ -111,7 +112,7 @@ def render_conversation(
     yield _header(loaded)
     usage = usage_by_response(loaded.state)
     for entry in iter_entries(loaded.items, usage):
-        yield _entry(entry, full=full)
+        yield _entry(safe_entry(entry), full=full)  # control characters shown, not obeyed
     if not loaded.items:
         yield Text("(no events to show)", style="dim")
 
@@ -119,7 +120,7 @@ def render_conversation(
 def _header(loaded: LoadedConversation) -> RenderableType:
     t = conversation_totals(loaded.state)
     text = Text()
-    text.append(f"Conversation {loaded.id}\n", style="bold")
+    text.append(f"Conversation {visible_controls(loaded.id, keep_layout=False)}\n", style="bold")
     rows = [
         ("path", str(loaded.path) + ("" if loaded.origin == "v1" else f"  [{loaded.origin}]")),
         ("model", t.model or "?"),
@@ -134,7 +135,7 @@ def _header(loaded: LoadedConversation) -> RenderableType:
         rows.append(("outcome", loaded.outcome))
     for key, value in rows:
         text.append(f"  {key:<7}" if len(key) < 7 else f"  {key} ", style="dim")
-        text.append(value + "\n")
+        text.append(visible_controls(value, keep_layout=False) + "\n")
     return text
 
 
@@ -155,14 +156,14 @@ def _entry(entry: Entry, *, full: bool) -> RenderableType:
     parts: list[RenderableType] = [_title(entry)]
     body: list[RenderableType] = []
     if entry.reasoning:
-        body.append(Text(_fold(entry.reasoning, full), style="dim italic"))
+        body.append(_text(_fold(entry.reasoning, full), style="dim italic"))
     if entry.text:
         style = "red" if entry.error else ("magenta" if entry.role == "condensation" else "")
         if entry.role == "system":
-            body.append(Text(_fold(entry.text, full, head=6, tail=0), style="dim"))
+            body.append(_text(_fold(entry.text, full, head=6, tail=0), style="dim"))
         else:
             body.append(
-                Text(_fold(entry.text, full or entry.role in ("user", "agent")), style=style)
+                _text(_fold(entry.text, full or entry.role in ("user", "agent")), style=style)
             )
     for block in entry.code:
         if full or not block.detail:
@@ -216,6 +217,55 @@ def _code(block: CodeBlock, full: bool) -> RenderableType:
         return Text.assemble(("$ " if block.label == "command" else "> ", "dim"), (text, "bold"))
     syntax = Syntax(text, lexer, theme="ansi_dark", word_wrap=True, background_color="default")
     return Group(label, syntax)
+
+
+_LONG_TEXT = 32_768
+"""Texts longer than this are rendered in pieces (see `_LongText`)."""
+
+
+def _text(text: str, *, style: str = "") -> RenderableType:
+    return Text(text, style=style) if len(text) <= _LONG_TEXT else _LongText(text, style)
+
+
+class _LongText:
+    """A long text rendered as pieces of whole wrapped rows, so the work stays linear.
+
+    rich renders one `Text` as one segment and then splits it at every newline of the wrapped
+    result, copying the rest of the segment each time: quadratic in the text's length (a 4 M
+    character line took 19 s). Pieces hold whole lines; a line longer than a piece is cut at
+    a multiple of the width it is given (known only at render time), so a line without
+    spaces wraps exactly as before (with spaces, the rows next to a cut may break earlier).
+    """
+
+    def __init__(self, text: str, style: str) -> None:
+        self.text = text
+        self.style = style
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        step = max(options.max_width, 1) * 64
+        piece: list[str] = []
+        size = 0
+        for line in self.text.split("\n"):
+            if len(line) > step:
+                if piece:
+                    yield Text("\n".join(piece), style=self.style)
+                    piece, size = [], 0
+                start = 0
+                while start < len(line):
+                    end = start + step
+                    if end < len(line):  # cut after a space when there is one: words stay whole
+                        space = line.rfind(" ", start + step // 2, end)
+                        end = space + 1 if space >= 0 else end
+                    yield Text(line[start:end], style=self.style)
+                    start = end
+                continue
+            piece.append(line)
+            size += len(line) + 1
+            if size >= step:
+                yield Text("\n".join(piece), style=self.style)
+                piece, size = [], 0
+        if piece:
+            yield Text("\n".join(piece), style=self.style)
 
 
 def _fold(text: str, full: bool, *, head: int = _HEAD, tail: int = _TAIL) -> str:
