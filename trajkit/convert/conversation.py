@@ -159,6 +159,7 @@ DOCUMENTS: Mapping[str, Callable[[Prepared], dict[str, Any]]] = {
 """Wire formats ``convert`` writes: name -> document builder."""
 
 
+@paused_gc()
 def convert_events(
     events: Sequence[Event],
     *,
