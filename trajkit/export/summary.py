@@ -182,7 +182,7 @@ def _response_ids(events: Sequence[Event]) -> int:
 
 
 def _usage(state: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Cost, token totals and LLM call count (`trajkit.events.state.usage_totals`)."""
+    """Cost, token totals and LLM call count (`trajkit.store.usage.usage_totals`)."""
     from trajkit.store.usage import USAGE_TOKEN_FIELDS, usage_totals
 
     usage = usage_totals(state)
