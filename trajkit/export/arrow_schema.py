@@ -98,7 +98,10 @@ CONVERSATIONS_SCHEMA = pa.schema(
         _doc("tools", pa.string(), "Chat Completions tool definitions, JSON text."),
         _doc("conversion", pa.string(), "Exact `trajkit convert --to chat` document, JSON text."),
         _doc(
-            "problems", pa.list_(pa.string()), "Conversion notes (dangling calls, unknown tools)."
+            "problems",
+            pa.list_(pa.string()),
+            "Conversion notes, as `trajkit convert` reports them (dangling calls, unknown tools, "
+            "events left out).",
         ),
         _doc(
             "n_redactions", pa.int64(), "Secrets masked in this conversation's rows (both tables)."
