@@ -33,6 +33,7 @@ from pydantic import (
     ValidationInfo,
     field_serializer,
     field_validator,
+    model_validator,
 )
 
 from trajkit.events import (
@@ -49,6 +50,7 @@ from trajkit.sdk.builtins import DEFAULT_TOOL_NAMES
 from trajkit.sdk.confirmation import LLMSecurityAnalyzer
 from trajkit.sdk.llm import LLM
 from trajkit.sdk.mcp import protect_mcp_config, unprotect_mcp_config
+from trajkit.sdk.prompt import DEFAULT_TEMPLATE, render_system_prompt
 from trajkit.sdk.skills import AgentContext
 from trajkit.sdk.tool import (
     RuntimeTool,
@@ -62,33 +64,7 @@ from trajkit.sdk.tool import (
 if TYPE_CHECKING:
     from trajkit.sdk.conversation import Conversation
 
-__all__ = ["DEFAULT_SYSTEM_PROMPT", "Agent"]
-
-DEFAULT_SYSTEM_PROMPT = """You are trajkit's coding agent, a helpful AI assistant that can \
-interact with a computer to solve tasks.
-
-<ROLE>
-* Your primary role is to assist users by executing commands, modifying code, and solving \
-technical problems effectively. Be thorough and methodical.
-* If the user asks a question, like "why is X happening", don't try to fix the problem. Just \
-give an answer to the question.
-</ROLE>
-
-<TOOLS>
-* Use the tools you are given; call several tools in one response when they are independent.
-* The terminal keeps its working directory and environment between commands.
-* Edit files with the file editor using absolute paths.
-* When the task is done, or you cannot go further, call `finish` with a short summary.
-</TOOLS>
-
-<SECURITY>
-* For every tool that takes a `security_risk` argument, rate the action LOW (read-only), MEDIUM \
-(project-scoped changes) or HIGH (system-wide changes, sending data out).
-</SECURITY>
-
-<ENVIRONMENT>
-Working directory: {working_dir}
-</ENVIRONMENT>"""
+__all__ = ["Agent"]
 
 
 class Agent(BaseModel):
@@ -109,13 +85,13 @@ class Agent(BaseModel):
     agent_context: AgentContext | None = None
     """Skills (keyword-triggered or always on) and prompt suffixes."""
     system_prompt: str | None = None
-    """Full system prompt; None uses trajkit's default."""
+    """Full system prompt used verbatim; None renders ``system_prompt_filename``."""
     system_prompt_filename: str = "system_prompt.j2"
-    """SDK template name (kept for compatibility)."""
+    """Jinja template: a name in ``trajkit/sdk/prompts`` or an absolute path (`trajkit.sdk.prompt`)."""
     security_policy_filename: str = "security_policy.j2"
-    """SDK template name (kept for compatibility)."""
+    """Security policy inserted in the prompt: a bundled name, an absolute path, or "" for none."""
     system_prompt_kwargs: dict[str, Any] = Field(default_factory=dict)
-    """Template variables (kept for compatibility)."""
+    """Template variables, e.g. ``cli_mode``; ``llm_security_analyzer`` defaults to true."""
     condenser: dict[str, Any] | None = None
     """Condenser configuration (kept as given; trajkit does not condense)."""
     critic: dict[str, Any] | None = None
@@ -124,6 +100,29 @@ class Agent(BaseModel):
     """Tool calls of one response run one at a time."""
     kind: Literal["Agent"] = "Agent"
     """Agent class name."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _prompt_settings(cls, data: Any) -> Any:
+        # As the SDK's Agent: an inline prompt excludes a custom template, a None policy name
+        # means none, and the risk-rating instructions are on unless switched off.
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        if data.get("security_policy_filename", "") is None:
+            data["security_policy_filename"] = ""
+        if data.get("system_prompt") is not None and data.get(
+            "system_prompt_filename", DEFAULT_TEMPLATE
+        ) not in (None, DEFAULT_TEMPLATE):
+            raise ValueError(
+                "Cannot set both 'system_prompt' and a non-default 'system_prompt_filename'. "
+                "Use one or the other."
+            )
+        kwargs = data.get("system_prompt_kwargs")
+        kwargs = dict(kwargs) if isinstance(kwargs, dict) else {}
+        kwargs.setdefault("llm_security_analyzer", True)
+        data["system_prompt_kwargs"] = kwargs
+        return data
 
     @field_validator("mcp_config", mode="before")
     @classmethod
@@ -193,7 +192,15 @@ class Agent(BaseModel):
     def system_prompt_event(
         self, tools: dict[str, RuntimeTool], ctx: ToolContext
     ) -> SystemPromptEvent:
-        text = self.system_prompt or DEFAULT_SYSTEM_PROMPT.format(working_dir=ctx.working_dir)
+        text = self.system_prompt
+        if text is None:
+            text = render_system_prompt(
+                working_dir=ctx.working_dir,
+                tool_names=list(tools),
+                system_prompt_filename=self.system_prompt_filename,
+                security_policy_filename=self.security_policy_filename,
+                system_prompt_kwargs=self.system_prompt_kwargs,
+            )
         suffix = self.agent_context.system_prompt_suffix() if self.agent_context else None
         if suffix:
             text = f"{text}\n\n{suffix}"

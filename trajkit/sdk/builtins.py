@@ -14,32 +14,26 @@ from trajkit.sdk.tool import RuntimeTool, ToolContext, register_tool
 
 __all__ = ["DEFAULT_TOOL_NAMES", "FinishTool", "ThinkTool"]
 
-FINISH_DESCRIPTION = """Signals the completion of the current task or conversation.
+FINISH_DESCRIPTION = """Ends your turn and hands control back to the user, with a message.
 
-Use this tool when:
-- You have successfully completed the user's requested task
-- You cannot proceed further due to technical limitations or missing information
+Call it when:
+- the task the user gave you is complete, or
+- you cannot go further without the user (missing information, access or a decision), or the
+  task cannot be done in this environment.
 
-The message should include:
-- A clear summary of actions taken and their results
-- Any next steps for the user
-- Explanation if you're unable to complete the task
-- Any follow-up questions if more information is needed
-"""
+Write `message` for the user: what you did and what came out of it (files changed, tests run and
+their result), anything left undone or uncertain and why, and any question you need answered.
+Do not call it while work you could still do yourself remains."""
 
-THINK_DESCRIPTION = (
-    "Use the tool to think about something. It will not obtain new information or make any "
-    "changes to the repository, but just log the thought. Use it when complex reasoning or "
-    "brainstorming is needed.\n\nCommon use cases:\n1. When exploring a repository and "
-    "discovering the source of a bug, call this tool to brainstorm several unique ways of "
-    "fixing the bug, and assess which change(s) are likely to be simplest and most effective.\n"
-    "2. After receiving test results, use this tool to brainstorm ways to fix failing tests.\n"
-    "3. When planning a complex refactoring, use this tool to outline different approaches and "
-    "their tradeoffs.\n4. When designing a new feature, use this tool to think through "
-    "architecture decisions and implementation details.\n5. When debugging a complex issue, use "
-    "this tool to organize your thoughts and hypotheses.\n\nThe tool simply logs your thought "
-    "process for better transparency and does not execute any code or make changes."
-)
+THINK_DESCRIPTION = """Writes down a thought without doing anything else.
+
+It reads nothing, runs nothing and changes nothing: the thought is only recorded in the
+conversation. Use it to reason before you act when the next step is not obvious, for example:
+1. after exploring a codebase, to list the possible causes of a bug and decide which to check
+   first;
+2. after a test run, to work out why the failures happen and how to fix them;
+3. before a refactoring or a new feature, to compare designs and their trade-offs;
+4. in the middle of a long debugging session, to sort what you know from what you suspect."""
 
 THOUGHT_LOGGED = "Your thought has been logged."
 
