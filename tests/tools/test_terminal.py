@@ -1,6 +1,7 @@
 """TerminalTool against a real bash."""
 
 import hashlib
+import shutil
 import time
 from pathlib import Path
 
@@ -32,8 +33,11 @@ def test_output_exit_code_and_metadata_like_the_sdk(term: TerminalTool) -> None:
     assert obs.metadata.suffix == "\n[The command completed with exit code 0.]"
     assert obs.metadata.working_dir == ws
     assert obs.full_output_save_dir == str(Path(term.ctx.conversation_dir) / "observations")
+    python = shutil.which("python") or ""
+    assert obs.metadata.py_interpreter_path == python
+    interpreter = f"\n[Python interpreter: {python}]" if python else ""
     assert obs.llm_text().endswith(
-        f"[Current working directory: {ws}]\n[Command finished with exit code 0]"
+        f"[Current working directory: {ws}]{interpreter}\n[Command finished with exit code 0]"
     )
     dumped = obs.model_dump(exclude_none=True)
     assert list(dumped) == [
@@ -55,7 +59,9 @@ def test_empty_output_has_no_save_dir(term: TerminalTool) -> None:
     assert obs.text == "" and obs.full_output_save_dir is None
 
 
-def test_hard_timeout_stops_command_and_keeps_session(term: TerminalTool) -> None:
+def test_hard_timeout_returns_and_keeps_session(term: TerminalTool) -> None:
+    # As the SDK: the hard timeout returns the output so far; the command keeps running until
+    # it is interrupted (C-c), and the session (its environment) is kept.
     run(term, "export KEEP=1")
     t0 = time.monotonic()
     obs = run(term, "echo start; sleep 30", timeout=1)
@@ -64,19 +70,26 @@ def test_hard_timeout_stops_command_and_keeps_session(term: TerminalTool) -> Non
     assert obs.text == "start"
     assert "timed out after 1 seconds" in obs.metadata.suffix
     assert "[Command finished" not in obs.llm_text()
+    stopped = run(term, "C-c", is_input=True)
+    assert stopped.exit_code == 130 and "CTRL+C was sent" in stopped.metadata.suffix
     assert run(term, "echo $KEEP").text == "1"
 
 
 def test_no_output_timeout(term: TerminalTool) -> None:
     obs = run(term, "sleep 20")
-    assert obs.timeout is True
+    assert obs.timeout is True and obs.exit_code == -1
     assert "no new output after 2 seconds" in obs.metadata.suffix
+    assert "still running" in obs.metadata.suffix
 
 
-def test_builtin_loop_restarts_session(term: TerminalTool) -> None:
+def test_builtin_loop_is_interrupted_without_restart(term: TerminalTool) -> None:
+    # On a terminal, C-c reaches bash itself, so a builtin loop stops and the session lives.
+    run(term, "export KEEP=2")
     obs = run(term, "while :; do :; done", timeout=1)
-    assert obs.timeout and "restarted" in obs.metadata.suffix
-    assert run(term, "echo alive").text == "alive"
+    assert obs.timeout and obs.exit_code == -1
+    stopped = run(term, "C-c", is_input=True)
+    assert stopped.exit_code == 130 and "restarted" not in stopped.metadata.suffix
+    assert run(term, "echo alive $KEEP").text == "alive 2"
 
 
 def test_long_output_truncated_and_full_output_saved(term: TerminalTool) -> None:
@@ -123,6 +136,7 @@ def test_timeout_spares_background_jobs_of_earlier_commands(term: TerminalTool) 
     try:
         obs = run(term, "sleep 30", timeout=1)
         assert obs.timeout
+        assert run(term, "C-c", is_input=True).exit_code == 130
         assert Path(f"/proc/{pid}").exists()  # the earlier background job still runs
     finally:
         import os

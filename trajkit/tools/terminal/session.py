@@ -1,80 +1,167 @@
-"""A persistent bash session: one long-lived ``bash`` process per terminal.
+"""A persistent bash session on a pseudo-terminal: one long-lived interactive ``bash`` per tool.
+
+Why a PTY (through ``ptyprocess``) rather than tmux: programs must see a terminal (``tty``,
+``ls`` columns, line-buffered output, ``input()`` prompts, job control for ``C-z``), and a PTY
+gives exactly that with no external binary; reading its byte stream keeps every line of output,
+where a tmux screen capture loses what scrolled past its history and has to be diffed between
+polls. ``ptyprocess`` is the small, well-kept core of pexpect: it forks with the PTY as the
+controlling terminal and sets the window size, which is the fiddly part.
 
 Design:
-- ``bash --noprofile --norc`` runs in its own session (process group) with stdout and stderr
-  merged into one pipe; a reader thread collects the bytes.
-- Each command is written to a script file and *sourced* (``. file < /dev/null``), so ``cd``,
-  ``export``, functions and aliases persist, and the command cannot swallow the lines that
-  follow it from bash's stdin. After it, bash prints a marker line carrying a per-session nonce,
-  the exit code and ``$PWD``; everything before the marker is the command's output.
-- Timeouts: a hard ``timeout`` (seconds) or, without one, a no-new-output limit. When either is
-  hit, the command's process tree (bash's descendants) gets SIGINT, then SIGKILL; bash itself
-  survives and the marker still arrives, so cwd and environment are kept. If bash does not come
-  back (a builtin loop such as ``while :; do :; done``), the session is restarted and the
-  result says so.
+- ``bash --noprofile --norc --noediting -i`` runs with job control on a 200x256 terminal,
+  ``TERM=xterm-256color`` and pagers disabled (``PAGER``/``GIT_PAGER`` default to ``cat``), as the
+  SDK's terminal sets them. Echo is off (``stty -echo -onlcr``), so output is what programs print,
+  with plain ``\\n`` line ends. Escape sequences (colours, cursor moves) are removed from the text
+  returned, and carriage-return overwrites are applied as a screen would show them: the model
+  reads plain text.
+- Each command is written to a script file and *sourced* (``. file``) so ``cd``, ``export``,
+  functions and aliases persist, while the command's stdin stays the terminal: an interactive
+  program reads what `send_input` types. After each command bash's ``PROMPT_COMMAND`` prints a
+  marker block carrying a per-session nonce, the exit code, ``$!``, the Python interpreter on
+  ``PATH`` and ``$PWD``; everything before it is the command's output.
+- Timeouts never kill. Without ``timeout``, a command that prints nothing for
+  ``no_output_timeout`` seconds returns what it printed so far and is left running; with
+  ``timeout``, it returns after that many seconds the same way. The caller then waits
+  (`wait_more`), types into it (`send_input`, including ``C-c``/``C-d``/``C-z``) or resets.
+- Only a command printing more than `MAX_OUTPUT_BYTES` is interrupted (``C-c``); if bash does
+  not come back within a grace period the session is restarted and the result says so.
 - ``exit`` in a command ends bash: its exit code is reported and a new session starts at the
-  last known working directory.
+  last known working directory. Background jobs (``server &``) live until `reset`/`close`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import secrets
 import shutil
 import signal
-import subprocess
 import tempfile
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["CommandResult", "TerminalSession"]
+__all__ = ["SPECIAL_KEYS", "CommandResult", "TerminalSession", "clean_output", "key_bytes"]
 
-_KILL_GRACE = 2.0
-"""Seconds to wait for bash to report after the command's processes were killed."""
+_KILL_GRACE = 3.0
+"""Seconds to wait for bash to report after an interrupt sent for too much output."""
 MAX_OUTPUT_BYTES = 16 * 1024 * 1024
-"""A command printing more than this is stopped (``yes`` would otherwise never end)."""
+"""A command printing more than this is interrupted (``yes`` would otherwise never end)."""
+_MARKER_SPAN = 8192
+"""Bytes searched again for the end-of-command marker when new output arrives (the marker
+block is far shorter unless ``$PWD`` or the interpreter path is huge)."""
+DIMENSIONS = (200, 256)
+"""Terminal rows and columns (the SDK's tmux pane size)."""
+
+SPECIAL_KEYS: dict[str, bytes] = {
+    "UP": b"\x1b[A",
+    "DOWN": b"\x1b[B",
+    "RIGHT": b"\x1b[C",
+    "LEFT": b"\x1b[D",
+    "HOME": b"\x1b[H",
+    "END": b"\x1b[F",
+    "PGUP": b"\x1b[5~",
+    "PGDN": b"\x1b[6~",
+    "TAB": b"\t",
+    "ESC": b"\x1b",
+    "BS": b"\x7f",
+    "ENTER": b"\n",
+}
+"""Key names `send_input` understands besides ``C-<letter>``."""
+
+_ANSI = re.compile(
+    rb"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, erase
+    rb"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC: window titles, hyperlinks
+    rb"|\x1b[PX^_][^\x1b]*\x1b\\"  # DCS/SOS/PM/APC strings
+    rb"|\x1b[()*+][0-9A-Za-z]"  # character set selection
+    rb"|\x1b[@-Z\\-_=>78]"  # other two-byte escapes
+)
+
+
+def key_bytes(command: str) -> bytes | None:
+    """The bytes for a key name (``C-c``, ``C-d``, ``UP``, ...), None for plain text."""
+    name = command.strip()
+    if len(name) == 3 and name[:2] == "C-" and name[2].isalpha():
+        return bytes([ord(name[2].lower()) & 0x1F])
+    return SPECIAL_KEYS.get(name.upper()) if name.upper() in SPECIAL_KEYS else None
+
+
+def clean_output(raw: bytes) -> str:
+    """Terminal bytes as the plain text a screen would show (no escapes, ``\\r`` applied)."""
+    data = _ANSI.sub(b"", raw).replace(b"\r\n", b"\n")
+    text = data.decode("utf-8", "replace")
+    if "\r" in text:
+        text = "\n".join(_overwrite(line) for line in text.split("\n"))
+    if "\x08" in text:
+        text = re.sub(".\x08", "", text)
+    return text.replace("\x07", "")
+
+
+def _overwrite(line: str) -> str:
+    if "\r" not in line:
+        return line
+    parts = line.split("\r")
+    shown = parts[0]
+    for part in parts[1:]:
+        shown = part + shown[len(part) :]
+    return shown
 
 
 @dataclass
 class CommandResult:
-    """What one command produced."""
+    """What one call produced."""
 
     output: str
-    """Merged stdout/stderr, trailing newlines removed."""
+    """Output since the previous result, as plain text, trailing whitespace removed (as the SDK)."""
     exit_code: int
-    """Exit code; -1 when the command was stopped by a timeout."""
+    """Exit code; -1 while the command is still running."""
     working_dir: str
-    """``$PWD`` after the command."""
+    """``$PWD`` after the command (the last known one while it runs)."""
+    running: bool = False
+    """The command has not finished: wait, send input or interrupt it."""
     timed_out: bool = False
-    """The hard timeout was hit."""
+    """Returned at the hard ``timeout``."""
     no_output_timeout: bool = False
-    """The no-new-output limit was hit."""
+    """Returned after the no-new-output limit."""
     session_restarted: bool = False
     """bash ended or hung and a fresh session was started (environment lost)."""
     output_limit: bool = False
-    """The command printed more than `MAX_OUTPUT_BYTES` and was stopped."""
+    """The command printed more than `MAX_OUTPUT_BYTES` and was interrupted."""
+    py_interpreter_path: str | None = None
+    """``command -v python`` after the command (empty when there is none)."""
+    pid: int = -1
+    """``$!``: the last background job's process id, -1 when none."""
     elapsed: float = 0.0
-    """Seconds the command ran."""
+    """Seconds the call waited."""
+    continued: bool = False
+    """Earlier output of this command was already returned (this is the rest)."""
 
 
 class TerminalSession:
-    """One persistent bash process; `run()` executes one command at a time."""
+    """One persistent interactive bash on a PTY; one command runs at a time."""
 
     def __init__(self, working_dir: str | os.PathLike[str], *, env: dict[str, str] | None = None):
         self.initial_dir = str(Path(working_dir).resolve())
         self.working_dir = self.initial_dir
         self._env = env
         self._lock = threading.Lock()
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._proc: _Pty | None = None
         self._buf = bytearray()
-        self._buf_cond = threading.Condition()
+        self._cond = threading.Condition()
         self._eof = False
+        self._returned = 0
+        """Bytes of the running command's output already returned."""
+        self.running = False
+        """A command was started and has not finished yet."""
         self._tmpdir = Path(tempfile.mkdtemp(prefix="trajkit-term-"))
         self._nonce = secrets.token_hex(8)
-        self._before: set[int] = set()
+        self._marker = re.compile(
+            rb"\r?\n__TK_" + self._nonce.encode() + rb"_B__(-?\d+)\r?\n(\d*)\r?\n(.*?)\r?\n"
+            rb"(.*?)\r?\n__TK_" + self._nonce.encode() + rb"_E__\r?\n",
+            re.S,
+        )
         self._start()
 
     # -- lifecycle -------------------------------------------------------------------
@@ -84,69 +171,90 @@ class TerminalSession:
 
     def _start(self) -> None:
         env = dict(os.environ if self._env is None else self._env)
-        env.setdefault("TERM", "dumb")
-        env["PS1"] = ""
-        env["PAGER"] = "cat"
-        env["GIT_PAGER"] = "cat"
+        env.setdefault("PAGER", "cat")
+        env.setdefault("GIT_PAGER", "cat")
+        env["TERM"] = "xterm-256color"
+        env.pop("PROMPT_COMMAND", None)
         start_dir = self.working_dir if os.path.isdir(self.working_dir) else self.initial_dir
-        self._proc = subprocess.Popen(
-            ["bash", "--noprofile", "--norc"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
+        proc = _Pty.spawn(
+            ["bash", "--noprofile", "--norc", "--noediting", "-i"],
             cwd=start_dir,
             env=env,
-            start_new_session=True,
+            dimensions=DIMENSIONS,
         )
-        self._buf = bytearray()
-        self._eof = False
-        threading.Thread(target=self._read_loop, args=(self._proc,), daemon=True).start()
+        with self._cond:
+            self._proc = proc
+            self._buf = bytearray()
+            self._eof = False
+        self.running = False
+        self._returned = 0
+        threading.Thread(target=self._read_loop, args=(proc,), daemon=True).start()
         self.working_dir = start_dir
+        nonce = self._nonce
+        self._write(
+            "stty -echo -onlcr 2>/dev/null; unset PROMPT_COMMAND; PS1=''; PS2=''; set +H; "
+            "__trajkit_prompt() { local rc=$?; "
+            f'printf \'\\n__TK_%s_B__%s\\n%s\\n%s\\n%s\\n__TK_%s_E__\\n\' {nonce} "$rc" "$!" '
+            f'"$(command -v python 2>/dev/null)" "$PWD" {nonce}; }}; '
+            "PROMPT_COMMAND=__trajkit_prompt\n"
+        )
+        deadline = time.monotonic() + 10
+        with self._cond:
+            while not self._marker.search(self._buf) and not self._eof:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("the terminal's bash did not start within 10 s")
+                self._cond.wait(0.05)
+            self._buf.clear()
 
-    def _read_loop(self, proc: subprocess.Popen[bytes]) -> None:
-        assert proc.stdout is not None
-        fd = proc.stdout.fileno()
+    def _read_loop(self, proc: _Pty) -> None:
         while True:
             try:
-                chunk = os.read(fd, 65536)
+                chunk = os.read(proc.fd, 65536)
             except OSError:
                 chunk = b""
-            with self._buf_cond:
+            with self._cond:
                 if proc is not self._proc:
                     return
                 if not chunk:
                     self._eof = True
-                    self._buf_cond.notify_all()
+                    self._cond.notify_all()
                     return
                 self._buf.extend(chunk)
-                self._buf_cond.notify_all()
+                self._cond.notify_all()
+
+    def _write(self, data: str | bytes) -> None:
+        assert self._proc is not None
+        raw = data.encode("utf-8") if isinstance(data, str) else data
+        with contextlib.suppress(OSError):
+            while raw:
+                n = os.write(self._proc.fd, raw)
+                raw = raw[n:]
 
     def close(self) -> None:
-        """Kill bash and everything it started; remove the script folder."""
-        proc, self._proc = self._proc, None
-        if proc is not None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            with contextlib.suppress(Exception):
-                proc.wait(timeout=2)
-            for stream in (proc.stdin, proc.stdout):
-                if stream is not None:
-                    with contextlib.suppress(OSError):
-                        stream.close()
+        """Kill bash, its jobs and everything they started; remove the script folder."""
+        self._kill()
         shutil.rmtree(self._tmpdir, ignore_errors=True)
 
+    def _kill(self) -> None:
+        with self._cond:
+            proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        pids = {*_descendants(proc.pid), *_session_members(proc.pid)}
+        for pid in [proc.pid, *sorted(pids)]:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(Exception):
+            proc.close(force=True)
+        self.running = False
+
     def reset(self) -> None:
-        """Replace bash with a fresh session in the initial directory."""
+        """Replace bash with a fresh session in the initial directory (jobs are killed)."""
         with self._lock:
             self._restart(self.initial_dir)
 
     def _restart(self, working_dir: str) -> None:
-        proc, self._proc = self._proc, None
-        if proc is not None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            with contextlib.suppress(Exception):
-                proc.wait(timeout=2)
+        self._kill()
         self.working_dir = working_dir
         self._start()
 
@@ -163,140 +271,166 @@ class TerminalSession:
         no_output_timeout: float = 30.0,
         env: dict[str, str] | None = None,
     ) -> CommandResult:
-        """Run ``command``; stop it after ``timeout`` seconds, or after ``no_output_timeout``
-        seconds without new output when no ``timeout`` is given. ``env`` is exported in the
-        session first (sent over the pipe, never written to a file: it carries secrets)."""
+        """Start ``command`` and wait for it (see the module docstring for the timeouts).
+        ``env`` is exported in the session first (typed into the terminal, never written to
+        a file: it carries secrets). Raises RuntimeError while another command runs."""
         with self._lock:
-            if self._proc is None or self._proc.poll() is not None:
+            if self.running:
+                raise RuntimeError("a command is still running")
+            if self._proc is None or self._eof or not self._proc.isalive():
                 self._restart(self.working_dir)
-            return self._run(command, timeout, no_output_timeout, env or {})
+            script = self._tmpdir / "cmd.sh"
+            script.write_text(command + "\n", encoding="utf-8")
+            exports = "".join(
+                f"export {k}={_quote(v)}; " for k, v in (env or {}).items() if k.isidentifier()
+            )
+            with self._cond:
+                self._buf.clear()
+            self._returned = 0
+            self.running = True
+            self._write(f"{exports}. {_quote(str(script))}\n")
+            return self._wait(timeout, no_output_timeout)
 
-    def _run(
-        self,
-        command: str,
-        timeout: float | None,
-        no_output_timeout: float,
-        env: dict[str, str] | None = None,
+    def send_input(
+        self, text: str, *, timeout: float | None = None, no_output_timeout: float = 30.0
     ) -> CommandResult:
-        assert self._proc is not None and self._proc.stdin is not None
-        script = self._tmpdir / "cmd.sh"
-        script.write_text(command + "\n", encoding="utf-8")
-        marker = f"__TRAJKIT_{self._nonce}_DONE__"
-        exports = "".join(
-            f"export {k}={_quote(v)}\n" for k, v in (env or {}).items() if k.isidentifier()
-        )
-        line = (
-            f"{exports}. {_quote(str(script))} < /dev/null\n"
-            f'__trajkit_rc=$?; printf \'\\n{marker} %s %s\\n\' "$__trajkit_rc" "$PWD"\n'
-        )
-        with self._buf_cond:
-            self._buf.clear()
-        # Background jobs started by earlier commands are not this command's to stop.
-        self._before = set(_descendants(self._proc.pid))
+        """Type ``text`` (and Enter) or a key (``C-c``, ``UP``, ...) into the running command."""
+        with self._lock:
+            if not self.running:
+                raise RuntimeError("no command is running")
+            key = key_bytes(text)
+            self._write(key if key is not None else text.encode("utf-8") + b"\n")
+            return self._wait(timeout, no_output_timeout)
+
+    def wait_more(
+        self, *, timeout: float | None = None, no_output_timeout: float = 30.0
+    ) -> CommandResult:
+        """Wait for the running command's next output (or its end)."""
+        with self._lock:
+            if not self.running:
+                raise RuntimeError("no command is running")
+            return self._wait(timeout, no_output_timeout)
+
+    def pending_output(self) -> str:
+        """Output of the running command not returned yet (it is then counted as returned)."""
+        with self._cond:
+            raw = bytes(self._buf[self._returned :])
+            self._returned = len(self._buf)
+        return clean_output(raw).rstrip()
+
+    def _wait(self, timeout: float | None, no_output_timeout: float) -> CommandResult:
+        continued = self._returned > 0
+        result = self._wait_for(timeout, no_output_timeout)
+        result.continued = continued
+        return result
+
+    def _wait_for(self, timeout: float | None, no_output_timeout: float) -> CommandResult:
         start = time.monotonic()
-        try:
-            self._proc.stdin.write(line.encode("utf-8"))
-            self._proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            pass
-        marker_b = ("\n" + marker + " ").encode()
-        last_len, last_change = 0, start
-        timed_out = no_output = too_long = False
-        stop_at = start
+        last_len, last_change = -1, start
+        interrupted_at: float | None = None
+        searched = max(0, self._returned - 1)
         while True:
-            with self._buf_cond:
-                idx = self._buf.find(marker_b)
-                if idx >= 0 and self._buf.find(b"\n", idx + len(marker_b)) >= 0:
-                    result = self._finish(idx, marker_b, start, timed_out, no_output)
-                    result.output_limit = too_long
-                    if too_long:
-                        result.exit_code = -1
-                    return result
+            with self._cond:
+                # search only the new bytes (and a marker's length before them)
+                match = self._marker.search(self._buf, searched)
+                searched = max(searched, len(self._buf) - _MARKER_SPAN)
+                if match:
+                    return self._finish(match, start, interrupted_at is not None)
                 if self._eof:
                     return self._ended(start)
-                self._buf_cond.wait(0.05)
-                now = time.monotonic()
-                if len(self._buf) != last_len:
-                    last_len, last_change = len(self._buf), now
-            if timed_out or no_output or too_long:
-                if now - stop_at > _KILL_GRACE:
-                    result = self._hung(start, timed_out, no_output)
-                    result.output_limit = too_long
-                    return result
+                self._cond.wait(0.05)
+                size = len(self._buf)
+            now = time.monotonic()
+            if self._proc is not None and not self._proc.isalive():
+                # bash exited; a background job may still hold the terminal open (no EOF)
+                time.sleep(0.05)
+                with self._cond:
+                    return self._ended(start)
+            if size != last_len:
+                last_len, last_change = size, now
+            if interrupted_at is not None:
+                if now - interrupted_at > _KILL_GRACE:
+                    return self._hung(start)
                 continue
-            if timeout is not None and now - start >= timeout:
-                timed_out = True
+            if size > MAX_OUTPUT_BYTES:
+                interrupted_at = now
+                self._write(b"\x03")
+            elif timeout is not None and now - start >= timeout:
+                return self._partial(start, timed_out=True)
             elif timeout is None and now - last_change >= no_output_timeout:
-                no_output = True
-            elif last_len > MAX_OUTPUT_BYTES:
-                too_long = True
-            if timed_out or no_output or too_long:
-                stop_at = now
-                self._kill_children()
+                return self._partial(start, no_output=True)
 
-    def _finish(
-        self, idx: int, marker_b: bytes, start: float, timed_out: bool, no_output: bool
+    def _partial(
+        self, start: float, *, timed_out: bool = False, no_output: bool = False
     ) -> CommandResult:
-        out = bytes(self._buf[:idx]).decode("utf-8", "replace")
-        tail_end = self._buf.find(b"\n", idx + len(marker_b))
-        tail = bytes(self._buf[idx + len(marker_b) : tail_end]).decode("utf-8", "replace")
-        rc_text, _, cwd = tail.partition(" ")
-        try:
-            rc = int(rc_text)
-        except ValueError:
-            rc = -1
-        if cwd:
-            self.working_dir = cwd
-        self._buf.clear()
+        with self._cond:
+            end = len(self._buf)
+            # keep back a line that may be the start of the marker
+            tail = self._buf.rfind(b"\n__TK_", self._returned)
+            if tail >= 0:
+                end = tail
+            raw = bytes(self._buf[self._returned : end])
+            self._returned = end
         return CommandResult(
-            output=out.rstrip("\n"),
-            exit_code=-1 if (timed_out or no_output) else rc,
+            output=clean_output(raw).rstrip(),
+            exit_code=-1,
             working_dir=self.working_dir,
+            running=True,
             timed_out=timed_out,
             no_output_timeout=no_output,
+            elapsed=time.monotonic() - start,
+        )
+
+    def _finish(self, match: re.Match[bytes], start: float, interrupted: bool) -> CommandResult:
+        raw = bytes(self._buf[self._returned : match.start()])
+        rc = int(match.group(1))
+        bg = match.group(2)
+        py = match.group(3).decode("utf-8", "replace")
+        cwd = match.group(4).decode("utf-8", "replace")
+        if cwd:
+            self.working_dir = cwd
+        del self._buf[: match.end()]
+        self._returned = 0
+        self.running = False
+        return CommandResult(
+            output=clean_output(raw).rstrip(),
+            exit_code=-1 if interrupted else rc,
+            working_dir=self.working_dir,
+            output_limit=interrupted,
+            py_interpreter_path=py,
+            pid=int(bg) if bg else -1,
             elapsed=time.monotonic() - start,
         )
 
     def _ended(self, start: float) -> CommandResult:
         """bash exited during the command (``exit N``): report N and start a new bash."""
-        out = bytes(self._buf).decode("utf-8", "replace")
-        rc = -1
-        if self._proc is not None:
+        raw = bytes(self._buf[self._returned :])
+        rc: int | None = -1
+        proc = self._proc
+        if proc is not None:
             with contextlib.suppress(Exception):
-                rc = self._proc.wait(timeout=2)
+                rc = proc.wait()
         self._restart(self.working_dir)
         return CommandResult(
-            output=out.rstrip("\n"),
-            exit_code=rc,
+            output=clean_output(raw).rstrip(),
+            exit_code=rc if rc is not None else -1,
             working_dir=self.working_dir,
             session_restarted=True,
             elapsed=time.monotonic() - start,
         )
 
-    def _hung(self, start: float, timed_out: bool, no_output: bool) -> CommandResult:
-        out = bytes(self._buf).decode("utf-8", "replace")
+    def _hung(self, start: float) -> CommandResult:
+        with self._cond:
+            raw = bytes(self._buf[self._returned :])
         self._restart(self.working_dir)
         return CommandResult(
-            output=out.rstrip("\n"),
+            output=clean_output(raw).rstrip(),
             exit_code=-1,
             working_dir=self.working_dir,
-            timed_out=timed_out,
-            no_output_timeout=no_output,
+            output_limit=True,
             session_restarted=True,
             elapsed=time.monotonic() - start,
         )
-
-    def _kill_children(self) -> None:
-        """SIGINT then SIGKILL the processes this command started (bash keeps running)."""
-        if self._proc is None:
-            return
-        pids = [p for p in _descendants(self._proc.pid) if p not in self._before]
-        for sig in (signal.SIGINT, signal.SIGKILL):
-            for pid in pids:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, sig)
-            if sig == signal.SIGINT:
-                time.sleep(0.1)
 
 
 def _descendants(pid: int) -> list[int]:
@@ -312,5 +446,50 @@ def _descendants(pid: int) -> list[int]:
     return out
 
 
+def _session_members(sid: int) -> list[int]:
+    """Processes of the terminal's session (background jobs outlive an exited bash)."""
+    out: list[int] = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[3]) == sid:
+                out.append(int(stat.parent.name))
+    return out
+
+
 def _quote(s: str) -> str:
     return "'" + s.replace("'", "'\\''") + "'"
+
+
+class _Pty:
+    """The slice of `ptyprocess.PtyProcess` used here (imported lazily: runtime only)."""
+
+    def __init__(self, proc: object) -> None:
+        self._p = proc
+
+    @classmethod
+    def spawn(
+        cls, argv: list[str], *, cwd: str, env: dict[str, str], dimensions: tuple[int, int]
+    ) -> _Pty:
+        from ptyprocess import PtyProcess
+
+        return cls(PtyProcess.spawn(argv, cwd=cwd, env=env, dimensions=dimensions, echo=False))
+
+    @property
+    def pid(self) -> int:
+        return int(self._p.pid)  # type: ignore[attr-defined]
+
+    @property
+    def fd(self) -> int:
+        return int(self._p.fd)  # type: ignore[attr-defined]
+
+    def isalive(self) -> bool:
+        return bool(self._p.isalive())  # type: ignore[attr-defined]
+
+    def wait(self) -> int | None:
+        self._p.wait()  # type: ignore[attr-defined]
+        status = self._p.exitstatus  # type: ignore[attr-defined]
+        return int(status) if status is not None else None
+
+    def close(self, *, force: bool) -> None:
+        self._p.close(force=force)  # type: ignore[attr-defined]
