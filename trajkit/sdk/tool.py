@@ -179,6 +179,8 @@ _BUILTIN_MODULES = {
     "TerminalTool": "trajkit.tools.terminal",
     "file_editor": "trajkit.tools.file_editor",
     "FileEditorTool": "trajkit.tools.file_editor",
+    "task_tracker": "trajkit.tools.task_tracker",
+    "TaskTrackerTool": "trajkit.tools.task_tracker",
     "finish": "trajkit.sdk.builtins",
     "FinishTool": "trajkit.sdk.builtins",
     "think": "trajkit.sdk.builtins",

@@ -15,40 +15,32 @@ from trajkit.tools.file_editor.editor import FileEditor
 
 __all__ = ["FileEditorTool"]
 
-DESCRIPTION = """Custom editing tool for viewing, creating and editing files in plain-text format
-* State is persistent across command calls and discussions with the user
-* If `path` is a text file, `view` displays the result of applying `cat -n`. If `path` is a directory, `view` lists non-hidden files and directories up to 2 levels deep
-* The `create` command cannot be used if the specified `path` already exists as a file
-* If a `command` generates a long output, it will be truncated and marked with `<response clipped>`
-* The `undo_edit` command will revert the last edit made to the file at `path`
-* This tool can be used for creating and editing files in plain-text format.
+DESCRIPTION = """Views, creates and edits files; the editor remembers earlier versions so an edit can be undone.
 
+Commands:
+* `view`: for a file, its lines numbered like `cat -n` (use `view_range` for part of a long file);
+  for a directory, the files and folders in it up to two levels deep, hidden ones left out.
+  Very long results are cut and marked `<response clipped>`: search with `grep -n` and view the
+  lines you need.
+* `create`: writes `file_text` to a new file. It refuses to overwrite a file that exists; edit
+  that one instead.
+* `str_replace`: replaces `old_str` with `new_str`. `old_str` must appear exactly once in the
+  file, character for character, whitespace and indentation included; otherwise nothing is
+  changed and you are told why. Give enough surrounding lines (typically three to five) to make
+  it unique. An empty or missing `new_str` deletes the text.
+* `insert`: inserts `new_str` after line `insert_line` (0 puts it at the top).
+* `undo_edit`: restores the file as it was before your last edit to it.
 
-Before using this tool:
-1. Use the view tool to understand the file's contents and context
-2. Verify the directory path is correct (only applicable when creating new files):
-   - Use the view tool to verify the parent directory exists and is the correct location
-
-When making edits:
-   - Ensure the edit results in idiomatic, correct code
-   - Do not leave the code in a broken state
-   - Always use absolute file paths (starting with /)
-
-CRITICAL REQUIREMENTS FOR USING THIS TOOL:
-
-1. EXACT MATCHING: The `old_str` parameter must match EXACTLY one or more consecutive lines from the file, including all whitespace and indentation. The tool will fail if `old_str` matches multiple locations or doesn't match exactly with the file content.
-
-2. UNIQUENESS: The `old_str` must uniquely identify a single instance in the file:
-   - Include sufficient context before and after the change point (3-5 lines recommended)
-   - If not unique, the replacement will not be performed
-
-3. REPLACEMENT: The `new_str` parameter should contain the edited lines that replace the `old_str`. Both strings must be different.
-
-Remember: when making multiple file edits in a row to the same file, you should prefer to send all edits in a single message with multiple calls to this tool, rather than multiple messages with a single call each.
-
+Good practice:
+* Paths are absolute (they start with `/`).
+* View a file before you edit it, and check that the folder exists before you create a file.
+* Keep every edit correct on its own: idiomatic code, nothing left half-changed or broken.
+* Several edits to one file: send them as several calls in the same response rather than one
+  call per response.
+* Text files only; use the terminal for binary files.
 
 Your current working directory is: {cwd}
-When exploring project structure, start with this directory instead of the root filesystem."""
+Start exploring the project from there, not from the root of the file system."""
 
 PARAMETERS: dict[str, Any] = {
     "type": "object",
