@@ -12,7 +12,7 @@ conversation.run()
 ```
 """
 
-from trajkit.events import Event, LLMConvertibleEvent
+from trajkit.events import Event, ImageContent, LLMConvertibleEvent, TextContent
 from trajkit.sdk.agent import Agent
 from trajkit.sdk.confirmation import AlwaysConfirm, ConfirmRisky, LLMSecurityAnalyzer, NeverConfirm
 from trajkit.sdk.conversation import Conversation
@@ -21,10 +21,11 @@ from trajkit.sdk.logger import get_logger
 from trajkit.sdk.secrets import Cipher, LookupSecret, StaticSecret
 from trajkit.sdk.skills import AgentContext, KeywordTrigger, Skill, load_skills
 from trajkit.sdk.state import ConversationExecutionStatus, ConversationState
-from trajkit.sdk.tool import Tool
+from trajkit.sdk.tool import Action, Observation, Tool, ToolDefinition, ToolExecutor, register_tool
 
 __all__ = [
     "LLM",
+    "Action",
     "Agent",
     "AgentContext",
     "AlwaysConfirm",
@@ -34,15 +35,21 @@ __all__ = [
     "ConversationExecutionStatus",
     "ConversationState",
     "Event",
+    "ImageContent",
     "KeywordTrigger",
     "LLMConvertibleEvent",
     "LLMError",
     "LLMSecurityAnalyzer",
     "LookupSecret",
     "NeverConfirm",
+    "Observation",
     "Skill",
     "StaticSecret",
+    "TextContent",
     "Tool",
+    "ToolDefinition",
+    "ToolExecutor",
     "get_logger",
     "load_skills",
+    "register_tool",
 ]

@@ -308,7 +308,7 @@ class Agent(BaseModel):
         tool = conversation.tools[event.tool_name]
         assert event.action is not None
         try:
-            observation = tool(event.action)
+            observation = tool.execute(event.action, conversation)
         except Exception as e:  # a tool bug must not end the conversation
             conversation.emit(
                 AgentErrorEvent(

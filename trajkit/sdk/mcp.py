@@ -452,7 +452,7 @@ def result_to_observation(tool_name: str, result: Mapping[str, Any]) -> MCPToolO
 class MCPTool(RuntimeTool):
     """One tool of a running MCP server, as the agent offers and runs it."""
 
-    name: ClassVar[str] = "mcp"
+    name = "mcp"
     action_type = MCPToolAction
     observation_type = MCPToolObservation
 
@@ -462,9 +462,9 @@ class MCPTool(RuntimeTool):
         self.connection = connection
         self.mcp_tool = {k: mcp_tool[k] for k in _MCP_TOOL_KEYS if k in mcp_tool}
         self.mcp_tool.setdefault("inputSchema", {"type": "object", "properties": {}})
-        self.name = str(mcp_tool["name"])  # type: ignore[misc]
+        self.name = str(mcp_tool["name"])
         self.description = str(mcp_tool.get("description") or "")
-        self.annotations = mcp_tool.get("annotations")  # type: ignore[misc]
+        self.annotations = mcp_tool.get("annotations")
         self.timeout = timeout
 
     @property

@@ -6,6 +6,17 @@ registry into live `RuntimeTool` objects bound to a `ToolContext` (working direc
 conversation folder). Built-in names resolve by importing their module on first use, so
 ``Tool(name="terminal")`` works without importing ``trajkit.tools.terminal`` first.
 
+Custom tools are written the SDK's way: an `Action` (its fields are the arguments) and an
+`Observation` (``to_llm_content`` decides what the LLM reads), a `ToolExecutor` whose
+``__call__(action, conversation)`` returns the observation, and a `ToolDefinition` subclass whose
+``create(conv_state, **params)`` returns the live tool(s); ``register_tool("Name", Subclass)``
+makes ``Tool(name="Name")`` resolve to it. There is one registry and one function: the
+built-ins register through the same ``register_tool`` (used as a class decorator). A custom
+tool's action and observation are persisted as their own ``kind`` (read back as
+``UnknownAction``/``UnknownObservation`` by the toolkit, which needs none of your code); the
+observation's ``content`` holds what ``to_llm_content`` rendered, so ``trajkit convert`` gives
+the tool result the LLM was sent.
+
 A `RuntimeTool` knows what the LLM is offered (name, description, JSON Schema with the
 ``security_risk``/``summary`` arguments the SDK adds) and what the SystemPromptEvent records
 (`trajkit.events.ToolDefinition`), parses a call's arguments into its Action payload, and
@@ -17,22 +28,43 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
+import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+)
 
-from trajkit.events import Action, Observation, ToolDefinition
+from trajkit.events import Action as _PayloadAction
+from trajkit.events import ImageContent, TextContent, UnknownAction, UnknownObservation
+from trajkit.events import Observation as _PayloadObservation
+from trajkit.events import ToolDefinition as _ToolEntry
+from trajkit.events.payloads.base import ERROR_HEADER
+
+if TYPE_CHECKING:
+    from trajkit.sdk.conversation import Conversation
 
 __all__ = [
     "SECURITY_RISK_SCHEMA",
     "SUMMARY_SCHEMA",
+    "Action",
+    "Observation",
     "RuntimeTool",
     "Tool",
+    "ToolAnnotations",
     "ToolContext",
+    "ToolDefinition",
+    "ToolExecutor",
     "register_tool",
     "registered_tool_names",
     "resolve_tool",
@@ -84,17 +116,38 @@ class ToolContext:
             return None
         return str(Path(self.conversation_dir) / "observations")
 
+    # The SDK's ConversationState attributes a custom ``create(conv_state)`` reads.
+    @property
+    def workspace(self) -> _Workspace:
+        """``conv_state.workspace.working_dir``."""
+        return _Workspace(self.working_dir)
+
+    @property
+    def persistence_dir(self) -> str | None:
+        """``conv_state.persistence_dir``: the conversation folder."""
+        return self.conversation_dir
+
+    @property
+    def env_observation_persistence_dir(self) -> str | None:
+        """``conv_state.env_observation_persistence_dir``: where full outputs are saved."""
+        return self.observations_dir
+
+
+@dataclass(frozen=True)
+class _Workspace:
+    working_dir: str
+
 
 class RuntimeTool(ABC):
     """A live tool: offered to the LLM, turns calls into actions and actions into observations."""
 
-    name: ClassVar[str]
+    name: str
     """Name the LLM calls."""
-    action_type: ClassVar[type[Action]]
-    observation_type: ClassVar[type[Observation]]
-    annotations: ClassVar[dict[str, Any] | None] = None
+    action_type: type[_PayloadAction]
+    observation_type: type[_PayloadObservation]
+    annotations: dict[str, Any] | None = None
     """MCP-style hints; ``readOnlyHint`` true means no ``security_risk`` argument."""
-    parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
+    parameters: dict[str, Any] = {"type": "object", "properties": {}}  # noqa: RUF012
     """JSON Schema of the action's own arguments (without security_risk/summary)."""
 
     description: str = ""
@@ -146,7 +199,7 @@ class RuntimeTool(ABC):
             "strict": False,
         }
 
-    def definition(self) -> ToolDefinition:
+    def definition(self) -> _ToolEntry:
         """What the SystemPromptEvent records for this tool."""
         data: dict[str, Any] = {
             "description": self.description,
@@ -157,23 +210,32 @@ class RuntimeTool(ABC):
             data["annotations"] = self.annotations
         data["kind"] = self.kind
         data["title"] = (self.annotations or {}).get("title") or self.name
-        return ToolDefinition.model_validate(data)
+        return _ToolEntry.model_validate(data)
 
-    def action_from_arguments(self, arguments: dict[str, Any]) -> Action:
+    def action_from_arguments(self, arguments: dict[str, Any]) -> _PayloadAction:
         """Validate the LLM's arguments (minus security_risk/summary) into the action payload."""
         args = {k: v for k, v in arguments.items() if k not in ("security_risk", "summary")}
         return self.action_type.model_validate(args)
 
     @abstractmethod
-    def __call__(self, action: Action) -> Observation:
+    def __call__(self, action: _PayloadAction) -> _PayloadObservation:
         """Execute ``action``. Errors the LLM should read are observations with is_error."""
+
+    def execute(
+        self, action: _PayloadAction, conversation: Conversation | None = None
+    ) -> _PayloadObservation:
+        """Run a persisted action and give the observation to persist (the agent's entry)."""
+        del conversation
+        return self(action)
 
     def close(self) -> None:  # noqa: B027 (optional hook)
         """Release processes or files."""
 
 
-ToolFactory = Callable[..., list[RuntimeTool]]
-_REGISTRY: dict[str, type[RuntimeTool]] = {}
+Resolver = Callable[..., list[RuntimeTool]]
+"""``resolver(ctx, **params)`` -> the live tools for one spec."""
+_REGISTRY: dict[str, Resolver] = {}
+_REGISTRY_LOCK = threading.Lock()
 _BUILTIN_MODULES = {
     "terminal": "trajkit.tools.terminal",
     "TerminalTool": "trajkit.tools.terminal",
@@ -186,26 +248,80 @@ _BUILTIN_MODULES = {
     "think": "trajkit.sdk.builtins",
     "ThinkTool": "trajkit.sdk.builtins",
 }
+_T = TypeVar("_T", bound=type[RuntimeTool])
 
 
-def register_tool(cls: type[RuntimeTool]) -> type[RuntimeTool]:
-    """Class decorator: make ``cls`` resolvable by its ``name`` and its class name."""
-    _REGISTRY[cls.name] = cls
-    _REGISTRY[cls.__name__] = cls
-    return cls
+def register_tool(
+    name: str | _T, factory: type[RuntimeTool] | RuntimeTool | Resolver | None = None
+) -> Any:
+    """Make ``Tool(name=name)`` resolve to ``factory``, the SDK's ``register_tool``.
+
+    ``factory`` is a tool class (its ``create(conv_state, **params)`` is called), a live tool
+    instance, or a function ``(conv_state, **params) -> [tools]``. Used bare as a class
+    decorator (``@register_tool``), it registers the class under its ``name`` and class name.
+    """
+    if isinstance(name, type):
+        _register(name.name, name)
+        _register(name.__name__, name)
+        return name
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError("a tool name must be a non-empty string")
+    if factory is None:
+        raise TypeError("register_tool(name, factory): factory is missing")
+    _register(name, factory)
+    return None
+
+
+def _register(name: str, factory: type[RuntimeTool] | RuntimeTool | Resolver) -> None:
+    resolver: Resolver
+    if isinstance(factory, type) and issubclass(factory, RuntimeTool):
+        cls = factory
+
+        def resolver(ctx: ToolContext, **params: Any) -> list[RuntimeTool]:
+            return list(cls.create(ctx, **params))
+
+    elif isinstance(factory, RuntimeTool):
+        tool = factory
+
+        def resolver(ctx: ToolContext, **params: Any) -> list[RuntimeTool]:
+            if params:
+                raise ValueError(f"tool {name!r} was registered as an instance: it takes no params")
+            return [tool]
+
+    elif callable(factory):
+        function: Callable[..., Sequence[RuntimeTool]] = factory  # type: ignore[assignment]
+
+        def resolver(ctx: ToolContext, **params: Any) -> list[RuntimeTool]:
+            return list(function(ctx, **params))
+
+    else:
+        raise TypeError(
+            "register_tool accepts a tool class with create(conv_state, **params), a tool "
+            f"instance or a factory function; got {type(factory).__name__}"
+        )
+    with _REGISTRY_LOCK:
+        _REGISTRY[name] = resolver
+        given = getattr(factory, "name", None)
+        _NAMES[name] = given if isinstance(given, str) and given else name
+
+
+_NAMES: dict[str, str] = {}
+"""Registered name -> the tool name it gives (for error messages)."""
 
 
 def registered_tool_names() -> list[str]:
-    return sorted({c.name for c in _REGISTRY.values()})
+    return sorted(set(_NAMES.values()))
 
 
-def _lookup(name: str) -> type[RuntimeTool]:
+def _lookup(name: str) -> Resolver:
     if name not in _REGISTRY and name in _BUILTIN_MODULES:
         importlib.import_module(_BUILTIN_MODULES[name])
     try:
         return _REGISTRY[name]
     except KeyError:
-        known = ", ".join(registered_tool_names() + sorted(set(_BUILTIN_MODULES) - set(_REGISTRY)))
+        known = ", ".join(
+            sorted(set(registered_tool_names()) | {n for n in _BUILTIN_MODULES if n.islower()})
+        )
         raise ValueError(f"unknown tool {name!r}; known tools: {known}") from None
 
 
@@ -213,7 +329,7 @@ def resolve_tool(spec: Tool | str, ctx: ToolContext) -> list[RuntimeTool]:
     """Live tools for a spec (or a bare name)."""
     if isinstance(spec, str):
         spec = Tool(name=spec)
-    return _lookup(spec.name).create(ctx, **spec.params)
+    return _lookup(spec.name)(ctx, **spec.params)
 
 
 def default_summary(tool_name: str, arguments_text: str) -> str:
@@ -234,3 +350,202 @@ def parse_arguments(text: str) -> dict[str, Any]:
 
 def workspace_path(path: str | os.PathLike[str]) -> str:
     return str(Path(path).expanduser().resolve())
+
+
+# -- custom tools, the SDK's way ---------------------------------------------------------
+A = TypeVar("A", bound=_PayloadAction)
+O = TypeVar("O", bound=_PayloadObservation)  # noqa: E741
+
+
+class Action(_PayloadAction):
+    """Base of a custom tool's action (the SDK's ``Action``): its fields are the arguments.
+
+    Persisted with ``kind`` = the class name, after the fields, as the SDK writes it.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    @model_serializer(mode="wrap")
+    def _with_kind(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict):
+            data.pop("kind", None)
+            data["kind"] = type(self).__name__
+        return data
+
+
+class Observation(_PayloadObservation):
+    """Base of a custom tool's observation (the SDK's ``Observation``).
+
+    Override ``to_llm_content`` (a property, as in the SDK, or a method) to choose what the LLM
+    reads; by default it is the error header (when ``is_error``) and ``content``.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    ERROR_MESSAGE_HEADER: ClassVar[str] = ERROR_HEADER
+    """The first item of an error's LLM content, as in the SDK."""
+
+    @model_serializer(mode="wrap")
+    def _with_kind(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict):
+            data.pop("kind", None)
+            data["kind"] = type(self).__name__
+        return data
+
+    @classmethod
+    def from_text(cls, text: str, *, is_error: bool = False, **fields: Any) -> Any:
+        """An observation whose content is one text item."""
+        return cls(content=[TextContent(text=text)], is_error=is_error, **fields)
+
+
+class ToolAnnotations(BaseModel):
+    """MCP-style hints about a tool (the SDK's ``ToolAnnotations``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    title: str | None = None
+    readOnlyHint: bool = False  # noqa: N815 (the MCP names)
+    destructiveHint: bool = True  # noqa: N815
+    idempotentHint: bool = False  # noqa: N815
+    openWorldHint: bool = True  # noqa: N815
+
+
+class ToolExecutor(ABC, Generic[A, O]):
+    """Runs a custom tool's action (the SDK's ``ToolExecutor``)."""
+
+    @abstractmethod
+    def __call__(self, action: A, conversation: Conversation | None = None) -> O:
+        """The observation for ``action``; ``conversation`` is the running conversation."""
+
+    def close(self) -> None:  # noqa: B027 (optional hook)
+        """Release what the executor holds."""
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+class ToolDefinition(RuntimeTool, Generic[A, O]):
+    """A custom tool, the SDK's way: subclass it and implement ``create``.
+
+    ``create(conv_state, **params)`` returns instances built with ``description``,
+    ``action_type``, ``observation_type``, ``annotations`` and an ``executor``. The tool's name
+    is the class name in snake case without ``_tool`` (``GrepTool`` -> ``grep``), as in the SDK;
+    the parameter schema is the action's fields.
+    """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "name" not in cls.__dict__:
+            cls.name = _snake(cls.__name__).removesuffix("_tool")
+
+    def __init__(
+        self,
+        *,
+        description: str,
+        action_type: type[A],
+        observation_type: type[O],
+        annotations: ToolAnnotations | Mapping[str, Any] | None = None,
+        executor: ToolExecutor[A, O] | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> None:
+        self.description = description
+        self.action_type = action_type
+        self.observation_type = observation_type
+        if isinstance(annotations, ToolAnnotations):
+            annotations = annotations.model_dump(exclude_none=True)
+        self.annotations = dict(annotations) if annotations is not None else None
+        self.executor = executor
+        self.meta = meta
+        self.parameters = action_parameters(action_type)
+
+    @classmethod
+    def create(cls, ctx: ToolContext, **params: Any) -> list[RuntimeTool]:
+        raise NotImplementedError(
+            f"{cls.__name__}.create(conv_state, **params) must return the tool instances"
+        )
+
+    def action_from_arguments(self, arguments: dict[str, Any]) -> _PayloadAction:
+        """Validate with the action class; the event stores it as its own ``kind``."""
+        action = super().action_from_arguments(arguments)
+        return UnknownAction.model_validate(action.model_dump(mode="json"))
+
+    def __call__(self, action: _PayloadAction) -> _PayloadObservation:
+        return self.execute(action)
+
+    def execute(
+        self, action: _PayloadAction, conversation: Conversation | None = None
+    ) -> _PayloadObservation:
+        if self.executor is None:
+            raise NotImplementedError(f"tool {self.name!r} has no executor")
+        typed = action
+        if not isinstance(action, self.action_type):
+            args = action.model_dump(mode="json", exclude={"kind"})
+            typed = self.action_type.model_validate(args)
+        observation = self.executor(typed, conversation)  # type: ignore[arg-type]
+        return persisted_observation(observation)
+
+    def close(self) -> None:
+        if self.executor is not None:
+            self.executor.close()
+
+
+def persisted_observation(observation: _PayloadObservation) -> _PayloadObservation:
+    """A custom observation as stored: its fields and ``kind``, with ``content`` holding what
+    ``to_llm_content`` renders (less the error header the converter adds back)."""
+    if not isinstance(observation, Observation):
+        return observation
+    rendered = observation.to_llm_content
+    items = list(rendered() if callable(rendered) else rendered)
+    first = items[0] if items else None
+    if observation.is_error and isinstance(first, TextContent) and first.text == ERROR_HEADER:
+        items = items[1:]
+    data = observation.model_dump(mode="json")
+    data["content"] = [
+        c.model_dump(mode="json") if isinstance(c, TextContent | ImageContent) else c for c in items
+    ]
+    return UnknownObservation.model_validate(data)
+
+
+def action_parameters(action_type: type[BaseModel]) -> dict[str, Any]:
+    """The JSON Schema of an action's arguments as the SDK sends it: ``$ref`` resolved,
+    optional (``anyOf`` with null) fields given their non-null type, ``kind`` left out."""
+    schema = action_type.model_json_schema()
+    defs = schema.get("$defs", {})
+    props = {k: _simplify(v, defs) for k, v in schema.get("properties", {}).items() if k != "kind"}
+    out: dict[str, Any] = {"type": "object", "properties": props}
+    required = [r for r in schema.get("required", []) if r != "kind"]
+    if required:
+        out["required"] = required
+    return out
+
+
+def _simplify(node: dict[str, Any], defs: Mapping[str, Any]) -> dict[str, Any]:
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/") and ref.split("/")[-1] in defs:
+        resolved = dict(defs[ref.split("/")[-1]])
+        if "description" in node:
+            resolved["description"] = node["description"]
+        return _simplify(resolved, defs)
+    out: dict[str, Any] = {}
+    if "type" in node:
+        out["type"] = node["type"]
+    if "anyOf" in node:
+        options = [t for t in node["anyOf"] if t.get("type") != "null"]
+        if options:
+            out.update(_simplify(options[0], defs))
+    if "description" in node:
+        out["description"] = node["description"]
+    if node.get("type") == "object" and "properties" in node:
+        out["properties"] = {k: _simplify(v, defs) for k, v in node["properties"].items()}
+        if node.get("required"):
+            out["required"] = node["required"]
+    if node.get("type") == "array" and "items" in node:
+        out["items"] = _simplify(node["items"], defs)
+    if "enum" in node:
+        out["enum"] = node["enum"]
+    return out
+
+
+_ = ValidationError  # re-exported for tools validating their own arguments
