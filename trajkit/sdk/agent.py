@@ -15,13 +15,17 @@ One `Agent.step` is one LLM call plus the tool calls it asks for:
    them are emitted before any runs. A call naming no known tool, or with arguments that are not
    valid JSON for the tool, gets ``action=None`` and, in its turn, an ``AgentErrorEvent`` that
    quotes the original arguments text; the run continues so the model can correct itself.
-4. The calls run one after another, in order; each result is an ``ObservationEvent`` (or an
-   ``AgentErrorEvent`` when the tool raised). ``finish`` ends the run.
+4. The calls run one after another, or up to ``tool_concurrency_limit`` at once in threads
+   (calls to a tool with one shared session, such as the terminal, take turns); each result is
+   an ``ObservationEvent`` (or an ``AgentErrorEvent`` when the tool raised), emitted in call
+   order once all have run. ``finish`` ends the run.
 """
 
 from __future__ import annotations
 
 import re
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import (
@@ -97,7 +101,8 @@ class Agent(BaseModel):
     critic: dict[str, Any] | None = None
     """Critic configuration (kept as given)."""
     tool_concurrency_limit: int = Field(default=1, ge=1)
-    """Tool calls of one response run one at a time."""
+    """How many tool calls of one response may run at once (1: one after another); results
+    are persisted in call order either way."""
     kind: Literal["Agent"] = "Agent"
     """Agent class name."""
 
@@ -249,11 +254,9 @@ class Agent(BaseModel):
                     conversation.emit(error)
             conversation.wait_for_confirmation()
             return
+        results = self._run_all(conversation, runnable)
         for event, error in planned:
-            if error is not None:
-                conversation.emit(error)
-            else:
-                self._execute(conversation, event)
+            conversation.emit(error if error is not None else results[event.id])
         if any(isinstance(e.action, FinishAction) for e, err in planned if err is None):
             conversation.finish()
 
@@ -304,29 +307,54 @@ class Agent(BaseModel):
         )
         return event, None
 
+    def _run_all(
+        self, conversation: Conversation, events: list[ActionEvent]
+    ) -> dict[str, ObservationEvent | AgentErrorEvent]:
+        """Results by action id. Up to ``tool_concurrency_limit`` calls run at once (threads);
+        calls to a tool with one shared session (`RuntimeTool.resource_key`) take turns."""
+        limit = min(self.tool_concurrency_limit, len(events))
+        if limit <= 1:
+            return {e.id: self._run_one(conversation, e) for e in events}
+        locks: dict[str, threading.Lock] = {}
+        for e in events:
+            key = conversation.tools[e.tool_name].resource_key(e.action)
+            if key is not None:
+                locks.setdefault(key, threading.Lock())
+
+        def run(event: ActionEvent) -> ObservationEvent | AgentErrorEvent:
+            key = conversation.tools[event.tool_name].resource_key(event.action)
+            if key is None:
+                return self._run_one(conversation, event)
+            with locks[key]:
+                return self._run_one(conversation, event)
+
+        with ThreadPoolExecutor(max_workers=limit, thread_name_prefix="trajkit-tool") as pool:
+            results = list(pool.map(run, events))
+        return {e.id: r for e, r in zip(events, results, strict=True)}
+
     def _execute(self, conversation: Conversation, event: ActionEvent) -> None:
+        conversation.emit(self._run_one(conversation, event))
+
+    def _run_one(
+        self, conversation: Conversation, event: ActionEvent
+    ) -> ObservationEvent | AgentErrorEvent:
         tool = conversation.tools[event.tool_name]
         assert event.action is not None
         try:
             observation = tool.execute(event.action, conversation)
         except Exception as e:  # a tool bug must not end the conversation
-            conversation.emit(
-                AgentErrorEvent(
-                    tool_name=event.tool_name,
-                    tool_call_id=event.tool_call_id,
-                    error=conversation.mask_secrets(
-                        f"Error executing tool '{event.tool_name}': {type(e).__name__}: {e}"
-                    ),
-                )
-            )
-            return
-        conversation.emit(
-            ObservationEvent(
+            return AgentErrorEvent(
                 tool_name=event.tool_name,
                 tool_call_id=event.tool_call_id,
-                observation=conversation.mask_secrets(observation),
-                action_id=event.id,
+                error=conversation.mask_secrets(
+                    f"Error executing tool '{event.tool_name}': {type(e).__name__}: {e}"
+                ),
             )
+        return ObservationEvent(
+            tool_name=event.tool_name,
+            tool_call_id=event.tool_call_id,
+            observation=conversation.mask_secrets(observation),
+            action_id=event.id,
         )
 
 

@@ -64,6 +64,9 @@ class FinishTool(RuntimeTool):
     def __init__(self, ctx: ToolContext | None = None) -> None:
         self.ctx = ctx
 
+    def resource_key(self, action: Action | None) -> str | None:
+        return None
+
     def __call__(self, action: Action) -> FinishObservation:
         assert isinstance(action, FinishAction)
         return FinishObservation(content=[TextContent(text=action.message)])
@@ -91,6 +94,9 @@ class ThinkTool(RuntimeTool):
 
     def __init__(self, ctx: ToolContext | None = None) -> None:
         self.ctx = ctx
+
+    def resource_key(self, action: Action | None) -> str | None:
+        return None
 
     def __call__(self, action: Action) -> ThinkObservation:
         return ThinkObservation(content=[TextContent(text=THOUGHT_LOGGED)])

@@ -228,6 +228,15 @@ class RuntimeTool(ABC):
         del conversation
         return self(action)
 
+    def resource_key(self, action: _PayloadAction | None) -> str | None:
+        """Calls with the same key never run at the same time (parallel tool execution).
+
+        The default, the tool's name, serialises calls to one tool (its state is shared);
+        a tool whose calls are independent returns None.
+        """
+        del action
+        return self.name
+
     def close(self) -> None:  # noqa: B027 (optional hook)
         """Release processes or files."""
 
@@ -485,6 +494,11 @@ class ToolDefinition(RuntimeTool, Generic[A, O]):
             typed = self.action_type.model_validate(args)
         observation = self.executor(typed, conversation)  # type: ignore[arg-type]
         return persisted_observation(observation)
+
+    def resource_key(self, action: _PayloadAction | None) -> str | None:
+        """Custom tools run in parallel unless they say otherwise (as the SDK's default)."""
+        del action
+        return None
 
     def close(self) -> None:
         if self.executor is not None:

@@ -7,6 +7,7 @@ Observations carry the editor's message as ``content``; errors are observations 
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from trajkit.events import Action, FileEditorAction, FileEditorObservation, TextContent
@@ -107,6 +108,11 @@ class FileEditorTool(RuntimeTool):
         self.ctx = ctx
         self.description = DESCRIPTION.format(cwd=ctx.working_dir)
         self.editor = FileEditor(ctx.working_dir)
+
+    def resource_key(self, action: Action | None) -> str | None:
+        """Edits of one file take turns; different files may be edited at once."""
+        path = getattr(action, "path", None)
+        return f"file_editor:{os.path.abspath(path)}" if isinstance(path, str) else self.name
 
     def __call__(self, action: Action) -> FileEditorObservation:
         assert isinstance(action, FileEditorAction)
