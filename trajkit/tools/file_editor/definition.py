@@ -10,7 +10,13 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from trajkit.events import Action, FileEditorAction, FileEditorObservation, TextContent
+from trajkit.events import (
+    Action,
+    FileEditorAction,
+    FileEditorObservation,
+    ImageContent,
+    TextContent,
+)
 from trajkit.sdk.tool import RuntimeTool, ToolContext, register_tool
 from trajkit.tools.file_editor.editor import FileEditor
 
@@ -20,7 +26,9 @@ DESCRIPTION = """Views, creates and edits files; the editor remembers earlier ve
 
 Commands:
 * `view`: for a file, its lines numbered like `cat -n` (use `view_range` for part of a long file);
-  for a directory, the files and folders in it up to two levels deep, hidden ones left out.
+  for a directory, the files and folders in it up to two levels deep, hidden ones left out;
+  for an image (`.png`, `.jpg`, `.jpeg`, `.gif`, `.webp`, `.bmp`), the image itself, when the
+  model accepts images.
   Very long results are cut and marked `<response clipped>`: search with `grep -n` and view the
   lines you need.
 * `create`: writes `file_text` to a new file. It refuses to overwrite a file that exists; edit
@@ -38,7 +46,7 @@ Good practice:
 * Keep every edit correct on its own: idiomatic code, nothing left half-changed or broken.
 * Several edits to one file: send them as several calls in the same response rather than one
   call per response.
-* Text files only; use the terminal for binary files.
+* Text files and images only; use the terminal for other binary files.
 
 Your current working directory is: {cwd}
 Start exploring the project from there, not from the root of the file system."""
@@ -125,8 +133,11 @@ class FileEditorTool(RuntimeTool):
             insert_line=action.insert_line,
             view_range=action.view_range,
         )
+        content: list[TextContent | ImageContent] = [TextContent(text=r.text)]
+        if r.image_url is not None:
+            content.append(ImageContent(image_urls=[r.image_url]))
         return FileEditorObservation(
-            content=[TextContent(text=r.text)],
+            content=content,
             is_error=r.error is not None,
             command=action.command,
             path=r.path,

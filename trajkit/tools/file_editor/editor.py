@@ -26,6 +26,26 @@ DIR_CLIPPED_NOTICE = (
     "shown to you. You should use `view_range` or narrower paths.</NOTE>"
 )
 MAX_FILE_BYTES = 10 * 1024 * 1024
+IMAGE_EXTENSIONS = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp"})
+"""Files ``view`` returns as an image (as openhands-tools does), not as text."""
+
+
+def _view_image(p: Path) -> EditResult:
+    """The SDK's image view: a notice and the file as a base64 ``data:`` URL."""
+    import base64
+    import mimetypes
+
+    if p.stat().st_size > MAX_FILE_BYTES:
+        return _err(p, f"Image file {p} is too large to display ({p.stat().st_size} bytes).")
+    data = base64.b64encode(p.read_bytes()).decode("ascii")
+    mime, _ = mimetypes.guess_type(str(p))
+    if not mime or not mime.startswith("image/"):
+        mime = "image/png"
+    return EditResult(
+        output=f"Image file {p} read successfully. Displaying image content.",
+        path=str(p),
+        image_url=f"data:{mime};base64,{data}",
+    )
 
 
 @dataclass
@@ -38,6 +58,8 @@ class EditResult:
     prev_exist: bool = True
     old_content: str | None = None
     new_content: str | None = None
+    image_url: str | None = None
+    """``data:`` URL of an image file shown by ``view``."""
 
     @property
     def text(self) -> str:
@@ -137,6 +159,8 @@ class FileEditor:
                     "The `view_range` parameter is not allowed when `path` points to a directory.",
                 )
             return EditResult(output=_view_dir(p), path=str(p))
+        if p.suffix.lower() in IMAGE_EXTENSIONS:
+            return _view_image(p)
         text = _read(p)
         if not view_range:
             return EditResult(output=_make_output(text, str(p), 1), path=str(p))
