@@ -6,7 +6,8 @@ Usage:
 Prints median / mean / p95 milliseconds per event for:
 - writer.append: `ConversationWriter.append(event)`: lock, atomic write of the event file
   (temp, fsync, rename, fsync folder), length marker;
-- emit, in a run: `Conversation.emit(event)` inside an agent step: the event file as above; the
+- emit, in a run: `Conversation.emit(event)` inside an agent step (the conversation has a live
+  PTY terminal session, as a real run does): the event file as above; the
   base state is saved once per step (a step = an action and its observation here) and that
   save is spread over the step's events. This is what a real run pays per event;
 - emit, alone: `Conversation.emit(event)` outside a run (e.g. `send_message`): the event file
@@ -95,14 +96,18 @@ class Emit:
     def __init__(self, base: Path, templates: list[Event], per_step: int) -> None:
         from pydantic import SecretStr
 
-        from trajkit.sdk import LLM, Agent, Conversation
+        from trajkit.events import TerminalAction
+        from trajkit.sdk import LLM, Agent, Conversation, Tool
 
         llm = LLM(model="openai/gpt-4o", api_key=SecretStr("x"))
+        (base / "ws").mkdir(exist_ok=True)
         self.conv = Conversation(
-            agent=Agent(llm=llm, include_default_tools=[]),
+            agent=Agent(llm=llm, tools=[Tool(name="terminal")], include_default_tools=[]),
             workspace=base / "ws",
             persistence_dir=base / f"emit{per_step}",
         )
+        # a live terminal session (bash on its PTY, the reader thread), as in a real run
+        self.conv.tools["terminal"](TerminalAction(command="true"))
         self.templates, self.per_step, self.i = templates, per_step, 0
 
     def _next(self) -> Event:
