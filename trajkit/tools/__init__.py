@@ -1,1 +1,2 @@
-"""Tools of the trajkit runtime: ``terminal`` and ``file_editor`` (import their packages)."""
+"""Tools of the trajkit runtime: ``terminal``, ``file_editor``, ``task_tracker``, and ``preset``
+(the SDK's default agent). Tools are found by name through ``trajkit.sdk.tool``'s registry."""
