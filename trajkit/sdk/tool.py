@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
 import re
 import threading
 from abc import ABC, abstractmethod
@@ -355,10 +354,6 @@ def parse_arguments(text: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ValueError(f"arguments must be a JSON object, got {type(value).__name__}")
     return value
-
-
-def workspace_path(path: str | os.PathLike[str]) -> str:
-    return str(Path(path).expanduser().resolve())
 
 
 # -- custom tools, the SDK's way ---------------------------------------------------------
