@@ -4,6 +4,9 @@
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV ?= .venv
 BIN := $(VENV)/bin
+# Two installs into one venv: the demo needs the toolkit and the runtime (`.[runtime]`, plus pytest,
+# which the scripted loopback LLM server in tests/support imports); the tests need `.[test]`.
+DEMO_STAMP := $(VENV)/.trajkit-demo-installed
 STAMP := $(VENV)/.trajkit-installed
 PYTEST_ARGS ?=
 
@@ -13,7 +16,7 @@ DEMO ?= out/demo
 
 # The main job, on the bundled fixtures only: no network, no API key. Each step is one command a
 # user would type; outputs go to $(DEMO)/ (recreated on every run).
-demo: $(STAMP)
+demo: $(DEMO_STAMP)
 	rm -rf $(DEMO) && mkdir -p $(DEMO)
 	@echo "== 1/7 validate the conversations written by openhands-sdk 1.58.2"
 	$(BIN)/trajkit validate fixtures/sdk
@@ -35,8 +38,8 @@ demo: $(STAMP)
 	$(BIN)/trajkit view fixtures/sdk/d_parallel -o $(DEMO)/d_parallel.html
 	@echo "== last: a static site of the bundled conversations (index + one report each, no server)"
 	$(BIN)/trajkit view fixtures/sdk -o $(DEMO)/site
-	@echo "open $(DEMO)/site/index.html, or serve them live: $(BIN)/trajkit serve fixtures/sdk $(DEMO)/runtime"
-	@echo "demo outputs are in $(DEMO)/"
+	@echo "demo outputs are in $(DEMO)/; open $(DEMO)/site/index.html in a browser (or $(DEMO)/d_parallel.html for one conversation)"
+	@echo "to browse them live: pip install 'trajkit[serve]', then $(BIN)/trajkit serve fixtures/sdk $(DEMO)/runtime"
 
 test: $(STAMP)
 	$(BIN)/pytest $(PYTEST_ARGS)
@@ -54,7 +57,12 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 # Reinstall when pyproject.toml changes; the venv itself is an order-only prerequisite.
+$(DEMO_STAMP): pyproject.toml constraints.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[runtime]' pytest
+	touch $(DEMO_STAMP)
+
 $(STAMP): pyproject.toml constraints.txt | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test]'
-	touch $(STAMP)
+	touch $(STAMP) $(DEMO_STAMP)

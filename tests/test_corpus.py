@@ -48,7 +48,7 @@ def test_missing_path_and_empty_folder_are_input_errors(tmp_path):
         list(iter_conversation_paths([tmp_path / "missing"]))
     with pytest.raises(InputError) as info:
         list(iter_conversation_paths([tmp_path]))
-    assert str(info.value).startswith(f"{tmp_path}:: no conversation found here")
+    assert str(info.value).startswith(f"{tmp_path}: no conversation found here")
 
 
 def test_map_runs_on_two_workers_in_input_order(tmp_path):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -109,6 +110,7 @@ def map_conversations(
         return
     chunks = _chunked(chain(head, it), max(1, chunksize))
     apply = partial(_apply_chunk, func)
+    others = set(multiprocessing.active_children())
     with ProcessPoolExecutor(
         max_workers=workers,
         mp_context=_context(),
@@ -123,9 +125,16 @@ def map_conversations(
                     yield from pending.popleft().result()
             while pending:
                 yield from pending.popleft().result()
-        finally:  # the caller stopped early or a worker failed: drop queued work
+        except BaseException:
+            # Ctrl-C, the caller stopped early, or a worker failed: drop queued work and stop
+            # the workers now rather than letting each finish its item (a big one takes many
+            # seconds). Their half-written output is temp files, which the callers clean up.
             for future in pending:
                 future.cancel()
+            pool.shutdown(wait=False, cancel_futures=True)
+            for child in set(multiprocessing.active_children()) - others:
+                child.terminate()
+            raise
 
 
 def _use_environment(env: dict[str, str]) -> None:
@@ -134,6 +143,9 @@ def _use_environment(env: dict[str, str]) -> None:
     # and limits set since then must reach the workers too.
     os.environ.clear()
     os.environ.update(env)
+    # Ctrl-C reaches the whole process group; the parent decides what stops (and stops the
+    # workers itself), so a worker never dies half-way through an item on its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _apply_chunk(func: Callable[[T], R], chunk: list[T]) -> list[R]:

@@ -4,7 +4,8 @@
 TrajkitError                 anything trajkit reports to a user (CLI prints "Error: ..." and exits 1)
  +-- InputError              a file we read is not what we expected: names file, JSON pointer, what
  |    +-- UnsafePath         a name or id would put a file outside its conversation folder
- +-- OutputExists            refusing to overwrite an existing output (the hint says how)
+ +-- OutputError             an output cannot be written: names the path and the OS reason
+ |    +-- OutputExists       refusing to overwrite an existing output (the hint says how)
  +-- UsageError              arguments that do not make sense together (CLI exits 2)
  +-- LockTimeout             another process held a conversation's lock too long (also TimeoutError)
  +-- StoreConflict           an append would break the log (duplicate id, unknown parent)
@@ -16,6 +17,7 @@ Finding problems is `validate`'s job, so it yields problem records instead of ra
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -24,6 +26,7 @@ __all__ = [
     "ConversationLockedError",
     "InputError",
     "LockTimeout",
+    "OutputError",
     "OutputExists",
     "StoreConflict",
     "TrajkitError",
@@ -52,7 +55,8 @@ class InputError(TrajkitError):
         self.path = os.fspath(path)
         self.pointer = pointer
         self.message = message
-        super().__init__(f"{self.path}:{pointer}: {message}")
+        where = f"{self.path}:{pointer}" if pointer else self.path
+        super().__init__(f"{where}: {message}")
 
     def __reduce__(self) -> tuple[type[InputError], tuple[str, str, str]]:
         # Rebuild from the three parts, so the error survives a trip from a worker process.
@@ -63,13 +67,44 @@ class UnsafePath(InputError):
     """A file name built from data (an event id, a relative path) escapes its folder."""
 
 
-class OutputExists(TrajkitError):
+class OutputError(TrajkitError):
+    """An output (file or folder) cannot be written; `str()` is `path: cannot write: reason`.
+
+    Args:
+        path: the output the user named (not a temp file next to it).
+        reason: why, in the OS's words where there are some ("No space left on device").
+    """
+
+    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
+        self.path = os.fspath(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: cannot write: {reason}")
+
+    @classmethod
+    def from_os(cls, path: str | os.PathLike[str], exc: OSError) -> OutputError:
+        """The error for `exc` raised while writing `path` (its temp file, its folder, ...)."""
+        reason = exc.strerror or str(exc)
+        name = errno.errorcode.get(exc.errno or 0)
+        where = exc.filename if exc.filename is not None else None
+        detail = f"{reason} ({name})" if name else reason
+        if where is not None and os.fspath(where) != os.fspath(path):
+            shown = os.fspath(where)
+            if not os.path.basename(shown).startswith("."):  # not our temp file: say which
+                detail += f" at {shown}"
+        return cls(path, detail)
+
+    def __reduce__(self) -> tuple[type[OutputError], tuple[str, str]]:
+        return (type(self), (self.path, self.reason))
+
+
+class OutputExists(OutputError):
     """An output file or folder already exists and overwriting it was not asked for."""
 
     def __init__(self, path: str | os.PathLike[str], hint: str = "pass --overwrite to replace it"):
-        self.path = os.fspath(path)
         self.hint = hint
-        super().__init__(f"{self.path}: already exists; {hint}")
+        TrajkitError.__init__(self, f"{os.fspath(path)}: already exists; {hint}")
+        self.path = os.fspath(path)
+        self.reason = f"already exists; {hint}"
 
     def __reduce__(self) -> tuple[type[OutputExists], tuple[str, str]]:
         return (type(self), (self.path, self.hint))

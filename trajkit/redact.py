@@ -401,6 +401,7 @@ def encrypt(value: str, secret_key: str | bytes) -> str:
     """Encrypt `value` as the SDK's cipher does; an existing token is returned unchanged."""
     if is_encrypted(value):
         return value
+    _require_cryptography()
     from cryptography.fernet import Fernet
 
     return Fernet(fernet_key(secret_key)).encrypt(value.encode()).decode()
@@ -408,6 +409,7 @@ def encrypt(value: str, secret_key: str | bytes) -> str:
 
 def decrypt(token: str, secret_key: str | bytes) -> str | None:
     """Decrypt a token; None when the key is wrong or the token is damaged (the SDK warns)."""
+    _require_cryptography()
     from cryptography.fernet import Fernet, InvalidToken
 
     try:
@@ -448,3 +450,9 @@ __all__ = [
     "mask_values",
     "registered_secret_values",
 ]
+
+
+def _require_cryptography() -> None:
+    from trajkit._extras import require
+
+    require("runtime", "cryptography", feature="decrypting the SDK's encrypted secrets")

@@ -141,3 +141,27 @@ def drift(directory: str | Path) -> list[str]:
         elif path.read_text(encoding="utf-8") != render(schema):
             problems.append(f"{path}: out of date (run `trajkit schema --write {directory}`)")
     return problems
+
+
+OUTPUT_COMMANDS = ("export", "ls", "migrate", "repair", "stats", "validate", "view")
+"""Commands whose `--json` document has a shipped schema `trajkit.<command>/1`."""
+
+
+def shipped_dir() -> Path:
+    """The schemas shipped inside the installed package (`trajkit/_schemas/`).
+
+    The checkout's `schemas/` is a link to the same folder, so a source tree and an installed
+    wheel read the same files.
+    """
+    from importlib.resources import files
+
+    return Path(str(files("trajkit") / "_schemas"))
+
+
+def output_schema(command: str) -> dict[str, Any]:
+    """The JSON Schema of `trajkit <command> --json` (its `"schema"` is `trajkit.<command>/1`)."""
+    name = command.removeprefix("trajkit.").removesuffix("/1")
+    if name not in OUTPUT_COMMANDS:
+        raise KeyError(command)
+    data: dict[str, Any] = json.loads((shipped_dir() / "cli" / f"{name}.schema.json").read_text())
+    return data

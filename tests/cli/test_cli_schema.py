@@ -29,7 +29,10 @@ def test_prints_one_schema_as_the_file_holds_it() -> None:
 def test_unknown_name_is_a_usage_error() -> None:
     result = CliRunner().invoke(main, ["schema", "nope"])
     assert result.exit_code == 2
-    assert result.output == "Error: no schema named 'nope'; choose one of: event, base_state\n"
+    assert result.output == (
+        "Error: no schema named 'nope'; choose one of: event, base_state, "
+        "export, ls, migrate, repair, stats, validate, view\n"
+    )
 
 
 def test_check_passes_on_the_checked_in_files() -> None:

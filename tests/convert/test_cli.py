@@ -73,7 +73,7 @@ def test_folder_of_many_gives_jsonl_and_skips_bad_ones(tmp_path: Path) -> None:
     assert by_id[d_parallel.name]["messages"] == fx.sdk_expected("d_parallel", "chat_messages.json")
     error_lines = [line for line in err.splitlines() if line.startswith("Error: ")]
     assert len(error_lines) == 1
-    assert "event-00000-aaaaaaaa-0000-4000-8000-000000000000.json" in error_lines[0]
+    assert error_lines[0].startswith(f"Error: {bad}/")  # validate's first error, shared (issue 16)
     assert "Traceback" not in err
     assert err.splitlines()[-1] == f"converted {len(lines)} conversation(s), skipped 1"
 
@@ -106,7 +106,10 @@ def test_bad_single_conversation_is_an_error_without_traceback(tmp_path: Path) -
     folder = log.write(tmp_path / "c")
     code, out, err = run(str(folder))
     assert code == 1 and out == ""
-    assert err.startswith("Error: ") and err.rstrip().endswith("is not an event id in the log")
+    assert err.startswith("Error: ") and err.rstrip().endswith(
+        "names no event of this conversation ('ffffffff-0000-4000-8000-000000000000'); "
+        "invalid, skipped (--keep-invalid keeps it)"
+    )  # validate's message: the check convert and validate share (issue 16)
     assert "/parent_id" in err
 
 

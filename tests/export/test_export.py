@@ -273,7 +273,7 @@ def test_overwrite_keeps_files_that_are_not_the_export(corpus: Path, tmp_path: P
 def test_unwritable_out_dir_is_a_clear_error(corpus: Path, tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    with pytest.raises(TrajkitError, match="cannot write the dataset here"):
+    with pytest.raises(TrajkitError, match=r"out: cannot write: Not a directory \(ENOTDIR\)"):
         _export([corpus], blocker / "out")
     with pytest.raises(OutputExists, match="it is a file"):
         _export([corpus], blocker)
@@ -289,11 +289,9 @@ def test_invalid_conversations_are_skipped_with_reasons(tmp_path: Path) -> None:
     reasons = sorted(s.reason for s in report.skipped)
     assert len(reasons) == 4
     assert any(
-        "truncated_event_json/events/event-00002-" in r and "not valid JSON" in r for r in reasons
+        "truncated_event_json/events/event-00002-" in r and "truncated JSON" in r for r in reasons
     )
-    assert any(
-        "parent_cycle/events/" in r and ":/parent_id: parent_id links loop" in r for r in reasons
-    )
+    assert any("parent_cycle/events/" in r and ":/parent_id: parent_id loop" in r for r in reasons)
     assert any("missing" in r and "no such file or folder" in r for r in reasons)
     assert pq.read_table(tmp_path / "o" / "conversations").num_rows == 1
 
@@ -403,28 +401,20 @@ def test_v0_inputs_export_through_the_migrator(tmp_path: Path) -> None:
 
 # -- every bad fixture ---------------------------------------------------------------------
 
-_SKIPPED = {
-    "dangling_parent": "/parent_id: parent_id '99999999",
-    "empty_event_file": "(its file event-00002-",
-    "invalid_utf8": "event-00001-",
-    "leaf_event_missing": "base_state.json:/leaf_event_id:",
-    "missing_events_folder": "events:: missing events/ folder",
-    "missing_required_fields": ":/tool_call_id: Field required",
-    "parent_cycle": ":/parent_id: parent_id links loop",
-    "top_level_array": "an event must be a JSON object",
-    "truncated_base_state": "base_state.json:: not valid JSON",
-    "truncated_event_json": "event-00002-",
-}
-
 
 @pytest.mark.parametrize("name", sorted(p.name for p in fx.BAD_FIXTURES.iterdir() if p.is_dir()))
 def test_each_bad_fixture_is_exported_or_skipped_with_its_file(name: str, tmp_path: Path) -> None:
+    # Issue 16: export skips exactly what validate rejects, with validate's first error
+    # (trajkit.validate.verdict); what validate accepts (warnings only) is exported.
+    from trajkit.validate.verdict import conversation_errors, invalid_reason
+
     folder = fx.BAD_FIXTURES / name
     report = _export([folder], tmp_path / "out")
-    if name in _SKIPPED:
+    errors = conversation_errors(folder)
+    if errors:
         assert report.exported == 0 and len(report.skipped) == 1
         reason = report.skipped[0].reason
-        assert reason.startswith(str(folder)) and _SKIPPED[name] in reason, reason
+        assert reason.startswith(str(folder)) and reason == invalid_reason(errors), reason
     else:  # damage the reader tolerates as the SDK does (extra files, lax values, unknown kinds)
         assert report.exported == 1 and not report.skipped
         assert pq.read_table(tmp_path / "out" / "events").num_rows == report.events
@@ -438,6 +428,7 @@ def test_exported_names() -> None:
             "TABLES",
             "ConversationRows",
             "ExportFilters",
+            "ExportInterrupted",
             "ExportReport",
             "Filtered",
             "RowOptions",

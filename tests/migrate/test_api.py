@@ -11,7 +11,8 @@ from trajkit.migrate import MigratedConversation, iter_v0_conversations
 def test_exported_names():
     assert sorted(migrate_pkg.__all__) == sorted(
         [
-            "REPORT_FILE", "SIDECAR_FILE", "V1_TOOL_NAMES", "Migrated", "MigratedConversation",
+            "AlreadyMigrated", "REPORT_FILE", "SIDECAR_FILE", "V1_TOOL_NAMES", "Migrated",
+            "MigratedConversation",
             "MigrationReport", "SkippedInput", "ToolNames", "V0Input", "V0Source",
             "iter_v0_conversations", "iter_v0_inputs", "migrate_paths", "v0_to_v1",
             "write_conversation",

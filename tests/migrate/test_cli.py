@@ -57,12 +57,20 @@ def test_bad_files_never_give_a_traceback(tmp_path):
     )
 
 
-def test_existing_output_needs_overwrite(tmp_path):
+def test_rerun_keeps_finished_folders_and_overwrite_rewrites_them(tmp_path):
+    # Issue 16: re-running an interrupted migrate finishes the job, so what a previous run
+    # completed is kept (not an error); --overwrite still rewrites it.
     args = (str(V0 / "basic.json"), "-o", str(tmp_path))
     assert _run(*args)[0] == 0
-    code, _, err = _run(*args)
-    assert code == 1 and "pass --overwrite to replace it" in err
+    (folder,) = tmp_path.iterdir()
+    marker = folder / "note.txt"
+    marker.write_text("kept")
+    code, out, err = _run(*args)
+    assert code == 0 and err == ""
+    assert "1 already migrated (kept; --overwrite rewrites them)" in out
+    assert marker.read_text() == "kept"
     assert _run(*args, "--overwrite")[0] == 0
+    assert not marker.exists()
 
 
 def test_tool_names_option(tmp_path):

@@ -53,7 +53,7 @@ def test_ls_and_stats_same_rows(corpus_dir, s3_url):
     code_l, out_l, _ = _invoke("ls", "--json", corpus_dir)
     code_r, out_r, _ = _invoke("ls", "--json", s3_url)
     assert code_l == code_r == 0
-    rows_l, rows_r = json.loads(out_l), json.loads(out_r)
+    rows_l, rows_r = json.loads(out_l)["conversations"], json.loads(out_r)["conversations"]
     assert len(rows_r) == 8
     assert [r.pop("path").replace(s3_url, "") for r in rows_r] == [
         r.pop("path").replace(str(corpus_dir), "") for r in rows_l

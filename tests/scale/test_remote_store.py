@@ -65,7 +65,7 @@ def test_missing_file_is_an_input_error_naming_it(s3_url, corpus_dir):
 
     missing = as_remote(f"{s3_url}/nope.json")
     assert missing is not None
-    with pytest.raises(InputError, match=r"s3://corpus/data/nope\.json:: no such file"):
+    with pytest.raises(InputError, match=r"s3://corpus/data/nope\.json: no such file"):
         missing.read_bytes()
 
 

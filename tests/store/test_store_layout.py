@@ -107,7 +107,7 @@ def test_find_conversations_recurses_and_ends_symlink_loops(tmp_path):
 def test_find_conversations_missing_path_is_an_input_error(tmp_path):
     with pytest.raises(InputError) as info:
         list(find_conversations([tmp_path / "nope"]))
-    assert str(info.value).startswith(f"{tmp_path / 'nope'}:: no such file")
+    assert str(info.value).startswith(f"{tmp_path / 'nope'}: no such file")
 
 
 def test_find_conversations_on_a_symlink_loop_argument_is_an_input_error(tmp_path):

@@ -110,7 +110,7 @@ def test_iter_events_streams_one_file_at_a_time(tmp_path):
     assert len(good) == len(events) - 1
     with pytest.raises(InputError) as info:
         next(it)
-    assert str(info.value).startswith(f"{events[-1]}:: not valid JSON")
+    assert str(info.value).startswith(f"{events[-1]}: not valid JSON")
 
 
 @pytest.mark.parametrize(

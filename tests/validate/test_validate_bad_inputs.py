@@ -198,10 +198,11 @@ def test_200_mb_file_is_not_loaded(tmp_path: Path) -> None:
     assert int(peak_kb) < 150 * 1024, out.stdout  # far below 200 MB
 
 
-def test_missing_path_is_a_usage_error(tmp_path: Path) -> None:
+def test_missing_path_is_reported_and_exits_1_like_every_command(tmp_path: Path) -> None:
     result = run_validate(tmp_path / "nope")
-    assert result.exit_code == 2
-    assert "Error: " in result.output and "nope: no such file or folder" in result.output
+    assert result.exit_code == 1
+    assert f"{tmp_path / 'nope'}: no such file or folder\n" in result.output
+    assert "::" not in result.output
 
 
 def test_folder_without_conversations(tmp_path: Path) -> None:

@@ -58,7 +58,9 @@ def test_ls_cuts_the_message_to_the_terminal_width() -> None:
 def test_ls_sort_by_events_reverse_and_json() -> None:
     code, out, _ = run("ls", str(fx.SDK_FIXTURES), "--sort", "events", "--reverse", "--json")
     assert code == 0
-    rows = json.loads(out)
+    doc = json.loads(out)
+    assert doc["schema"] == "trajkit.ls/1" and doc["problems"] == []
+    rows = doc["conversations"]
     counts = [r["n_events"] for r in rows]
     assert counts == sorted(counts, reverse=True) and counts[0] == 13
     assert set(rows[0]) == {
@@ -325,7 +327,7 @@ def test_ls_and_stats_read_v0_inputs_in_memory(tmp_path: Path) -> None:
     before = sorted(p for p in v0.rglob("*"))
     code, out, err = run("ls", str(v0), "--json")
     assert code == 0, err
-    rows = {Path(r["path"]).name: r for r in json.loads(out)}
+    rows = {Path(r["path"]).name: r for r in json.loads(out)["conversations"]}
     assert rows["basic.json"]["first_message"].startswith("Please create a simple 2048 game.")
     assert rows["basic.json"]["n_events"] == 5 and rows["basic.json"]["status"] == "finished"
     code, out, err = run("stats", str(v0), "--json", "--jobs", "2")

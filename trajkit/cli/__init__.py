@@ -7,13 +7,17 @@ Design:
   library it calls) is imported when that command is invoked or asked for its own `--help`.
 - Errors are turned into output in one place (`TrajkitGroup.invoke`): a `TrajkitError` prints
   `Error: …` to stderr and exits 1 (`trajkit.errors.UsageError` exits 2); click usage errors
-  exit 2 (click's own handling); any other exception is a bug and keeps its traceback.
+  exit 2 (click's own handling); an `OSError` that escaped a command (the machine refused
+  something: a full disk, a read-only file system) prints its file and reason and exits 1;
+  Ctrl-C exits 130 (128 + SIGINT, what shells report); any other exception is a bug and keeps
+  its traceback.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import os
 import sys
 from typing import Any
 
@@ -90,13 +94,16 @@ class TrajkitGroup(click.Group):
             ctx.exit(1)
         except BrokenPipeError:
             # `trajkit validate … | head`: the reader went away; not an error of ours.
-            sys.stderr.close()
+            _quiet_stdout()
             ctx.exit(1)
         except OSError as exc:  # a full disk, a read-only output folder: one line, no traceback
             where = f"{exc.filename}: " if exc.filename else ""
             message = _one_line(Exception(where + (exc.strerror or str(exc))))
             click.echo(f"Error: {message}", err=True)
             ctx.exit(1)
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            ctx.exit(EXIT_INTERRUPTED)
 
 
 def _one_line(exc: Exception) -> str:
@@ -104,6 +111,18 @@ def _one_line(exc: Exception) -> str:
     from trajkit.controls import visible_controls
 
     return visible_controls(str(exc), keep_layout=False)
+
+
+EXIT_INTERRUPTED = 130
+"""Exit status after Ctrl-C (128 + SIGINT), as shells report an interrupted program."""
+
+
+def _quiet_stdout() -> None:
+    # Point stdout at /dev/null so the interpreter's final flush cannot raise again.
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def _tolerate_unencodable_output() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -130,3 +131,59 @@ def engine_options(f: F) -> F:
         show_default=True,
         help="Run on this machine's worker processes, or on Ray (pip install 'trajkit[ray]').",
     )(f)
+
+
+def filter_options(f: F) -> F:
+    """`--status`, `--model`, `--since`, `--until`, `--tool`: which conversations to work on.
+
+    The command receives them as one `filters: ConversationFilters` argument (see
+    `trajkit.filters` for what each means; the same in every command).
+    """
+    import functools
+
+    from trajkit.events.state import EXECUTION_STATUSES  # the one status list
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from trajkit.filters import ConversationFilters
+
+        kwargs["filters"] = ConversationFilters(
+            statuses=kwargs.pop("status"),
+            models=kwargs.pop("model"),
+            since=_parse_time(kwargs.pop("since"), end=False),
+            until=_parse_time(kwargs.pop("until"), end=True),
+            tools=kwargs.pop("tool"),
+        )
+        return f(*args, **kwargs)
+
+    options = [
+        click.option("--status", multiple=True, type=click.Choice(EXECUTION_STATUSES),
+                     help="Keep conversations with this execution status (repeatable)."),
+        click.option("--model", multiple=True,
+                     help="Keep this model: name, name without provider, or glob (repeatable)."),
+        click.option("--since", metavar="TIME",
+                     help="Keep conversations started at or after this date/time."),
+        click.option("--until", metavar="TIME",
+                     help="Keep conversations started before this date/time (a date: through that day)."),
+        click.option("--tool", multiple=True,
+                     help="Keep conversations that called this tool (repeatable)."),
+    ]  # fmt: skip
+    decorated: Any = wrapper
+    for option in reversed(options):
+        decorated = option(decorated)
+    return decorated  # type: ignore[no-any-return]
+
+
+def _parse_time(value: str | None, *, end: bool) -> datetime | None:
+    """`2026-01-31` or an ISO date-time; a bare date as `--until` means the end of that day."""
+    if value is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a date (YYYY-MM-DD) or ISO date-time") from None
+    if end and len(value) == 10:  # a date: include the whole day
+        return datetime.combine(date.fromisoformat(value), datetime.min.time()) + timedelta(days=1)
+    if parsed.tzinfo is not None:  # timestamps are naive; compare in UTC
+        parsed = parsed.astimezone(UTC).replace(tzinfo=None)
+    return parsed

@@ -8,6 +8,7 @@ conversation folder.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from collections.abc import Iterator
@@ -17,7 +18,10 @@ from typing import IO, TYPE_CHECKING, Any
 
 import click
 
-from trajkit.cli._options import engine_options, jobs_option, paths_argument
+from trajkit.cli._options import engine_options, filter_options, jobs_option, paths_argument
+
+if TYPE_CHECKING:
+    from trajkit.filters import ConversationFilters
 
 if TYPE_CHECKING:
     from trajkit.convert.options import (
@@ -70,6 +74,13 @@ if TYPE_CHECKING:
 )
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write here, not stdout.")
 @click.option("--overwrite", is_flag=True, help="Replace an existing output file.")
+@click.option(
+    "--keep-invalid",
+    is_flag=True,
+    help="Convert conversations validate rejects, with their errors as warnings "
+    "(default: skip them).",
+)
+@filter_options
 @jobs_option
 @engine_options
 def convert_command(
@@ -83,9 +94,11 @@ def convert_command(
     dangling: DanglingPolicy,
     output: Path | None,
     overwrite: bool,
+    keep_invalid: bool,
     jobs: int | None,
     engine: str,
     address: str | None,
+    filters: ConversationFilters,
 ) -> None:
     """Turn conversations into the messages an LLM saw (JSON for one, JSONL for many)."""
     from trajkit.convert.options import ConversionOptions
@@ -103,15 +116,34 @@ def convert_command(
     )
     _check_output(output, paths, overwrite)
     single = paths[0].parent if len(paths) == 1 and paths[0].name == "events" else paths[0]
-    if len(paths) == 1 and single.is_dir() and is_conversation_folder(single):
-        _convert_one(single, output, to, options)
-    elif _convert_many(paths, output, jobs, to, options, engine=engine, address=address):
+    one = len(paths) == 1 and single.is_dir() and is_conversation_folder(single)
+    if filters:  # the shape follows what was asked: one document for one folder, else JSONL
+        from trajkit.cli._output import select_paths
+
+        paths = tuple(select_paths(paths, filters))
+        if not paths:
+            click.echo("no conversation left after the filters; nothing written", err=True)
+            return
+    if one:
+        _convert_one(single, output, to, options, keep_invalid=keep_invalid)
+    elif _convert_many(
+        paths, output, jobs, to, options, engine=engine, address=address, keep_invalid=keep_invalid
+    ):
         sys.exit(1)
 
 
-def _convert_one(path: Path, output: Path | None, to: Target, options: ConversionOptions) -> None:
+def _convert_one(
+    path: Path, output: Path | None, to: Target, options: ConversionOptions, *, keep_invalid: bool
+) -> None:
     from trajkit.convert import convert_conversation
+    from trajkit.errors import TrajkitError
+    from trajkit.validate.verdict import conversation_errors, invalid_reason
 
+    errors = conversation_errors(path)  # the check validate and export make too
+    if errors and not keep_invalid:
+        raise TrajkitError(invalid_reason(errors))
+    for error in errors:
+        click.echo(f"warning: {error} (kept: --keep-invalid)", err=True)
     result = convert_conversation(path, to=to, options=options)
     for problem in result.pop("problems"):
         click.echo(f"warning: {path}: {problem}", err=True)
@@ -145,44 +177,47 @@ def _convert_many(
     *,
     engine: str = "local",
     address: str | None = None,
+    keep_invalid: bool = False,
 ) -> int:
     """Write JSONL; returns the number of conversations skipped."""
+    from trajkit.cli._output import close_iterator, display_path, progress
     from trajkit.convert import convert_corpus
     from trajkit.engine import open_engine
 
     failed = converted = 0
     with open_engine(engine, workers=jobs, address=address) as runner, _open_output(output) as out:
-        items = convert_corpus(paths, to=to, options=options, engine=runner)
-        for item in _with_progress(items):
-            for problem in item.problems:
-                click.echo(f"warning: {item.path}: {problem}", err=True)
-            if item.line is None:
-                failed += 1
-                click.echo(f"Error: {item.error}", err=True)
-            else:
-                converted += 1
-                out.write(item.line + b"\n")
-    click.echo(f"converted {converted} conversation(s), skipped {failed}", err=True)
+        items = convert_corpus(
+            paths, to=to, options=options, engine=runner, keep_invalid=keep_invalid
+        )
+        with progress("converting") as bar:
+            try:
+                for item in items:
+                    for problem in item.problems:
+                        bar.echo(f"warning: {item.path}: {problem}", err=True)
+                    if item.line is None:
+                        failed += 1
+                        bar.echo(f"Error: {item.error}", err=True)
+                    else:
+                        converted += 1
+                        out.write(item.line + b"\n")
+                    bar.advance(note=item.path.name)
+            finally:
+                close_iterator(items)  # a full disk: the workers stop now, not at exit
+        if not converted and output is not None:
+            raise _Unpublished  # no empty file: the output stays as it was
+    note = "" if converted or output is None else f"; {display_path(output)} not written"
+    click.echo(f"converted {converted} conversation(s), skipped {failed}{note}", err=True)
     return failed
 
 
-def _with_progress(items: Iterator[Any]) -> Iterator[Any]:
-    from trajkit.cli._output import progress
-
-    with progress("converting") as bar:
-        for item in items:
-            yield item
-            bar.advance(note=item.path.name)
-
-
 def _check_output(output: Path | None, paths: tuple[Path, ...], overwrite: bool) -> None:
-    from trajkit.errors import OutputExists, UsageError
+    from trajkit.cli._output import check_output_file
+    from trajkit.errors import UsageError
     from trajkit.store.layout import is_conversation_folder
 
     if output is None:
         return
-    if output.exists() and not overwrite:
-        raise OutputExists(output)
+    check_output_file(output, overwrite=overwrite)
     for folder in output.resolve().parents:
         if is_conversation_folder(folder):
             raise UsageError(
@@ -191,14 +226,23 @@ def _check_output(output: Path | None, paths: tuple[Path, ...], overwrite: bool)
             )
 
 
+class _Unpublished(Exception):
+    """Raised inside `_open_output` to drop the temp file: there was nothing to write."""
+
+
 @contextmanager
 def _open_output(output: Path | None) -> Iterator[IO[bytes]]:
+    """stdout, or a temp file next to `output` that replaces it only when the block succeeds.
+
+    Raising `_Unpublished` in the block removes the temp file and leaves `output` as it was.
+    """
     if output is None:
         stdout = sys.stdout.buffer
         yield stdout
         stdout.flush()
         return
+    from trajkit.cli._output import writing
     from trajkit.store import atomic_writer
 
-    with atomic_writer(output) as f:
+    with contextlib.suppress(_Unpublished), writing(output), atomic_writer(output) as f:
         yield f

@@ -11,34 +11,25 @@ from __future__ import annotations
 import os
 import sys
 import time
-from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
+from trajkit.cli import EXIT_INTERRUPTED
 from trajkit.cli._options import (
     PATH_OR_URL,
     engine_options,
+    filter_options,
     jobs_alias,
     jobs_option,
+    json_option,
     paths_argument,
 )
-from trajkit.events.state import EXECUTION_STATUSES  # loaded only when `export` is used
 
-
-def _parse_time(value: str | None, *, end: bool) -> datetime | None:
-    """`2026-01-31` or an ISO date-time; a bare date as `--until` means the end of that day."""
-    if value is None:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        raise click.BadParameter(f"{value!r} is not a date (YYYY-MM-DD) or ISO date-time") from None
-    if end and len(value) == 10:  # a date: include the whole day
-        return datetime.combine(date.fromisoformat(value), datetime.min.time()) + timedelta(days=1)
-    if parsed.tzinfo is not None:  # timestamps are naive; compare in UTC
-        parsed = parsed.astimezone(UTC).replace(tzinfo=None)
-    return parsed
+if TYPE_CHECKING:
+    from trajkit.export import ExportReport
+    from trajkit.filters import ConversationFilters
 
 
 @click.command("export")
@@ -49,14 +40,12 @@ def _parse_time(value: str | None, *, end: bool) -> datetime | None:
               show_default=True, help="Messages the model saw after condensation, or every event.")  # fmt: skip
 @click.option("--overwrite", is_flag=True, help="Start over: remove an earlier export in OUT_DIR.")
 @click.option("--no-redact", is_flag=True, help="Keep secrets and API-key-looking strings.")
+@click.option("--keep-invalid", is_flag=True, help="Export conversations validate rejects, their errors in the row's problems (default: skip them).")  # fmt: skip
 @click.option("--from-v0", is_flag=True, help="Inputs are OpenHands V0 trajectories (migrated).")
-@click.option("--status", multiple=True, type=click.Choice(EXECUTION_STATUSES), help="Keep this status (repeatable).")  # fmt: skip
-@click.option("--model", multiple=True, help="Keep this model: name, name without provider, or glob.")  # fmt: skip
-@click.option("--since", help="Keep conversations started at or after this date/time.")
-@click.option("--until", help="Keep conversations started before this date/time (a date: through that day).")  # fmt: skip
-@click.option("--tool", multiple=True, help="Keep conversations that called this tool (repeatable).")  # fmt: skip
+@filter_options
 @jobs_option
 @jobs_alias("--workers")  # the former name of --jobs here; kept so scripts keep working
+@json_option("Print the report as one JSON document on stdout (the summary line still goes to stderr).")  # fmt: skip
 @engine_options
 def export_command(
     paths: tuple[Path, ...],
@@ -64,30 +53,32 @@ def export_command(
     view: str,
     overwrite: bool,
     no_redact: bool,
+    keep_invalid: bool,
     from_v0: bool,
-    status: tuple[str, ...],
-    model: tuple[str, ...],
-    since: str | None,
-    until: str | None,
-    tool: tuple[str, ...],
+    filters: ConversationFilters,
     jobs: int | None,
+    as_json: bool,
     engine: str,
     address: str | None,
 ) -> None:
     """Export conversations to Parquet tables for training and analysis."""
-    from trajkit.cli._output import display_path, progress
-    from trajkit.export import ExportFilters, ExportReport, RowOptions, export_dataset
-
-    filters = ExportFilters(
-        statuses=status,
-        models=model,
-        since=_parse_time(since, end=False),
-        until=_parse_time(until, end=True),
-        tools=tool,
+    from trajkit.cli._output import (
+        check_output_folder,
+        display_path,
+        progress,
+        stop_on_ctrl_c,
+        writing,
     )
+    from trajkit.export import ExportInterrupted, RowOptions, export_dataset
+    from trajkit.store.remote import as_remote
+
+    if as_remote(out_dir) is None:
+        check_output_folder(Path(out_dir))
+
     options = RowOptions(
         view=view,  # type: ignore[arg-type]
         redact=not no_redact,
+        keep_invalid=keep_invalid,
         filters=filters,
         secret_key=os.environ.get("TRAJKIT_SECRET_KEY") or None,
     )
@@ -95,6 +86,8 @@ def export_command(
     from trajkit.engine import open_engine
 
     with (
+        stop_on_ctrl_c("the export"),
+        writing(out_dir),
         open_engine(engine, workers=jobs, address=address) as runner,
         progress("exporting") as bar,
     ):
@@ -107,12 +100,26 @@ def export_command(
             bar.advance(report.processed - shown, note=note)
             shown = report.processed
 
-        report = export_dataset(
-            paths, out_dir, options=options, overwrite=overwrite, from_v0=from_v0,
-            progress=on_progress, engine=runner,
-        )  # fmt: skip
+        interrupted: ExportReport | None = None
+        try:
+            report = export_dataset(
+                paths, out_dir, options=options, overwrite=overwrite, from_v0=from_v0,
+                progress=on_progress, engine=runner,
+            )  # fmt: skip
+        except ExportInterrupted as stopped:
+            interrupted = stopped.report
+    if interrupted is not None:
+        click.echo(
+            f"interrupted: {interrupted.exported} conversation(s) exported in this run are kept "
+            f"in {display_path(out_dir)} (listed in its manifest; unlisted shards removed); run "
+            "the same command again to continue",
+            err=True,
+        )
+        sys.exit(EXIT_INTERRUPTED)
     for skipped in report.skipped:
         click.echo(f"Error: {skipped.reason}", err=True)
+    if as_json:
+        _echo_report(report, display_path(out_dir))
     redacted = "secrets not redacted" if no_redact else f"{report.redactions} secret(s) redacted"
     click.echo(
         f"exported {report.exported} conversation(s), {report.events} event(s) to "
@@ -122,3 +129,23 @@ def export_command(
     )
     if report.skipped:
         sys.exit(1)
+
+
+def _echo_report(report: ExportReport, out: str) -> None:
+    from trajkit.cli._output import echo_json
+
+    echo_json(
+        {
+            "schema": "trajkit.export/1",
+            "out_dir": out,
+            "exported": report.exported,
+            "replaced": report.replaced,
+            "events": report.events,
+            "unchanged": report.unchanged,
+            "filtered": report.filtered,
+            "skipped": [{"source": s.source, "reason": s.reason} for s in report.skipped],
+            "redactions": report.redactions,
+            "shards": list(report.shards),
+            "seconds": round(report.seconds, 3),
+        }
+    )

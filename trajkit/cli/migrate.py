@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from trajkit.cli import EXIT_INTERRUPTED
 from trajkit.cli._options import jobs_option, json_option
 
 if TYPE_CHECKING:
@@ -47,14 +48,26 @@ def migrate_command(
     """Migrate OpenHands V0 trajectories (trajectory.json, session folders, eval output.jsonl).
 
     Writes OUT_DIR/<uuid hex>/ with base_state.json, events/, migration_report.json and
-    v0_sidecar.json. Exits 1 when any input (or jsonl line) had to be skipped.
+    v0_sidecar.json. Folders appear whole, so a re-run after an interruption keeps the folders
+    already written and finishes the rest. Exits 1 when any input (or jsonl line) had to be
+    skipped.
     """
-    from trajkit.cli._output import display_path, echo_json, progress
+    from trajkit.cli._output import (
+        check_output_folder,
+        close_iterator,
+        display_path,
+        echo_json,
+        new_folder_removed_if_empty,
+        progress,
+        stop_on_ctrl_c,
+    )
     from trajkit.engine import LocalEngine
-    from trajkit.migrate import Migrated, migrate_paths
+    from trajkit.migrate import AlreadyMigrated, Migrated, migrate_paths
 
+    check_output_folder(out_dir)
     done: list[Migrated] = []
     skipped: list[str] = []
+    existing: list[str] = []
     outcomes = migrate_paths(
         inputs,
         out_dir,
@@ -62,30 +75,54 @@ def migrate_command(
         tool_names=tool_names,  # type: ignore[arg-type]
         engine=LocalEngine(jobs),
     )
-    with progress("migrating", enabled=not as_json) as bar:
-        for item in outcomes:
-            if isinstance(item, Migrated):
-                done.append(item)
-                if not as_json:
-                    warn = len(item.report["warnings"])
-                    click.echo(
-                        f"{display_path(item.source)} -> {display_path(item.folder)} "
-                        f"({item.events} events, {item.report['dropped']} dropped, {warn} warning(s))"
-                    )
-            else:
-                skipped.append(str(item))
-                if not as_json:
-                    click.echo(f"skipped {item}", err=True)
-            bar.advance(note=item.source if isinstance(item, Migrated) else item.path)
+    try:
+        with (
+            stop_on_ctrl_c("the migration"),
+            new_folder_removed_if_empty(out_dir),
+            progress("migrating", enabled=not as_json) as bar,
+        ):
+            for item in outcomes:
+                if isinstance(item, AlreadyMigrated):
+                    existing.append(item.folder)
+                elif isinstance(item, Migrated):
+                    done.append(item)
+                    if not as_json:
+                        warn = len(item.report["warnings"])
+                        bar.echo(
+                            f"{display_path(item.source)} -> {display_path(item.folder)} "
+                            f"({item.events} events, {item.report['dropped']} dropped, {warn} warning(s))"
+                        )
+                else:
+                    skipped.append(str(item))
+                    if not as_json:
+                        bar.echo(f"skipped {item}", err=True)
+                bar.advance(note=item.source if isinstance(item, Migrated) else item.path)
+    except KeyboardInterrupt:
+        click.echo(
+            f"interrupted: {len(done)} conversation(s) migrated in this run are complete in "
+            f"{display_path(out_dir)} (folders appear whole); run the same command again to "
+            "migrate the rest",
+            err=True,
+        )
+        raise SystemExit(EXIT_INTERRUPTED) from None
+    finally:
+        close_iterator(outcomes)  # whatever ended the loop, the workers stop now
     if as_json:
-        echo_json({"migrated": [vars(m) for m in done], "skipped": skipped})
+        echo_json(
+            {
+                "schema": "trajkit.migrate/1",
+                "migrated": [vars(m) for m in done],
+                "already_migrated": existing,
+                "skipped": skipped,
+            }
+        )
     else:
-        click.echo(_summary(done, len(skipped), display_path(out_dir)))
+        click.echo(_summary(done, len(skipped), display_path(out_dir), len(existing)))
     if skipped:
         click.get_current_context().exit(1)
 
 
-def _summary(done: list[Migrated], skipped: int, out: str) -> str:
+def _summary(done: list[Migrated], skipped: int, out: str, existing: int = 0) -> str:
     events = sum(m.events for m in done)
     dropped = sum(m.report["dropped"] for m in done)
     synth = sum(m.report["synthesized"] for m in done)
@@ -94,4 +131,5 @@ def _summary(done: list[Migrated], skipped: int, out: str) -> str:
         f"migrated {len(done)} conversation(s) into {out}: {events} events, {dropped} V0 events "
         f"dropped, {synth} synthesized, {warnings} warning(s) (see migration_report.json); "
         f"{skipped} input(s) skipped"
+        + (f"; {existing} already migrated (kept; --overwrite rewrites them)" if existing else "")
     )

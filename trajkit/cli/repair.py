@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -24,17 +25,21 @@ def repair_command(
     event; a tool call left unanswered gets an error result. Nothing is renumbered. Exit 0 when
     every folder validates afterwards (or would, with --dry-run, once repaired), 1 otherwise.
     """
-    from trajkit.cli._output import display_path, echo_json
-    from trajkit.errors import TrajkitError
+    from trajkit.cli._output import display_path, echo_json, writing
+    from trajkit.errors import InputError, OutputError, TrajkitError
     from trajkit.repair import repair_conversation
     from trajkit.store import find_conversations
     from trajkit.validate import validate_conversation
 
-    report: list[dict[str, object]] = []
+    report: list[dict[str, Any]] = []
+    refused: list[str] = []
     ok = True
-    for folder in find_conversations(paths):
+    for folder in _folders(paths, refused, find_conversations, InputError):
         try:
-            fixes = repair_conversation(folder, dry_run=dry_run)
+            with writing(folder):
+                fixes = repair_conversation(folder, dry_run=dry_run)
+        except OutputError:
+            raise  # the folder cannot be written (read-only, full): one line, exit 1
         except TrajkitError as exc:  # refused (a link outside, a live writer): nothing changed
             ok = False
             if as_json:
@@ -43,8 +48,12 @@ def repair_command(
                 click.echo(f"refused: {exc}")
             continue
         remaining = [f for f in fixes if f.kind == "unfixable"]
-        problems = [] if dry_run else list(validate_conversation(folder).problems)
+        # Read-only either way: after a repair, what is still wrong; in a dry run, what
+        # validate rejects now (said below when repair has nothing to do about it).
+        problems = list(validate_conversation(folder).problems)
         errors = [p for p in problems if p.severity == "error"]
+        if dry_run and fixes:
+            errors = []  # the planned fixes change what validate will say; see "cannot fix"
         ok = ok and not remaining and not errors
         if as_json:
             report.append(
@@ -65,9 +74,51 @@ def repair_command(
             )
             click.echo(f"{tag}: {display_path(fix.path)}: {fix.message}")
         for p in errors:
-            click.echo(f"still invalid: {p.format(display_path(p.path))}")
-        state = "nothing to repair" if not fixes else ("planned" if dry_run else "repaired")
-        click.echo(f"{display_path(folder)}: {state} ({len(fixes)} item(s))")
+            click.echo(f"{'not crash damage' if not fixes else 'still invalid'}: "
+                       f"{p.format(display_path(p.path))}")  # fmt: skip
+        click.echo(f"{display_path(folder)}: {_state(fixes, errors, dry_run)}")
+    for line in refused:
+        ok = False
+        click.echo(line, err=True)
     if as_json:
-        echo_json({"dry_run": dry_run, "ok": ok, "conversations": report})
+        echo_json(
+            {"schema": "trajkit.repair/1", "dry_run": dry_run, "ok": ok, "conversations": report}
+        )
     ctx.exit(0 if ok else 1)
+
+
+def _folders(paths: Any, refused: list[str], find: Any, input_error: Any) -> Any:
+    """Conversation folders under each PATH; a PATH holding none is said why in `refused`."""
+    from trajkit.cli._output import display_path
+
+    for raw in paths:
+        found = False
+        try:
+            for folder in find([raw]):
+                found = True
+                yield folder
+        except input_error as exc:
+            refused.append(f"Error: {exc}")
+            continue
+        if found:
+            continue
+        what = "a file" if Path(raw).is_file() else "a folder holding no conversation"
+        refused.append(
+            f"Error: {display_path(raw)}: {what}; repair works on conversation folders "
+            "(holding events/ or base_state.json), nothing to repair"
+        )
+
+
+def _state(fixes: list[Any], errors: list[Any], dry_run: bool) -> str:
+    done = [f for f in fixes if f.kind != "unfixable"]
+    cannot = len(fixes) - len(done)
+    if done:
+        verb = "planned" if dry_run else "repaired"
+        return f"{verb} ({len(done)} fix(es)" + (f", {cannot} it cannot fix)" if cannot else ")")
+    if cannot or errors:
+        return (
+            f"nothing repair can fix: {cannot + len(errors)} problem(s) above (repair moves "
+            "damaged files aside, fixes the head and answers interrupted calls; it never edits "
+            "or renumbers events)"
+        )
+    return "nothing to repair: the conversation is intact"

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+_SHIPPED = "<shipped>"  # --check without DIR
+
 
 @click.command("schema")
 @click.argument("name", required=False, metavar="[NAME]")
@@ -14,15 +16,16 @@ import click
     "check_dir",
     type=click.Path(file_okay=False, path_type=Path),
     is_flag=False,
-    flag_value=Path("schemas"),
+    flag_value=Path(_SHIPPED),
     default=None,
-    help="Exit 1 if the schema files in DIR (default: schemas) differ from the models.",
+    help="Exit 1 if the schema files in DIR (default: the ones shipped with trajkit, which "
+    "the checkout's schemas/ links to) differ from the models.",
     metavar="[DIR]",
 )
 @click.option(
     "--write",
     "write_dir",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     default=None,
     metavar="DIR",
     help="Regenerate the schema files in DIR.",
@@ -34,19 +37,38 @@ def schema_command(
     """Print the JSON Schemas (Draft 2020-12), or check/regenerate the files.
 
     NAME picks one schema (`event` or `base_state`); without it all are printed as one JSON
-    object keyed by file name.
+    object keyed by file name. NAME may also be a command (`ls`, `stats`, `validate`, ...) or
+    its shape name (`trajkit.ls/1`): the schema of that command's `--json` document.
     """
-    from trajkit.cli._output import display_path, echo_json
+    from trajkit.cli._output import (
+        check_output_folder,
+        display_path,
+        echo_json,
+        new_folder_removed_if_empty,
+        writing,
+    )
     from trajkit.errors import UsageError
-    from trajkit.schema import build_schemas, drift, render, write_schemas
+    from trajkit.schema import (
+        OUTPUT_COMMANDS,
+        build_schemas,
+        drift,
+        output_schema,
+        render,
+        shipped_dir,
+        write_schemas,
+    )
 
     if check_dir is not None and write_dir is not None:
         raise UsageError("--check and --write do not go together")
     if write_dir is not None:
-        for path in write_schemas(write_dir):
+        check_output_folder(write_dir)
+        with new_folder_removed_if_empty(write_dir), writing(write_dir):
+            written = write_schemas(write_dir)
+        for path in written:
             click.echo(f"wrote {display_path(path)}")
         return
     if check_dir is not None:
+        check_dir = shipped_dir() if str(check_dir) == _SHIPPED else check_dir
         stale = drift(check_dir)
         for line in stale:
             click.echo(line)
@@ -58,8 +80,11 @@ def schema_command(
     if name is None:
         echo_json(schemas)
         return
+    if name.removeprefix("trajkit.").removesuffix("/1") in OUTPUT_COMMANDS:
+        click.echo(render(output_schema(name)), nl=False)
+        return
     matches = [key for key in schemas if key in (name, f"{name}.schema.json")]
     if not matches:
-        choices = ", ".join(key.removesuffix(".schema.json") for key in schemas)
+        choices = ", ".join([*(k.removesuffix(".schema.json") for k in schemas), *OUTPUT_COMMANDS])
         raise UsageError(f"no schema named {name!r}; choose one of: {choices}")
     click.echo(render(schemas[matches[0]]), nl=False)

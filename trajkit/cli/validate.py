@@ -7,9 +7,16 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from trajkit.cli._options import engine_options, jobs_option, json_option, paths_argument
+from trajkit.cli._options import (
+    engine_options,
+    filter_options,
+    jobs_option,
+    json_option,
+    paths_argument,
+)
 
 if TYPE_CHECKING:
+    from trajkit.filters import ConversationFilters
     from trajkit.validate import Summary
 
 
@@ -18,7 +25,8 @@ if TYPE_CHECKING:
 @click.option(
     "--strict", is_flag=True, help="Treat warnings (unknown kinds, stray files, …) as errors."
 )
-@json_option()
+@json_option("Print one JSON document (trajkit.validate/1).")
+@filter_options
 @jobs_option
 @engine_options
 @click.option(
@@ -44,6 +52,7 @@ def validate_command(
     max_file_size: int | None,
     engine: str,
     address: str | None,
+    filters: ConversationFilters,
 ) -> None:
     """Check conversation folders, folders of many conversations, or single event files.
 
@@ -52,10 +61,17 @@ def validate_command(
     `file:json-pointer: message` per problem, then a summary. Exit status: 0 valid, 1 problems
     found, 2 usage error. Never modifies anything.
     """
-    from trajkit.cli._output import display_path, echo_json, progress
+    from trajkit.cli._output import (
+        close_iterator,
+        display_path,
+        echo_json,
+        progress,
+        select_paths,
+    )
     from trajkit.engine import open_engine
     from trajkit.validate import MAX_FILE_BYTES, Summary, validate_paths
 
+    paths = tuple(select_paths(paths, filters))
     limit = max_file_size * 1024 * 1024 if max_file_size else MAX_FILE_BYTES
 
     summary = Summary()
@@ -67,17 +83,20 @@ def validate_command(
         reports = validate_paths(
             paths, strict=strict, max_file_bytes=limit, thorough=thorough, engine=runner
         )
-        for report in reports:
-            summary.add(report)
-            for problem in report.problems:
-                where = display_path(problem.path)
-                if as_json:
-                    problems.append(problem.to_json(where))
-                else:
-                    click.echo(problem.format(where))
-            bar.advance(note=report.path.name)
+        try:
+            for report in reports:
+                summary.add(report)
+                for problem in report.problems:
+                    where = display_path(problem.path)
+                    if as_json:
+                        problems.append(problem.to_json(where))
+                    else:
+                        bar.echo(problem.format(where))
+                bar.advance(note=report.path.name)
+        finally:
+            close_iterator(reports)  # `validate | head`: the workers stop now, not at exit
     if as_json:
-        echo_json({**summary.to_json(), "problems": problems})
+        echo_json({"schema": "trajkit.validate/1", **summary.to_json(), "problems": problems})
     else:
         click.echo(_summary_line(summary))
     ctx.exit(0 if summary.valid else 1)

@@ -11,11 +11,14 @@ import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from trajkit.cli._options import jobs_option, json_option, paths_argument
+from trajkit.cli._options import filter_options, jobs_option, json_option, paths_argument
+
+if TYPE_CHECKING:
+    from trajkit.filters import ConversationFilters
 
 _SORT_KEYS = ("time", "last", "events", "cost", "status", "model", "id")
 
@@ -44,16 +47,29 @@ def _stdout_is_terminal() -> bool:
     help="Order of the lines.",
 )
 @click.option("--reverse", "-r", is_flag=True, help="Reverse the order.")
-@json_option("Print the rows as one JSON list.")
-def ls_command(paths: tuple[Path, ...], sort_key: str, reverse: bool, as_json: bool) -> None:
+@click.option(
+    "--header/--no-header",
+    default=None,
+    help="Print a line naming the columns (default: on a terminal).",
+)
+@filter_options
+@json_option("Print the rows as one JSON document (trajkit.ls/1).")
+def ls_command(
+    paths: tuple[Path, ...],
+    sort_key: str,
+    reverse: bool,
+    header: bool | None,
+    as_json: bool,
+    filters: ConversationFilters,
+) -> None:
     """List the conversations under PATH...: one line each."""
-    from trajkit.cli._output import echo_json
+    from trajkit.cli._output import echo_json, select_paths
     from trajkit.views.summary import ConversationRow, iter_rows
     from trajkit.views.tables import format_rows, sort_rows
 
     rows: list[ConversationRow] = []
     problems: list[object] = []
-    for item in iter_rows(paths):
+    for item in iter_rows(select_paths(paths, filters)):
         if isinstance(item, ConversationRow):
             rows.append(item)
             problems.extend(item.problems)
@@ -61,10 +77,17 @@ def ls_command(paths: tuple[Path, ...], sort_key: str, reverse: bool, as_json: b
             problems.append(item)
     rows = sort_rows(rows, sort_key, reverse=reverse)
     if as_json:
-        echo_json([r.to_dict() for r in rows])
+        echo_json(
+            {
+                "schema": "trajkit.ls/1",
+                "conversations": [r.to_dict() for r in rows],
+                "problems": [str(p) for p in problems],
+            }
+        )
     else:
         width = _width()
-        for line in format_rows(rows, width=width):
+        show_header = _stdout_is_terminal() if header is None else header
+        for line in format_rows(rows, width=width, header=show_header):
             click.echo(line)
     sys.exit(_report_skipped(problems))
 
@@ -82,24 +105,33 @@ def _width() -> int | None:
 @paths_argument()
 @json_option("Print the summary as JSON (the default when stdout is not a terminal).")
 @click.option("--table", "as_table", is_flag=True, help="Print tables even when not on a terminal.")
+@filter_options
 @jobs_option
-def stats_command(paths: tuple[Path, ...], as_json: bool, as_table: bool, jobs: int | None) -> None:
+def stats_command(
+    paths: tuple[Path, ...],
+    as_json: bool,
+    as_table: bool,
+    jobs: int | None,
+    filters: ConversationFilters,
+) -> None:
     """Summarize the conversations under PATH...: statuses, models, events, tools, tokens, cost."""
-    from trajkit.cli._output import echo_json, progress
+    from trajkit.cli._output import echo_json, progress, select_paths
     from trajkit.engine import LocalEngine
     from trajkit.views.summary import CorpusStats, Skipped, iter_stats
 
     corpus = CorpusStats()
     skipped: list[object] = []
     with progress("Reading conversations") as bar:
-        for item in iter_stats(paths, engine=LocalEngine(jobs)):
+        for item in iter_stats(select_paths(paths, filters), engine=LocalEngine(jobs)):
             if isinstance(item, Skipped):
                 skipped.append(item)
                 continue
             corpus.add(item)
             bar.advance(note=item.id)
     if as_json or not (as_table or _stdout_is_terminal()):
-        echo_json(corpus.to_dict())
+        data = corpus.to_dict()
+        data["problems"] = [*map(str, skipped), *data["problems"]]
+        echo_json({"schema": "trajkit.stats/1", **data})
     else:
         from trajkit.views.tables import print_stats
 
@@ -110,7 +142,19 @@ def stats_command(paths: tuple[Path, ...], as_json: bool, as_table: bool, jobs: 
 def _console() -> Any:
     from rich.console import Console
 
-    return Console(file=sys.stdout, highlight=False, soft_wrap=False)
+    return Console(file=sys.stdout, highlight=False, soft_wrap=False, width=_table_width())
+
+
+def _table_width() -> int | None:
+    """COLUMNS, else the terminal's width (stdout's, or stderr's when stdout is piped)."""
+    if os.environ.get("COLUMNS", "").isdigit():
+        return int(os.environ["COLUMNS"])
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            return os.get_terminal_size(stream.fileno()).columns
+        except (OSError, ValueError, AttributeError):
+            continue
+    return None
 
 
 @click.command("inspect")
@@ -153,7 +197,7 @@ def _empty(loaded: Any) -> list[str]:
         click.echo(f"note: {loaded.path}: {note}", err=True)
     fresh = loaded.state is not None and not loaded.state.leaf_event_id
     if loaded.total_events == 0 and not fresh:
-        return [f"{loaded.path}:: conversation has no events"]
+        return [f"{loaded.path}: conversation has no events"]
     if loaded.total_events == 0:
         click.echo(f"note: {loaded.path}: no events yet (base state only)", err=True)
     return []
@@ -170,45 +214,75 @@ def _empty(loaded: Any) -> list[str]:
     "conversations, the site folder (default: <folder name>-site/).",
 )
 @click.option("--overwrite", is_flag=True, help="Replace the output if it exists.")
-def view_command(path: Path, output: Path | None, overwrite: bool) -> None:
+@filter_options
+@json_option("Print what was written as one JSON document (trajkit.view/1).")
+def view_command(
+    path: Path, output: Path | None, overwrite: bool, as_json: bool, filters: ConversationFilters
+) -> None:
     """Write one self-contained HTML report of a conversation (no network, no external assets).
 
     PATH holding many conversations gives a static site: index.html (sortable, filterable,
     searchable) and one report per conversation, all opening from disk.
     """
-    from trajkit.cli._output import display_path
-    from trajkit.errors import InputError, OutputExists
+    from trajkit.cli._output import check_output_file, display_path, echo_json, writing
+    from trajkit.filters import filter_paths
     from trajkit.store import atomic_write
     from trajkit.store.guard import refuse_output_inside
     from trajkit.views.html import conversation_to_html
     from trajkit.views.load import holds_many, load_conversation
 
     if holds_many(path):
-        _write_site(path, output, overwrite)
+        _write_site(path, output, overwrite, as_json, filters)
         return
     out = output if output is not None else Path(f"{path.resolve().name}.html")
     refuse_output_inside(out, [path])
-    if not out.parent.is_dir():
-        raise InputError(out.parent, "", "no such folder for the report; create it first")
-    if out.exists() and not overwrite:
-        raise OutputExists(out)
+    check_output_file(out, overwrite=overwrite)
+    for _, reason in filter_paths([path], filters):
+        if reason is not None:
+            click.echo(f"{display_path(path)}: filtered out ({reason}); nothing written", err=True)
+            return
     loaded = load_conversation(path)
-    atomic_write(out, conversation_to_html(loaded).encode("utf-8"))
-    click.echo(f"wrote {display_path(out)} ({len(loaded.items):,} events)")
-    sys.exit(_report_skipped([*loaded.problems, *_empty(loaded)]))
+    with writing(out):
+        atomic_write(out, conversation_to_html(loaded).encode("utf-8"))
+    problems = [*loaded.problems, *_empty(loaded)]
+    if as_json:
+        echo_json(
+            {
+                "schema": "trajkit.view/1",
+                "output": display_path(out),
+                "events": len(loaded.items),
+                "problems": [str(p) for p in problems],
+            }
+        )
+    else:
+        click.echo(f"wrote {display_path(out)} ({len(loaded.items):,} events)")
+    sys.exit(_report_skipped(problems))
 
 
-def _write_site(path: Path, output: Path | None, overwrite: bool) -> None:
-    from trajkit.cli._output import display_path
+def _write_site(
+    path: Path, output: Path | None, overwrite: bool, as_json: bool, filters: ConversationFilters
+) -> None:
+    from trajkit.cli._output import display_path, echo_json, select_paths, writing
     from trajkit.errors import OutputExists
     from trajkit.views.site import write_site
 
     out = output if output is not None else Path(f"{path.resolve().name}-site")
     if out.exists() and (not out.is_dir() or any(out.iterdir())) and not overwrite:
         raise OutputExists(out)
-    report = write_site([path], out)
-    click.echo(
-        f"wrote {display_path(out / 'index.html')} and {report.pages:,} conversation "
-        f"page{'s' if report.pages != 1 else ''}"
-    )
+    with writing(out):
+        report = write_site(select_paths([path], filters), out)
+    if as_json:
+        echo_json(
+            {
+                "schema": "trajkit.view/1",
+                "output": display_path(out / "index.html"),
+                "pages": report.pages,
+                "problems": [str(p) for p in report.problems],
+            }
+        )
+    else:
+        click.echo(
+            f"wrote {display_path(out / 'index.html')} and {report.pages:,} conversation "
+            f"page{'s' if report.pages != 1 else ''}"
+        )
     sys.exit(_report_skipped(report.problems))

@@ -43,13 +43,22 @@ class CorpusItem:
     """Warnings about a converted conversation (dangling calls, unknown tool schemas)."""
 
 
-def _convert_one(path: Path, to: Target, options: ConversionOptions) -> CorpusItem:
+def _convert_one(
+    path: Any, to: Target, options: ConversionOptions, keep_invalid: bool = False
+) -> CorpusItem:
+    from trajkit.validate.verdict import conversation_errors, invalid_reason
+
     try:
+        # the check validate and export make too (V1 folders; other shapes are converted)
+        errors = conversation_errors(path) if isinstance(path, Path) and path.is_dir() else []
+        if errors and not keep_invalid:
+            return CorpusItem(path, error=invalid_reason(errors))
         result = convert_conversation(path, to=to, options=options)
     except TrajkitError as exc:
         return CorpusItem(path, error=str(exc))
     document = {k: result[k] for k in _DOCUMENT_KEYS if k in result}
-    return CorpusItem(path, line=orjson.dumps(document), problems=tuple(result["problems"]))
+    kept = tuple(f"{e} (kept: --keep-invalid)" for e in errors)
+    return CorpusItem(path, line=orjson.dumps(document), problems=kept + tuple(result["problems"]))
 
 
 def _locations(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Any]:
@@ -78,9 +87,13 @@ def convert_corpus(
     to: Target = "chat",
     options: ConversionOptions = ConversionOptions(),  # noqa: B008 - frozen dataclass
     engine: Engine | None = None,
+    keep_invalid: bool = False,
 ) -> Iterator[CorpusItem]:
     """Convert every conversation under ``paths``; ``to`` and ``options`` as for
     ``convert_conversation``.
+
+    A conversation ``trajkit validate`` rejects is skipped with its first error, unless
+    ``keep_invalid`` (its errors then come as problems).
 
     Args:
         paths: conversation folders or folders holding many, other V1 shapes
@@ -94,5 +107,5 @@ def convert_corpus(
     from trajkit.engine import LocalEngine
 
     engine = engine or LocalEngine()
-    work = partial(_convert_one, to=to, options=options)
+    work = partial(_convert_one, to=to, options=options, keep_invalid=keep_invalid)
     yield from engine.map(work, _locations(engine.portable(paths)))

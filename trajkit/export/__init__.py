@@ -4,7 +4,7 @@
 (pure: a location in, rows out), usable on any executor; `arrow_schema` holds the stable schemas.
 """
 
-from trajkit.export.dataset import TABLES, ExportReport, export_dataset
+from trajkit.export.dataset import TABLES, ExportInterrupted, ExportReport, export_dataset
 from trajkit.export.rows import (
     ConversationRows,
     ExportFilters,
@@ -19,6 +19,7 @@ __all__ = [
     "TABLES",
     "ConversationRows",
     "ExportFilters",
+    "ExportInterrupted",
     "ExportReport",
     "Filtered",
     "RowOptions",

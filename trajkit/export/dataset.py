@@ -31,7 +31,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trajkit.errors import InputError, OutputExists, TrajkitError, UsageError
+from trajkit.errors import InputError, OutputError, OutputExists, TrajkitError, UsageError
 from trajkit.export.chunks import ChunkResult, ChunkSettings, ChunkTask, Exported, write_chunk
 from trajkit.export.manifest import MANIFEST_NAME, Manifest, read_manifest, write_manifest
 from trajkit.export.rows import (
@@ -141,17 +141,29 @@ def export_dataset(
 
         return export_to_storage(remote_out, into, overwrite=overwrite, engine=engine)
     (out,) = engine.portable([Path(out_dir)])  # shards are written by the workers
-    with _export_lock(out):
-        manifest = _prepare_out_dir(out, options, overwrite=overwrite, version=SCHEMA_VERSION)
-        return _run_export(
-            out, manifest, paths, from_v0=from_v0, progress=progress,
-            engine=engine, started=started,
-            settings=ChunkSettings(
-                str(out), options, options.view, row_group_rows or 20_000,
-                shard_rows or 1_000_000,
-            ),
-            chunk_size=chunk_size,
-        )  # fmt: skip
+    created = not out.exists()
+    fresh = created or (out.is_dir() and not any(out.iterdir()))
+    report: ExportReport | None = None
+    try:
+        with _export_lock(out):
+            manifest = _prepare_out_dir(out, options, overwrite=overwrite, version=SCHEMA_VERSION)
+            report = _run_export(
+                out, manifest, paths, from_v0=from_v0, progress=progress,
+                engine=engine, started=started,
+                settings=ChunkSettings(
+                    str(out), options, options.view, row_group_rows or 20_000,
+                    shard_rows or 1_000_000,
+                ),
+                chunk_size=chunk_size,
+            )  # fmt: skip
+    except ExportInterrupted as stopped:
+        report = stopped.report  # what finished is kept and listed
+        raise
+    finally:
+        if fresh and (report is None or report.exported == 0):
+            _remove_new_export(out, created)  # nothing to publish: leave no empty dataset
+    assert report is not None
+    return report
 
 
 def _run_export(
@@ -186,7 +198,18 @@ def _run_export(
             if progress is not None:
                 progress(report)
         run.finish()
+    except KeyboardInterrupt:
+        # Ctrl-C: keep what finished (listed in the manifest, so a re-run skips it as
+        # unchanged) and remove every shard the manifest does not list, including those of
+        # chunks that were still being written.
+        with contextlib.suppress(KeyboardInterrupt):
+            _close_iterator(results)
+        run.finish()
+        run.remove_unlisted()
+        report.seconds = time.perf_counter() - started
+        raise ExportInterrupted(report) from None
     except BaseException:
+        _close_iterator(results)  # the workers stop now (not at interpreter exit)
         run.abort()
         raise
     report.seconds = time.perf_counter() - started
@@ -301,12 +324,38 @@ class _Run:
         with contextlib.suppress(OSError):
             (self.out / STAGING_DIR).rmdir()  # only when empty
 
+    def remove_unlisted(self) -> None:
+        """Remove shards and staged files the manifest does not list (after an interruption)."""
+        from trajkit.export.shards import remove_leftovers
+
+        for table in TABLES:
+            remove_leftovers(self.out / table, self.manifest.shards.get(table, []))
+        self._remove_staging()
+
     def abort(self) -> None:
         """Remove this run's shards (chunks still running leave theirs to the next start)."""
         for table, names in self.new_shards.items():
             for name in names:
                 (self.out / table / name).unlink(missing_ok=True)
         self._remove_staging()
+
+
+class ExportInterrupted(KeyboardInterrupt):
+    """Ctrl-C during an export: what finished is in the manifest (`report`), the rest removed.
+
+    A `KeyboardInterrupt`, so callers that do not know it still stop; a re-run of the same
+    export continues from what is listed (unchanged conversations are skipped).
+    """
+
+    def __init__(self, report: ExportReport) -> None:
+        super().__init__("export interrupted")
+        self.report = report
+
+
+def _close_iterator(results: Iterable[Any]) -> None:
+    close = getattr(results, "close", None)
+    if close is not None:
+        close()  # stops the engine's workers (see trajkit.corpus.map_conversations)
 
 
 CHUNK_EVENTS = 25_000
@@ -410,8 +459,7 @@ def _export_lock(out: Path) -> Iterator[None]:
         with tempfile.TemporaryFile(dir=out):
             pass
     except OSError as exc:
-        reason = exc.strerror.lower() if exc.strerror else str(exc)
-        raise TrajkitError(f"{out}: cannot write the dataset here ({reason})") from None
+        raise OutputError.from_os(out, exc) from None
     lock = filelock.FileLock(out / LOCK_NAME, timeout=0)
     try:
         lock.acquire()
@@ -471,6 +519,17 @@ def _new_manifest(path: Path, options: dict[str, Any], version: str) -> Manifest
 
 def _describe(options: dict[str, Any]) -> str:
     return f"--view {options.get('view')}" + ("" if options.get("redact") else " --no-redact")
+
+
+def _remove_new_export(out: Path, created: bool) -> None:
+    """Undo an export that published nothing into a new or empty OUT_DIR (the folder too if new)."""
+    with contextlib.suppress(OSError):
+        _remove_export_files(out)
+        for table in TABLES:
+            with contextlib.suppress(FileNotFoundError):
+                (out / table).rmdir()
+        if created:
+            out.rmdir()  # only when empty: anything else written there is kept
 
 
 def _remove_export_files(out: Path) -> None:

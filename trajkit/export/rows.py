@@ -17,7 +17,6 @@ Steps, cheapest first:
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import os
 from collections.abc import Sequence
@@ -31,6 +30,7 @@ import orjson
 from trajkit.errors import InputError
 from trajkit.export.redaction import Redactor, secret_values
 from trajkit.export.summary import Loaded, conversation_row, is_error
+from trajkit.filters import ConversationFilters
 from trajkit.gc_pause import paused_gc
 from trajkit.shapes.memory import ShapeRef
 from trajkit.store.remote import RemotePath
@@ -56,20 +56,8 @@ Location: TypeAlias = "Path | V0Input"
 """A V1 conversation folder (`Path`) or a V0 trajectory handle (`trajkit.migrate.V0Input`)."""
 
 
-@dataclass(frozen=True)
-class ExportFilters:
-    """Which conversations to export; an empty field lets everything through."""
-
-    statuses: tuple[str, ...] = ()
-    """Execution statuses to keep (`finished`, `error`, ...)."""
-    models: tuple[str, ...] = ()
-    """Model names to keep: exact (`openai/gpt-4o`), without provider (`gpt-4o`), or a glob."""
-    since: datetime | None = None
-    """Keep conversations whose first event is at or after this (naive local) time."""
-    until: datetime | None = None
-    """Keep conversations whose first event is before this time."""
-    tools: tuple[str, ...] = ()
-    """Keep conversations that called at least one of these tools."""
+ExportFilters = ConversationFilters
+"""Which conversations to export: the filters every command shares (`trajkit.filters`)."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +74,9 @@ class RowOptions:
     """The SDK's cipher key, to decrypt registered secrets and mask their values too."""
     extra_secrets: tuple[str, ...] = ()
     """More secret values to mask everywhere."""
+    keep_invalid: bool = False
+    """Export conversations `trajkit validate` rejects, their errors in the row's `problems`
+    (default: skip them with their first error; `trajkit.validate.verdict`)."""
 
     @property
     def conversion(self) -> ConversionOptions:
@@ -194,6 +185,7 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
     from trajkit.events.upgrade import upgrade_base_state
     from trajkit.store import open_conversation
     from trajkit.store.reader import input_error_from_validation, parse_event_bytes
+    from trajkit.validate.verdict import conversation_errors, invalid_reason
 
     conv = open_conversation(path)
     files = conv.event_files()
@@ -206,6 +198,10 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
             return Unchanged(source, fingerprint)
     # else: a first export; the fingerprint is made from the `fstat`s of the reads below
     # (the same sizes and times `os.stat` gives), saving one `stat` per event file.
+    # the check validate and convert make too (V1 folders; other shapes are checked on read)
+    errors = conversation_errors(path) if isinstance(path, Path) and path.is_dir() else []
+    if errors and not options.keep_invalid:
+        return Skipped(source, invalid_reason(errors))
     raw_state = conv.base_state_raw()
     state_json: dict[str, Any] | None = None
     state = None
@@ -247,7 +243,10 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
     source_format = f"v1:{shape}" if shape else "v1"
     loaded = Loaded(conv.id, source_format, state_json, state, events, paths, files)
     conv_path = Path(path.label) if isinstance(path, ShapeRef) else path
-    return _finish(loaded, source, fingerprint, options, conv_path=conv_path)
+    result = _finish(loaded, source, fingerprint, options, conv_path=conv_path)
+    if errors and isinstance(result, ConversationRows):  # kept with --keep-invalid
+        result.conversation["problems"] = [*errors, *result.conversation["problems"]]
+    return result
 
 
 def _v0_rows(location: V0Input, source: str, options: RowOptions, previous: str | None) -> Result:
@@ -315,31 +314,13 @@ def _fingerprint_v0(location: V0Input) -> str:
 
 def _state_filter(state: BaseState | None, filters: ExportFilters) -> str | None:
     status = state.execution_status if state else None
-    if filters.statuses and status not in filters.statuses:
-        return f"status {status or 'unknown'} not in {', '.join(filters.statuses)}"
-    model = state.agent.llm.model if state else None
-    if filters.models and not any(_model_matches(model, m) for m in filters.models):
-        return f"model {model or 'unknown'} does not match {', '.join(filters.models)}"
-    return None
-
-
-def _model_matches(model: str | None, pattern: str) -> bool:
-    if not model:
-        return False
-    short = model.split("/", 1)[-1]
-    return any(fnmatch.fnmatchcase(name, pattern) for name in (model, short))
+    return filters.state_reason(status, state.agent.llm.model if state else None)
 
 
 def _event_filter(
     created: datetime | None, tools_used: set[str], filters: ExportFilters
 ) -> str | None:
-    if filters.since is not None and (created is None or created < filters.since):
-        return f"started {created or 'at an unknown time'}, before {filters.since}"
-    if filters.until is not None and (created is None or created >= filters.until):
-        return f"started {created or 'at an unknown time'}, not before {filters.until}"
-    if filters.tools and not tools_used.intersection(filters.tools):
-        return f"used none of the tools {', '.join(filters.tools)}"
-    return None
+    return filters.event_reason(created, tools_used)
 
 
 # -- rows ----------------------------------------------------------------------------------

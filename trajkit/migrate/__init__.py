@@ -13,10 +13,17 @@
 from trajkit.migrate.containers import SkippedInput, V0Input, V0Source, iter_v0_inputs
 from trajkit.migrate.mapping import V1_TOOL_NAMES, MigratedConversation, ToolNames, v0_to_v1
 from trajkit.migrate.report import REPORT_FILE, SIDECAR_FILE, MigrationReport
-from trajkit.migrate.run import Migrated, iter_v0_conversations, migrate_paths, write_conversation
+from trajkit.migrate.run import (
+    AlreadyMigrated,
+    Migrated,
+    iter_v0_conversations,
+    migrate_paths,
+    write_conversation,
+)
 
 __all__ = [
     "REPORT_FILE",
+    "AlreadyMigrated",
     "SIDECAR_FILE",
     "V1_TOOL_NAMES",
     "Migrated",

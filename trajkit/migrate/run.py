@@ -19,16 +19,18 @@ by a few conversations. Results come back in input order. Nothing here prints; c
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
+import shutil
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trajkit.errors import InputError, OutputExists, TrajkitError
+from trajkit.errors import InputError, OutputError, OutputExists, TrajkitError
 from trajkit.migrate.containers import SkippedInput, V0Input, iter_v0_inputs
 from trajkit.migrate.mapping import MigratedConversation, ToolNames, v0_to_v1
 from trajkit.migrate.report import REPORT_FILE, SIDECAR_FILE
@@ -38,7 +40,13 @@ from trajkit.store.guard import refuse_output_inside
 if TYPE_CHECKING:
     from trajkit.engine import Engine
 
-__all__ = ["Migrated", "iter_v0_conversations", "migrate_paths", "write_conversation"]
+__all__ = [
+    "AlreadyMigrated",
+    "Migrated",
+    "iter_v0_conversations",
+    "migrate_paths",
+    "write_conversation",
+]
 
 
 @dataclass(frozen=True)
@@ -57,6 +65,22 @@ class Migrated:
     """V1 events written."""
     report: dict[str, Any]
     """The `migration_report.json` content."""
+
+
+@dataclass(frozen=True)
+class AlreadyMigrated(SkippedInput):
+    """An input whose folder a previous run already wrote completely (folders appear whole).
+
+    A re-run after an interruption meets these for the finished part: they are not errors, so
+    the run can finish the rest. `--overwrite` rewrites them instead.
+    """
+
+    folder: str = ""
+    """The existing `OUT/<hex>` folder."""
+
+
+_DISK_ERRNOS = frozenset({errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.EDQUOT})
+"""Write errors that concern OUT_DIR as a whole: the run stops instead of failing each input."""
 
 
 def iter_v0_conversations(
@@ -90,7 +114,11 @@ def migrate_paths(
     refuse_output_inside(out, paths)
     if out.exists() and not out.is_dir():
         raise InputError(out, "", "output path exists and is not a folder")
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError.from_os(out, exc) from None
+    _remove_dead_temp_folders(out)
     work = partial(_migrate_item, out=str(out), overwrite=overwrite, tool_names=tool_names)
     inputs = _inputs(engine.portable(paths), out)
     yield from engine.map(work, inputs)
@@ -142,10 +170,17 @@ def _migrate_one(
     try:
         folder = write_conversation(conv, out, overwrite=overwrite)
     except OutputExists as exc:
-        return SkippedInput(
-            inp.label, "", f"already migrated to {exc.path}; pass --overwrite to replace it"
+        return AlreadyMigrated(
+            inp.label,
+            "",
+            f"already migrated to {exc.path}; pass --overwrite to replace it",
+            folder=exc.path,
         )
-    except (TrajkitError, OSError) as exc:
+    except OSError as exc:
+        if exc.errno in _DISK_ERRNOS:
+            raise OutputError.from_os(out, exc) from None
+        return SkippedInput(inp.label, "", f"could not write the conversation: {exc}")
+    except TrajkitError as exc:
         return SkippedInput(inp.label, "", f"could not write the conversation: {exc}")
     return Migrated(
         source=conv.source,
@@ -176,6 +211,27 @@ def write_conversation(
         if conv.report.shape != "v1":  # V1 inputs have nothing V1 cannot hold
             write_new_file(tmp / SIDECAR_FILE, _json(conv.sidecar, indent=None).encode())
     return final
+
+
+def _remove_dead_temp_folders(out: Path) -> None:
+    """Remove `.<hex>.tmp-<pid>-<n>` folders whose writer process is gone (a killed run)."""
+    for entry in out.iterdir():
+        name = entry.name
+        if not (name.startswith(".") and ".tmp-" in name and entry.is_dir()):
+            continue
+        pid_text = name.rsplit(".tmp-", 1)[1].split("-", 1)[0]
+        if pid_text.isdigit() and not _alive(int(pid_text)):
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _json(value: Any, *, indent: int | None = 2) -> str:

@@ -12,16 +12,20 @@ conversation.run()
 ```
 """
 
-from trajkit.events import Event, ImageContent, LLMConvertibleEvent, TextContent
-from trajkit.sdk.agent import Agent
-from trajkit.sdk.confirmation import AlwaysConfirm, ConfirmRisky, LLMSecurityAnalyzer, NeverConfirm
-from trajkit.sdk.conversation import Conversation
-from trajkit.sdk.llm import LLM, LLMError
-from trajkit.sdk.logger import get_logger
-from trajkit.sdk.secrets import Cipher, LookupSecret, StaticSecret
-from trajkit.sdk.skills import AgentContext, KeywordTrigger, Skill, load_skills
-from trajkit.sdk.state import ConversationExecutionStatus, ConversationState
-from trajkit.sdk.tool import Action, Observation, Tool, ToolDefinition, ToolExecutor, register_tool
+from trajkit._extras import RUNTIME_MODULES, require
+
+require("runtime", *RUNTIME_MODULES, feature="trajkit.sdk (the runtime)")
+
+from trajkit.events import Event, ImageContent, LLMConvertibleEvent, TextContent  # noqa: E402
+from trajkit.sdk.agent import Agent  # noqa: E402
+from trajkit.sdk.confirmation import AlwaysConfirm, ConfirmRisky, LLMSecurityAnalyzer, NeverConfirm  # noqa: E402
+from trajkit.sdk.conversation import Conversation  # noqa: E402
+from trajkit.sdk.llm import LLM, LLMError  # noqa: E402
+from trajkit.sdk.logger import get_logger  # noqa: E402
+from trajkit.sdk.secrets import Cipher, LookupSecret, StaticSecret  # noqa: E402
+from trajkit.sdk.skills import AgentContext, KeywordTrigger, Skill, load_skills  # noqa: E402
+from trajkit.sdk.state import ConversationExecutionStatus, ConversationState  # noqa: E402
+from trajkit.sdk.tool import Action, Observation, Tool, ToolDefinition, ToolExecutor, register_tool  # noqa: E402
 
 __all__ = [
     "LLM",

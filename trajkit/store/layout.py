@@ -205,6 +205,8 @@ def _walk(folder: Path, st: os.stat_result, seen: set[tuple[int, int]]) -> Itera
 
 
 def _os_reason(exc: OSError) -> str:
+    if isinstance(exc, FileNotFoundError):
+        return "no such file or folder"  # the words every command uses for a missing PATH
     if exc.strerror:
         return exc.strerror.lower()
     return str(exc)

@@ -15,7 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from trajkit.errors import InputError, UsageError
+from trajkit.errors import InputError
 from trajkit.store.layout import EVENTS_DIR, is_conversation_folder
 from trajkit.store.remote import RemotePath
 from trajkit.validate.conversation import ConversationReport, validate_conversation, validate_file
@@ -83,8 +83,9 @@ class Summary:
 def iter_targets(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Target]:
     """Expand PATHs: a file is a target, a conversation folder is one, other folders are searched.
 
-    Raises `UsageError` for a path that does not exist at all; a broken link or a symlink loop
-    is a `broken` target, reported as a problem naming it.
+    A path that does not exist, a broken link or a symlink loop is a `broken` target, reported
+    as a problem naming it (exit 1, the other paths are still checked: one rule for every
+    command).
     """
     from trajkit.shapes import ShapeRef, find_locations, shape_refs
     from trajkit.store.remote import as_remote
@@ -104,7 +105,8 @@ def iter_targets(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Target]:
             continue
         path = Path(raw)
         if not os.path.lexists(path):
-            raise UsageError(f"{os.fspath(path)}: no such file or folder")
+            yield Target(path, "broken", "no such file or folder")
+            continue
         try:
             is_dir = path.is_dir()
             is_file = path.is_file()
@@ -148,7 +150,8 @@ def _remote_targets(root: RemotePath) -> Iterator[Target]:
 
     check_storage(root)
     if not root.exists():
-        raise UsageError(f"{root}: no such file or folder")
+        yield Target(root, "broken", "no such file or folder")  # type: ignore[arg-type]
+        return
     if root.is_file():
         yield Target(root, "file")  # type: ignore[arg-type]
         return

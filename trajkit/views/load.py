@@ -270,7 +270,7 @@ def _load_v0(path: Path, container: str, event_range: tuple[int, int | None]) ->
         raise InputError(path, "", problems[0] if problems else "no V0 trajectory found")
     if extra:
         problems.append(
-            f"{path}:: holds {extra + 1} trajectories; only the first is shown "
+            f"{path}: holds {extra + 1} trajectories; only the first is shown "
             "(`trajkit migrate` writes each one to its own folder)"
         )
     return migrated_to_loaded(path, found, container, event_range, problems)

@@ -165,7 +165,7 @@ def iter_sources(
                 yield from (Skipped(str(i)) if isinstance(i, SkippedInput) else i for i in inputs)
                 continue
         yield Skipped(
-            f"{os.fspath(raw)}:: not a conversation folder and holds none "
+            f"{os.fspath(raw)}: not a conversation folder and holds none "
             "(expected <uuid hex>/ folders with base_state.json or events/, or V0 trajectories)"
         )
 
@@ -251,7 +251,7 @@ def _check_state_json(conv: StoredConversation, problems: list[str]) -> None:
     except InputError as exc:
         problems.append(str(exc))
     except orjson.JSONDecodeError as exc:
-        problems.append(f"{conv.base_state_path}:: not valid JSON: {exc}")
+        problems.append(f"{conv.base_state_path}: not valid JSON: {exc}")
 
 
 def _first_user_message(conv: StoredConversation, problems: list[str]) -> str:
@@ -264,7 +264,7 @@ def _first_user_message(conv: StoredConversation, problems: list[str]) -> str:
             problems.append(str(exc))
             continue
         except orjson.JSONDecodeError as exc:
-            problems.append(f"{event_file.path}:: not valid JSON: {exc}")
+            problems.append(f"{event_file.path}: not valid JSON: {exc}")
             continue
         if not isinstance(data, dict) or data.get("kind") != "MessageEvent":
             continue

@@ -43,13 +43,30 @@ def sort_rows(
     return present + missing
 
 
-def format_rows(rows: list[ConversationRow], *, width: int | None) -> Iterator[str]:
-    """Aligned lines: id, first and last time, status, events, model, cost, first message."""
+HEADER = ("ID", "STARTED", "LAST", "STATUS", "EVENTS", "MODEL", "COST", "FIRST MESSAGE")
+"""The column names `ls` prints above the rows on a terminal."""
+
+
+def format_rows(
+    rows: list[ConversationRow], *, width: int | None, header: bool = False
+) -> Iterator[str]:
+    """Aligned lines: id, first and last time, status, events, model, cost, first message.
+
+    With `header`, a first line names the columns (aligned with the rows).
+    """
     cells = [[visible_controls(v, keep_layout=False) for v in _cells(r)] for r in rows]
     if not cells:
         return
-    widths = [max(len(c[i]) for c in cells) for i in range(len(cells[0]))]
+    titles = list(HEADER[:-1])
+    widths = [max(len(c[i]) for c in [*cells, titles]) if header else max(len(c[i]) for c in cells)
+              for i in range(len(cells[0]))]  # fmt: skip
     right = {4, 6}  # events and cost are right-aligned
+    if header:
+        line = "  ".join(
+            v.rjust(w) if i in right else v.ljust(w)
+            for i, (v, w) in enumerate(zip(titles, widths, strict=True))
+        )
+        yield f"{line}  {HEADER[-1]}"
     for c, row in zip(cells, rows, strict=True):
         parts = [
             v.rjust(w) if i in right else v.ljust(w)
@@ -93,7 +110,8 @@ def print_stats(doc: dict[str, Any], console: Console) -> None:
     def table(title: str, *columns: str) -> Table:
         t = Table(title=title, title_justify="left", title_style="bold")
         for i, name in enumerate(columns):
-            t.add_column(name, justify="left" if i == 0 else "right")
+            # Identifiers (models, tools, kinds) wrap at the console's width; never cut.
+            t.add_column(name, justify="left" if i == 0 else "right", overflow="fold")
         return t
 
     console.print(

@@ -10,6 +10,7 @@ kinds are printed as raw JSON. On a pipe the same text is printed without colour
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import shlex
@@ -40,6 +41,13 @@ __all__ = ["FOLD_LINES", "page_conversation", "print_conversation", "render_conv
 FOLD_LINES = 24
 """Longer bodies are folded to their first and last lines unless `full` is asked for."""
 _HEAD, _TAIL = 14, 6
+MAX_CHARS = 20_000
+"""A value longer than this is cut (with a note) unless `full` is asked for."""
+MAX_CHARS_FULL = 1_000_000
+"""Even with `full`, a value is cut here: rendering is then bounded (a 50 MB tool output took
+rich 13 minutes and 950 MB); the note says where the whole value is."""
+MAX_HIGHLIGHT = 200_000
+"""Longer code is shown without syntax highlighting (pygments is the slow part)."""
 
 _ROLE_STYLE = {
     "system": "bold blue",
@@ -89,7 +97,7 @@ def page_conversation(
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE)
     assert proc.stdin is not None
     stream = io.TextIOWrapper(proc.stdin, encoding="utf-8", errors="replace")
-    paged = Console(
+    paged = _PipeConsole(
         file=stream,
         force_terminal=True,
         color_system=console.color_system,  # type: ignore[arg-type]
@@ -100,9 +108,23 @@ def page_conversation(
         print_conversation(loaded, paged, full=full)
         stream.close()
     except BrokenPipeError:  # the reader quit the pager early
-        pass
+        with contextlib.suppress(OSError):
+            stream.close()  # flushing the rest fails again; the pipe is closed all the same
     finally:
         proc.wait()
+
+
+class _PipeConsole(Console):
+    """A console writing into a pager's pipe: a closed pipe raises `BrokenPipeError`.
+
+    rich's default answer to a broken pipe (`Console.on_broken_pipe`) points the process's
+    stdout at /dev/null and raises `SystemExit(1)`, which is right for a console on stdout but
+    not for a pager the user quit: the command must stop rendering and exit as usual.
+    """
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True  # drop whatever is still buffered
+        raise BrokenPipeError("the pager was closed")
 
 
 def render_conversation(
@@ -215,6 +237,8 @@ def _code(block: CodeBlock, full: bool) -> RenderableType:
         return label
     if lexer == "bash" and "\n" not in text:
         return Text.assemble(("$ " if block.label == "command" else "> ", "dim"), (text, "bold"))
+    if len(text) > MAX_HIGHLIGHT:
+        return Group(label, Text(text))
     syntax = Syntax(text, lexer, theme="ansi_dark", word_wrap=True, background_color="default")
     return Group(label, syntax)
 
@@ -269,12 +293,28 @@ class _LongText:
 
 
 def _fold(text: str, full: bool, *, head: int = _HEAD, tail: int = _TAIL) -> str:
-    lines = text.rstrip("\n").split("\n")
-    if full or len(lines) <= max(FOLD_LINES, head + tail + 1):
-        return text.rstrip("\n")
+    text = _cut(text.rstrip("\n"), MAX_CHARS_FULL if full else MAX_CHARS, full)
+    if full or text.count("\n") < max(FOLD_LINES, head + tail + 1):
+        return text
+    lines = text.split("\n")
     hidden = len(lines) - head - tail
     notice = f"… {hidden} more lines folded (--full shows them) …"
     return "\n".join([*lines[:head], notice, *(lines[-tail:] if tail else [])])
+
+
+def _cut(text: str, limit: int, full: bool) -> str:
+    """`text` cut to about `limit` characters (its start and end) with a note in between."""
+    if len(text) <= limit:
+        return text
+    keep = limit // 2
+    hidden = len(text) - 2 * keep
+    where = (
+        "the whole value is in the event file (trajkit convert or any JSON reader shows it)"
+        if full
+        else "--full shows up to 1,000,000"
+    )
+    notice = f"\n… {hidden:,} more characters not shown ({len(text):,} in all; {where}) …\n"
+    return text[:keep] + notice + text[-keep:]
 
 
 def _usage(u: Usage) -> str:
