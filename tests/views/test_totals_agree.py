@@ -56,7 +56,7 @@ def test_ls_stats_and_export_report_the_same_totals(tmp_path: Path) -> None:
     expected_prompt = agent["accumulated_token_usage"]["prompt_tokens"] + 1000
     expected_completion = agent["accumulated_token_usage"]["completion_tokens"] + 20
 
-    (ls_row,) = _cli_json("ls", str(folder))
+    (ls_row,) = _cli_json("ls", str(folder))["conversations"]
     stats = _cli_json("stats", str(folder))
     result = conversation_rows(folder, RowOptions(redact=False))
     assert isinstance(result, ConversationRows)
