@@ -80,7 +80,7 @@ def test_base_state_nested_100k_deep(tmp_path: Path, conv: Path) -> None:
 
 def test_view_into_a_missing_folder(tmp_path: Path, conv: Path) -> None:
     r = invoke("view", str(conv), "-o", str(tmp_path / "no" / "such" / "v.html"))
-    assert r.exit_code == 1 and "no such folder" in r.output
+    assert r.exit_code == 1 and "does not exist; create it first" in r.output  # issue 16
     assert not (tmp_path / "no").exists()
 
 
