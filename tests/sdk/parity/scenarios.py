@@ -1,0 +1,278 @@
+"""Parity scenarios: scripts written against openhands-sdk 1.58.2's API.
+
+Each ``scenario_<name>(server, work)`` is an SDK script: it queues the model's answers on the
+scripted loopback server, drives a conversation under ``work`` and returns what the script
+observed (exception class names, statuses, callback kinds). ``record_sdk.py`` runs this file
+as it is with the SDK (``/work/sdk-venv``) and writes ``expected/<name>.json``; the parity tests
+run the same text with ``openhands.sdk`` -> ``trajkit.sdk`` and ``openhands.tools`` ->
+``trajkit.tools`` (the issue's rule: nothing else changes) and compare.
+
+Imports sit inside the functions so the renaming covers them and the file imports nothing
+from either package when loaded.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import SecretStr
+
+from tests.support.llm_server import ScriptedLLMServer
+
+
+def _llm(server: ScriptedLLMServer, **kw: Any) -> Any:
+    from openhands.sdk import LLM
+
+    opts: dict[str, Any] = {
+        "model": "openai/gpt-4o",
+        "api_key": SecretStr("sk-parity-key"),
+        "base_url": server.base_url,
+        "usage_id": "agent",
+        "num_retries": 0,
+    }
+    opts.update(kw)
+    return LLM(**opts)
+
+
+def _conversation(server: ScriptedLLMServer, work: Path, **kw: Any) -> Any:
+    from openhands.sdk import Agent, Conversation
+
+    agent = kw.pop("agent", None) or Agent(llm=kw.pop("llm", None) or _llm(server), tools=[])
+    opts: dict[str, Any] = {
+        "agent": agent,
+        "workspace": str(work / "ws"),
+        "persistence_dir": str(work / "conversations"),
+        "visualizer": None,
+    }
+    opts.update(kw)
+    return Conversation(**opts)
+
+
+def scenario_hello(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    server.enqueue_text("Hello! How can I help?")
+    seen: list[str] = []
+    conversation = _conversation(server, work, callbacks=[lambda e: seen.append(type(e).__name__)])
+    conversation.send_message("Say hello.")
+    conversation.run()
+    return {
+        "callback_kinds": seen,
+        "status": str(conversation.state.execution_status.value),
+        "workspace_kind": type(conversation.workspace).__name__,
+        "prompt_cache_key_is_id": server.requests[0].body.get("prompt_cache_key")
+        == str(conversation.id),
+    }
+
+
+def _failing_run(server: ScriptedLLMServer, work: Path, status: int) -> dict[str, Any]:
+    from openhands.sdk.conversation.exceptions import ConversationRunError
+
+    server.enqueue_error(status, "scripted failure")
+    seen: list[str] = []
+    conversation = _conversation(server, work, callbacks=[lambda e: seen.append(type(e).__name__)])
+    conversation.send_message("Do something.")
+    raised: dict[str, Any] = {"raised": None}
+    try:
+        conversation.run()
+    except ConversationRunError as e:
+        raised = {
+            "raised": type(e).__name__,
+            "original": type(e.original_exception).__name__,
+            "cause": type(e.__cause__).__name__ if e.__cause__ else None,
+            "conversation_id_matches": e.conversation_id == conversation.id,
+            "has_error_event": e.conversation_error is not None,
+        }
+    return {
+        **raised,
+        "status": str(conversation.state.execution_status.value),
+        "callback_kinds": seen,
+    }
+
+
+def scenario_error_400(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    return _failing_run(server, work, 400)
+
+
+def scenario_error_401(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    return _failing_run(server, work, 401)
+
+
+def scenario_error_503(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    return _failing_run(server, work, 503)
+
+
+def scenario_stuck_dict(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    for _ in range(6):
+        server.enqueue_tool_call("think", {"thought": "same thought"})
+    server.enqueue_text("unreachable")
+    conversation = _conversation(
+        server,
+        work,
+        stuck_detection_thresholds={
+            "action_observation": 3,
+            "action_error": 3,
+            "monologue": 3,
+            "alternating_pattern": 6,
+        },
+    )
+    conversation.send_message("Think.")
+    conversation.run()
+    return {
+        "status": str(conversation.state.execution_status.value),
+        "requests": len(server.requests),
+    }
+
+
+def scenario_secrets_update(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    server.enqueue_text("Noted.")
+    server.enqueue_text("Still noted.")
+    conversation = _conversation(server, work)
+    conversation.send_message("First.")
+    conversation.run()
+    conversation.update_secrets({"PARITY_TOKEN": "tok-value-123"})
+    conversation.send_message("Second.")
+    conversation.run()
+    texts = [str(r.body) for r in server.requests]
+    return {
+        "name_in_first_request": "PARITY_TOKEN" in texts[0],
+        "name_in_second_request": "PARITY_TOKEN" in texts[1],
+        "value_in_any_request": any("tok-value-123" in t for t in texts),
+    }
+
+
+def scenario_repeated_ids(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    server.enqueue_tool_call("think", {"thought": "one"}, call_id="call_dup")
+    server.enqueue_tool_call("think", {"thought": "two"}, call_id="call_dup")
+    server.enqueue_text("done")
+    conversation = _conversation(server, work)
+    conversation.send_message("Think twice.")
+    conversation.run()
+    return {"status": str(conversation.state.execution_status.value)}
+
+
+def scenario_pause(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    server.enqueue_tool_call("think", {"thought": "a"})
+    server.enqueue_tool_call("think", {"thought": "b"})
+    server.enqueue_text("done")
+    conversation = _conversation(server, work)
+    statuses: list[str] = []
+    conversation.send_message("Think.")
+    conversation.pause()
+    statuses.append(str(conversation.state.execution_status.value))
+    conversation.run()  # a paused conversation runs again when asked
+    statuses.append(str(conversation.state.execution_status.value))
+    return {"statuses": statuses, "requests": len(server.requests)}
+
+
+def scenario_pause_in_callback(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    from openhands.sdk.event import ActionEvent
+
+    server.enqueue_tool_call("think", {"thought": "a"})
+    server.enqueue_tool_call("think", {"thought": "b"})
+    server.enqueue_text("done")
+    holder: dict[str, Any] = {}
+
+    def on_event(event: Any) -> None:
+        if isinstance(event, ActionEvent) and not holder.get("paused"):
+            holder["paused"] = True
+            holder["conversation"].pause()
+
+    conversation = _conversation(server, work, callbacks=[on_event])
+    holder["conversation"] = conversation
+    conversation.send_message("Think.")
+    conversation.run()
+    first = str(conversation.state.execution_status.value)
+    conversation.run()
+    return {
+        "status_after_pause": first,
+        "status": str(conversation.state.execution_status.value),
+        "requests": len(server.requests),
+    }
+
+
+def scenario_wire_gpt4o(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    server.enqueue_text("ok")
+    llm = _llm(server, temperature=0.3, top_p=0.9, seed=7)
+    conversation = _conversation(server, work, llm=llm)
+    conversation.send_message("Hi.")
+    conversation.run()
+    return {}
+
+
+def scenario_wire_gpt41(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    server.enqueue_text("ok")
+    llm = _llm(server, model="openai/gpt-4.1", temperature=0.3, top_p=0.9, max_output_tokens=999)
+    conversation = _conversation(server, work, llm=llm)
+    conversation.send_message("Hi.")
+    conversation.run()
+    return {}
+
+
+def scenario_wire_claude(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    server.enqueue_text("ok")
+    llm = _llm(server, model="openai/claude-sonnet-4-5", temperature=0.3, top_p=0.9)
+    conversation = _conversation(server, work, llm=llm)
+    conversation.send_message("Hi.")
+    conversation.run()
+    return {}
+
+
+def scenario_wire_o3(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    server.enqueue_text("ok")
+    llm = _llm(server, model="openai/o3-mini", temperature=0.3, reasoning_effort="low")
+    conversation = _conversation(server, work, llm=llm)
+    conversation.send_message("Hi.")
+    conversation.run()
+    return {}
+
+
+def scenario_wire_responses(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    server.enqueue_text("ok", reasoning_content="thinking it over")
+    llm = _llm(server, model="openai/gpt-5-mini", temperature=0.3, reasoning_summary="auto")
+    conversation = _conversation(server, work, llm=llm)
+    conversation.send_message("Hi.")
+    conversation.run()
+    return {}
+
+
+def scenario_default_workspace(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    import os
+
+    from openhands.sdk import Agent, Conversation
+
+    server.enqueue_text("ok")
+    before = os.getcwd()
+    os.chdir(work)
+    try:
+        conversation = Conversation(agent=Agent(llm=_llm(server), tools=[]), visualizer=None)
+        conversation.send_message("Hi.")
+        conversation.run()
+        wd = Path(conversation.workspace.working_dir)
+        return {
+            "workspace_kind": type(conversation.workspace).__name__,
+            "working_dir_is_cwd": wd.resolve() == work.resolve(),
+            "working_dir_absolute": wd.is_absolute(),
+            "files_in_cwd": sorted(p.name for p in work.iterdir()),
+            "persistence_dir": conversation.state.persistence_dir,
+        }
+    finally:
+        os.chdir(before)
+
+
+def scenario_secrets_before_first_message(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    server.enqueue_text("Noted.")
+    conversation = _conversation(server, work)
+    conversation.update_secrets({"PARITY_TOKEN": "tok-value-123"})
+    conversation.send_message("Use the token.")
+    conversation.run()
+    text = str(server.requests[0].body)
+    return {
+        "name_in_request": "PARITY_TOKEN" in text,
+        "value_in_request": "tok-value-123" in text,
+        "name_in_system_prompt": "PARITY_TOKEN" in str(server.requests[0].body["messages"][0]),
+    }
+
+
+def scenario_construct_only(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    conversation = _conversation(server, work)
+    return {"status": str(conversation.state.execution_status.value)}
