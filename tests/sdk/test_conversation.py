@@ -24,6 +24,7 @@ from trajkit.events import (
     SystemPromptEvent,
 )
 from trajkit.sdk import Agent, Conversation, Tool
+from trajkit.sdk.conversation import ConversationRunError
 from trajkit.store import open_conversation
 from trajkit.validate import validate_conversation
 
@@ -167,7 +168,11 @@ def test_wrong_key_is_an_error_event_and_error_status(
     llm_server.enqueue_error(status, "Incorrect API key provided")
     conv = _conv(make_agent(llm_server), tmp_path)
     conv.send_message("hello")
-    conv.run()
+    with pytest.raises(ConversationRunError) as info:  # as the SDK: persisted, then raised
+        conv.run()
+    assert type(info.value.original_exception).__name__ == (
+        "LLMAuthenticationError"  # by status (401) or by the "Incorrect API key" text (404)
+    )
     assert conv.state.execution_status == "error"
     assert len(llm_server.requests) == 1  # not retried
     err = _history(conv)[-1]
@@ -196,7 +201,8 @@ def test_retries_give_up_after_num_retries(llm_server: ScriptedLLMServer, tmp_pa
     llm_server.enqueue_error(503, times=5)
     conv = _conv(make_agent(llm_server, num_retries=2), tmp_path)
     conv.send_message("hello")
-    conv.run()
+    with pytest.raises(ConversationRunError):
+        conv.run()
     assert conv.state.execution_status == "error" and len(llm_server.requests) == 2
     assert "after 2 attempts" in _history(conv)[-1].detail
 
@@ -208,12 +214,13 @@ def test_unreachable_base_url(tmp_path: Path) -> None:
     conv = _conv(agent, tmp_path)
     conv.send_message("hello")
     t0 = time.monotonic()
-    conv.run()
+    with pytest.raises(ConversationRunError):
+        conv.run()
     assert time.monotonic() - t0 < 30
     assert conv.state.execution_status == "error"
     err = _history(conv)[-1]
     assert isinstance(err, ConversationErrorEvent)
-    assert err.code in ("APIConnectionError", "InternalServerError")  # litellm's mapping
+    assert err.code == "LLMServiceUnavailableError"  # the SDK's name for a connection error
     assert "could not connect to http://127.0.0.1:" in err.detail
     assert err.classification is not None and err.classification.kind == "transient"
 
@@ -343,6 +350,7 @@ def test_state_assignment_saves_at_once(llm_server: ScriptedLLMServer, tmp_path:
         conv.state.tags = {"title": "x"}
         assert "title" not in json.loads(path.read_text())["tags"]
     assert json.loads(path.read_text())["tags"] == {"title": "x"}
+    conv.send_message("start")  # the system prompt is written with the first message (SDK)
     events = _history(conv)
     assert isinstance(events[0], SystemPromptEvent)
     assert [t.kind for t in events[0].tools] == [

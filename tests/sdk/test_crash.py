@@ -22,7 +22,7 @@ from tests.support.llm_server import ScriptedLLMServer
 from trajkit.convert import find_dangling
 from trajkit.events import ActionEvent, AgentErrorEvent, ObservationEvent
 from trajkit.sdk import Conversation
-from trajkit.sdk.conversation import RESTART_ERROR
+from trajkit.sdk.conversation.local import RESTART_ERROR
 from trajkit.store import open_conversation
 from trajkit.validate import validate_conversation
 

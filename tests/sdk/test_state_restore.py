@@ -75,7 +75,8 @@ def test_execution_state_and_status_updates(llm_server: ScriptedLLMServer, tmp_p
         for e in open_conversation(folder).iter_events()
         if isinstance(e, ConversationStateUpdateEvent)
     ]
-    assert updates == [("execution_status", "running"), ("execution_status", "finished")]
+    # as the SDK: status changes live in base_state.json, no state-update event files
+    assert updates == []
 
     restored = _open(llm_server, tmp_path, cid, max_iterations=9)
     assert restored.state.execution_status == "finished"
@@ -95,12 +96,9 @@ def test_stuck_verdict_persists(llm_server: ScriptedLLMServer, tmp_path: Path):
     assert conv.state.execution_status == "stuck"
     assert llm_server.pending == 0
     folder = _drop(conv)
-    last_update = [
-        e
-        for e in open_conversation(folder).iter_events()
-        if e.kind == "ConversationStateUpdateEvent"
-    ][-1]
-    assert (last_update.key, last_update.value) == ("execution_status", "stuck")
+    kinds = [e.kind for e in open_conversation(folder).iter_events()]
+    assert "ConversationStateUpdateEvent" not in kinds  # SDK: the status is in base_state only
+    assert json.loads((folder / "base_state.json").read_text())["execution_status"] == "stuck"
 
     restored = _open(llm_server, tmp_path, cid)
     assert restored.state.execution_status == "stuck"
@@ -144,7 +142,7 @@ def test_confirmation_waits_survives_restore_then_runs_or_rejects(
 
     restored.reject_pending_actions("not this one")
     assert restored.state.execution_status == "idle"
-    rejection = restored.state.events[-2]
+    rejection = restored.state.events[-1]
     assert isinstance(rejection, UserRejectObservation)
     assert rejection.rejection_reason == "not this one"
     llm_server.enqueue_text("understood")
@@ -226,9 +224,7 @@ def test_agent_state_and_workspace(llm_server: ScriptedLLMServer, tmp_path: Path
         for e in open_conversation(folder).iter_events()
         if isinstance(e, ConversationStateUpdateEvent)
     ]
-    assert [(e.key, e.value) for e in updates] == [
-        ("agent_state", {"refinements": 2, "notes": ["a"]})
-    ]
+    assert updates == []  # the change is in base_state.json (above), as the SDK keeps it
 
     restored = _open(llm_server, tmp_path, cid)
     assert restored.state.agent_state == {"refinements": 2, "notes": ["a"]}

@@ -16,15 +16,36 @@ from trajkit._extras import RUNTIME_MODULES, require
 
 require("runtime", *RUNTIME_MODULES, feature="trajkit.sdk (the runtime)")
 
-from trajkit.events import Event, ImageContent, LLMConvertibleEvent, TextContent  # noqa: E402
+from trajkit.events import (  # noqa: E402
+    Event,
+    ImageContent,
+    LLMConvertibleEvent,
+    Message,
+    MessageEvent,
+    RedactedThinkingBlock,
+    TextContent,
+    ThinkingBlock,
+)
 from trajkit.sdk.agent import Agent  # noqa: E402
 from trajkit.sdk.confirmation import AlwaysConfirm, ConfirmRisky, LLMSecurityAnalyzer, NeverConfirm  # noqa: E402
-from trajkit.sdk.conversation import Conversation  # noqa: E402
-from trajkit.sdk.llm import LLM, LLMError  # noqa: E402
+from trajkit.sdk.conversation import (  # noqa: E402
+    Conversation,
+    ConversationCallbackType,
+    ConversationRunError,
+    LocalConversation,
+)
+from trajkit.sdk.llm import LLM, LLMError, LLMRegistry, RegistryEvent  # noqa: E402
 from trajkit.sdk.logger import get_logger  # noqa: E402
+from trajkit.sdk.metrics import ConversationStats, TokenUsage  # noqa: E402
 from trajkit.sdk.secrets import Cipher, LookupSecret, StaticSecret  # noqa: E402
-from trajkit.sdk.skills import AgentContext, KeywordTrigger, Skill, load_skills  # noqa: E402
-from trajkit.sdk.state import ConversationExecutionStatus, ConversationState  # noqa: E402
+from trajkit.sdk.skills import (  # noqa: E402
+    AgentContext,
+    KeywordTrigger,
+    Skill,
+    load_skills,
+    load_skills_from_dir,
+)
+from trajkit.sdk.state import ConversationExecutionStatus, ConversationState, LocalWorkspace  # noqa: E402
 from trajkit.sdk.tool import Action, Observation, Tool, ToolDefinition, ToolExecutor, register_tool  # noqa: E402
 
 __all__ = [
@@ -36,24 +57,37 @@ __all__ = [
     "Cipher",
     "ConfirmRisky",
     "Conversation",
+    "ConversationCallbackType",
     "ConversationExecutionStatus",
+    "ConversationRunError",
     "ConversationState",
+    "ConversationStats",
     "Event",
     "ImageContent",
     "KeywordTrigger",
     "LLMConvertibleEvent",
     "LLMError",
+    "LLMRegistry",
     "LLMSecurityAnalyzer",
+    "LocalConversation",
+    "LocalWorkspace",
     "LookupSecret",
+    "Message",
+    "MessageEvent",
     "NeverConfirm",
     "Observation",
+    "RedactedThinkingBlock",
+    "RegistryEvent",
     "Skill",
     "StaticSecret",
     "TextContent",
+    "ThinkingBlock",
+    "TokenUsage",
     "Tool",
     "ToolDefinition",
     "ToolExecutor",
     "get_logger",
     "load_skills",
+    "load_skills_from_dir",
     "register_tool",
 ]

@@ -42,6 +42,7 @@ __all__ = [
     "Skill",
     "load_skill",
     "load_skills",
+    "load_skills_from_dir",
     "parse_front_matter",
     "render_skill_knowledge",
 ]
@@ -196,3 +197,25 @@ def load_skills(folder: str | os.PathLike[str]) -> list[Skill]:
         raise InputError(root, "", "expected a folder of Markdown skill files")
     files = sorted(p for p in root.rglob("*.md") if p.name.lower() != "readme.md")
     return [load_skill(p) for p in files]
+
+
+def load_skills_from_dir(
+    skill_dir: str | os.PathLike[str],
+) -> tuple[dict[str, Skill], dict[str, Skill], dict[str, Skill]]:
+    """The SDK's split of `load_skills`: ``(repo, knowledge, agent)`` skills by name.
+
+    ``repo`` skills have no trigger (always in the system prompt), ``knowledge`` skills a
+    keyword trigger, and ``agent`` skills are the AgentSkills-format ``<name>/SKILL.md``
+    folders (whatever their trigger).
+    """
+    repo: dict[str, Skill] = {}
+    knowledge: dict[str, Skill] = {}
+    agent: dict[str, Skill] = {}
+    for skill in load_skills(skill_dir):
+        if skill.source and Path(skill.source).name.upper() == "SKILL.MD":
+            agent[skill.name] = skill
+        elif skill.trigger is None:
+            repo[skill.name] = skill
+        else:
+            knowledge[skill.name] = skill
+    return repo, knowledge, agent

@@ -16,8 +16,8 @@ pattern matched, or None.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields
 from typing import Any
 
 from trajkit.events import (
@@ -29,7 +29,14 @@ from trajkit.events import (
     UserRejectObservation,
 )
 
-__all__ = ["StuckThresholds", "StuckVerdict", "detect_stuck"]
+__all__ = [
+    "StuckDetectionThresholds",
+    "StuckDetector",
+    "StuckThresholds",
+    "StuckVerdict",
+    "detect_stuck",
+    "parse_stuck_thresholds",
+]
 
 
 @dataclass(frozen=True)
@@ -144,3 +151,49 @@ def _monologue(events: Sequence[Event], threshold: int) -> bool:
         if isinstance(event, ActionEvent | ObservationEvent | AgentErrorEvent):
             return False
     return False
+
+
+StuckDetectionThresholds = StuckThresholds
+"""The SDK's name for the thresholds."""
+
+
+def parse_stuck_thresholds(
+    value: StuckThresholds | Mapping[str, int] | None,
+) -> StuckThresholds | None:
+    """Thresholds from the object or the SDK's dict form (``{"action_observation": 2}``).
+
+    Raises:
+        ValueError: an unknown pattern name, or a count below 2 (a single step repeats
+            nothing).
+    """
+    if value is None or isinstance(value, StuckThresholds):
+        return value
+    known = {f.name for f in fields(StuckThresholds)}
+    unknown = sorted(set(value) - known)
+    if unknown:
+        raise ValueError(
+            f"stuck_detection_thresholds: unknown pattern {', '.join(unknown)}; "
+            f"expected some of {', '.join(sorted(known))}"
+        )
+    for name, count in value.items():
+        if not isinstance(count, int) or isinstance(count, bool) or count < 2:
+            raise ValueError(
+                f"stuck_detection_thresholds[{name!r}] must be an integer >= 2, got {count!r}"
+            )
+    return StuckThresholds(**dict(value))
+
+
+class StuckDetector:
+    """``conversation.stuck_detector``: the thresholds and a check of the active branch."""
+
+    def __init__(self, events: Callable[[], Sequence[Event]], thresholds: StuckThresholds) -> None:
+        self._events = events
+        self.thresholds = thresholds
+
+    def is_stuck(self) -> bool:
+        """Whether the recent events repeat a pattern."""
+        return detect_stuck(self._events(), self.thresholds) is not None
+
+    def verdict(self) -> StuckVerdict | None:
+        """Which pattern repeats and why, or None."""
+        return detect_stuck(self._events(), self.thresholds)

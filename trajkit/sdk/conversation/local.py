@@ -30,8 +30,15 @@ Everything else the state holds is restored too (v1-format §2):
 - a confirmation policy (`set_confirmation_policy`) stops before actions with status
   ``waiting_for_confirmation``; ``run()`` executes them, `reject_pending_actions` rejects them;
 - stuck detection (`trajkit.sdk.stuck`) sets status ``stuck``; the iteration count is
-  rebuilt from the events; every public state change is also logged as a
-  ``ConversationStateUpdateEvent`` (key = field, value = its JSON, secrets masked).
+  rebuilt from the events.
+
+What is written is what the SDK writes for the same script: status changes live in
+``base_state.json`` only (no ``ConversationStateUpdateEvent`` files or callbacks; those are
+the agent-server's), and the system prompt is emitted lazily, with the first message or run,
+so secrets registered before then are announced to the model by name (never by value). A run
+that fails on an error persists it (``ConversationErrorEvent``, status ``error``) and raises
+`ConversationRunError` with the cause chained (`trajkit.sdk.llm.exceptions` names the LLM
+failures as the SDK does).
 
 Refused: a ``conversation_id`` that is not a UUID (it names the folder), a relative
 ``persistence_dir`` that climbs out of the current directory, a conversation folder that is a
@@ -86,13 +93,20 @@ from trajkit.sdk.confirmation import (
     NeverConfirm,
     parse_confirmation_policy,
 )
+from trajkit.sdk.conversation.exceptions import ConversationRunError
 from trajkit.sdk.llm import LLMError, llm_secret_values
+from trajkit.sdk.llm.options import call_context
 from trajkit.sdk.logger import get_logger, register_log_secrets
 from trajkit.sdk.mcp import MCPTimeouts, MCPToolset
-from trajkit.sdk.metrics import Metrics
+from trajkit.sdk.metrics import ConversationStats, Metrics
 from trajkit.sdk.secrets import Cipher, LookupSecret, StaticSecret, mask_data, secrets_prompt
 from trajkit.sdk.state import ConversationExecutionStatus, ConversationState, LocalWorkspace
-from trajkit.sdk.stuck import StuckThresholds, detect_stuck
+from trajkit.sdk.stuck import (
+    StuckDetector,
+    StuckThresholds,
+    detect_stuck,
+    parse_stuck_thresholds,
+)
 from trajkit.sdk.tool import RuntimeTool, ToolContext
 from trajkit.store import ConversationWriter, folder_name, open_conversation
 from trajkit.store.guard import check_json_nodes, refuse_outside_links
@@ -106,6 +120,8 @@ logger = get_logger(__name__)
 ConversationCallback = Callable[[Event], None]
 Status = ConversationExecutionStatus
 
+DEFAULT_WORKSPACE = "workspace/project"
+"""The SDK's default workspace (relative to the current directory)."""
 _M = TypeVar("_M")
 SecretValue = str | StaticSecret | LookupSecret
 
@@ -117,17 +133,23 @@ class Conversation:
         self,
         agent: Agent,
         callbacks: Sequence[ConversationCallback] | None = None,
-        workspace: str | os.PathLike[str] | LocalWorkspace | None = None,
+        workspace: str | os.PathLike[str] | LocalWorkspace = DEFAULT_WORKSPACE,
         persistence_dir: str | os.PathLike[str] | None = None,
         conversation_id: uuid.UUID | str | None = None,
-        max_iterations: int = 500,
+        max_iterations: int | None = None,
         stuck_detection: bool = True,
         *,
+        max_iteration_per_run: int | None = None,
         secrets: Mapping[str, SecretValue] | None = None,
         cipher: Cipher | None = None,
-        stuck_detection_thresholds: StuckThresholds | None = None,
+        stuck_detection_thresholds: StuckThresholds | Mapping[str, int] | None = None,
         mcp_timeouts: MCPTimeouts | None = None,
+        tags: Mapping[str, str] | None = None,
+        **_: object,
     ) -> None:
+        # Keyword arguments the SDK accepts for features trajkit does not have (plugins,
+        # hooks, observability, token streaming) are ignored, as the SDK ignores unknown ones.
+        max_iterations = max_iteration_per_run or max_iterations or 500
         working_dir = _working_dir(workspace)
         cid = _conversation_id(conversation_id, persistence_dir)
         base = _persistence_base(persistence_dir, working_dir)
@@ -169,22 +191,33 @@ class Conversation:
     ) -> None:
         self.agent = agent
         self.id = cid
+        self.workspace = LocalWorkspace(working_dir=working_dir)
+        """Where the agent works (the SDK's ``conversation.workspace``)."""
+        self.max_iteration_per_run = max_iterations
         self._callbacks = list(callbacks or [])
         self._writer = ConversationWriter(folder)
         self._run_lock = threading.Lock()
         self._pause = threading.Event()
+        self._pause_recorded = False
         self._cipher = cipher
-        self._stuck_thresholds = stuck_detection_thresholds
+        self._stuck_thresholds = parse_stuck_thresholds(stuck_detection_thresholds)
         raw = _read_base_state(folder)
         if raw:
             self.state = self._resume(raw, folder, working_dir, max_iterations)
         else:
             self.state = self._fresh(folder, working_dir, max_iterations, stuck_detection)
         self._bind_metrics()
+        self.stuck_detector: StuckDetector | None = (
+            StuckDetector(self._branch, self._stuck_thresholds or StuckThresholds())
+            if self.state.stuck_detection
+            else None
+        )
+        """The SDK's ``conversation.stuck_detector`` (None when stuck detection is off)."""
         if secrets:
             self.state.secret_registry.update_secrets(secrets)
+        if tags:
+            self.state.tags = {**self.state.tags, **_checked_tags(tags)}
         self.state.save()
-        self.state._on_change = self._state_changed
         ctx = ToolContext(
             working_dir=working_dir,
             conversation_dir=str(folder),
@@ -197,20 +230,35 @@ class Conversation:
         self._finalizer = weakref.finalize(
             self, _close_tools, list(self.tools.values()), self._mcp, self._writer_lock
         )
-        if not any(isinstance(e, SystemPromptEvent) for e in self.state._events):
-            prompt = agent.system_prompt_event(self.tools, ctx)
-            dynamic = secrets_prompt(self.state.secret_registry)
-            if dynamic and prompt.dynamic_context is None:
-                prompt = prompt.model_copy(update={"dynamic_context": TextContent(text=dynamic)})
-            self.emit(prompt)
-        for error in self._mcp.errors:
-            self.emit(
-                ConversationErrorEvent(
-                    source="environment", code="MCPServerError", detail=str(error)
-                )
-            )
+        self._tool_context = ctx
+        self._started = False
         if self.state.execution_status != Status.WAITING_FOR_CONFIRMATION:
             self._answer_interrupted_calls()
+
+    def _ensure_started(self) -> None:
+        """Before the first message or run (the SDK initialises its agent lazily): emit the
+        system prompt if the conversation has none, so secrets registered until then are named
+        in its dynamic context, and report MCP servers that failed to start."""
+        if self._started:
+            return
+        with self.state:
+            if self._started:
+                return
+            self._started = True
+            self.state.stats.usage_to_metrics[self.agent.llm.usage_id] = self.agent.llm.metrics
+            if not any(isinstance(e, SystemPromptEvent) for e in self.state._events):
+                prompt = self.agent.system_prompt_event(self.tools, self._tool_context)
+                dynamic = secrets_prompt(self.state.secret_registry)
+                if dynamic and prompt.dynamic_context is None:
+                    update = {"dynamic_context": TextContent(text=dynamic)}
+                    prompt = prompt.model_copy(update=update)
+                self.emit(prompt)
+            for error in self._mcp.errors:
+                self.emit(
+                    ConversationErrorEvent(
+                        source="environment", code="MCPServerError", detail=str(error)
+                    )
+                )
 
     # -- construction ----------------------------------------------------------------
     def _fresh(
@@ -279,7 +327,8 @@ class Conversation:
         persisted = self.state.stats.usage_to_metrics.get(llm.usage_id)
         if isinstance(persisted, Metrics) and persisted is not llm.metrics:
             llm.restore_metrics(persisted)
-        self.state.stats.usage_to_metrics[llm.usage_id] = llm.metrics
+        if persisted is not None:  # a fresh LLM is listed once the conversation starts (SDK)
+            self.state.stats.usage_to_metrics[llm.usage_id] = llm.metrics
 
     def _answer_interrupted_calls(self) -> None:
         for action in unanswered_calls(self._branch()):  # trajkit.recovery, as repair does
@@ -348,13 +397,20 @@ class Conversation:
 
         return events_to_messages(condensed_view(self._branch()))
 
+    @property
+    def conversation_stats(self) -> ConversationStats:
+        """LLM usage by usage id (the persisted ``state.stats``)."""
+        return self.state.stats
+
     # -- user API --------------------------------------------------------------------
-    def send_message(self, message: str | Message) -> None:
+    def send_message(self, message: str | Message, sender: str | None = None) -> None:
         """Add a user message; a finished (or failed) conversation becomes idle again.
 
         Knowledge skills whose keyword the message contains are attached to it (once per
-        conversation) and recorded in ``state.activated_knowledge_skills``.
+        conversation) and recorded in ``state.activated_knowledge_skills``. ``sender`` names
+        who sent it (recorded on the event, e.g. a delegating agent).
         """
+        self._ensure_started()
         if isinstance(message, str):
             message = Message(role="user", content=[TextContent(text=message)])
         extended: list[TextContent] = []
@@ -369,6 +425,7 @@ class Conversation:
                 llm_message=message,
                 activated_skills=activated,
                 extended_content=extended,
+                sender=sender,
             )
         )
         if activated:
@@ -380,52 +437,74 @@ class Conversation:
             self.state.execution_status = Status.IDLE
 
     def run(self) -> None:
-        """Step the agent until it finishes, is paused, fails, is stuck or hits max_iterations."""
+        """Step the agent until it finishes, is paused, fails, is stuck or hits max_iterations.
+
+        Raises:
+            ConversationRunError: a step failed (the LLM after its retries, or a bug); the
+                error is persisted first and the conversation left with status ``error``.
+        """
+        self._ensure_started()
         with self._run_lock:
             st = self.state
             if st.execution_status == Status.FINISHED:
                 return
             self._pause.clear()
+            self._pause_recorded = False
             st.execution_status = Status.RUNNING
             st._iteration = 0
-            while True:
-                if self._pause.is_set():
-                    st.execution_status = Status.PAUSED
-                    return
-                if st.execution_status != Status.RUNNING:
-                    return
-                if st._iteration >= st.max_iterations:
-                    self._fail(
-                        "MaxIterationsReached", f"reached max_iterations ({st.max_iterations})"
-                    )
-                    return
-                try:
-                    # The step's events are each written at once; the base state (HEAD,
-                    # metrics) is saved once when the step ends, as the SDK does. A crash
-                    # in between is repaired on restore (_move_head_forward).
-                    with st:
-                        self.agent.step(self)
-                except LLMError as e:
-                    self._fail(e.kind, str(e), _classify(e))
-                    return
-                except WriteFailed:
-                    raise  # the disk refused a write: nothing more can be recorded
-                except Exception as e:
-                    logger.exception("agent step failed")
-                    self._fail(type(e).__name__, f"{type(e).__name__}: {e}")
-                    return
-                st._iteration += 1
-                if st.stuck_detection and st.execution_status == Status.RUNNING and self._stuck():
-                    st.execution_status = Status.STUCK
-                    return
+            with call_context(str(self.id)):
+                self._run_loop()
+
+    def _run_loop(self) -> None:
+        st = self.state
+        while True:
+            if self._pause.is_set():
+                self._apply_pause()
+                return
+            if st.execution_status != Status.RUNNING:
+                return
+            if st.stuck_detection and self._stuck():  # before each step, as the SDK checks
+                st.execution_status = Status.STUCK
+                return
+            if st._iteration >= st.max_iterations:
+                self._fail("MaxIterationsReached", f"reached max_iterations ({st.max_iterations})")
+                return
+            try:
+                # The step's events are each written at once; the base state (HEAD,
+                # metrics) is saved once when the step ends, as the SDK does. A crash
+                # in between is repaired on restore (_move_head_forward).
+                with st:
+                    self.agent.step(self)
+            except LLMError as e:
+                raise self._run_error(e, type(e).__name__, str(e), _classify(e)) from e
+            except WriteFailed:
+                raise  # the disk refused a write: nothing more can be recorded
+            except Exception as e:
+                logger.exception("agent step failed")
+                raise self._run_error(e, type(e).__name__, f"{type(e).__name__}: {e}") from e
+            st._iteration += 1
 
     def pause(self) -> None:
-        """Stop the run after the current step (safe to call from another thread)."""
-        if self.state.execution_status in (Status.FINISHED, Status.ERROR, Status.STUCK):
-            return
+        """Stop the run after the current step (safe to call from another thread).
+
+        The ``PauseEvent`` is made once the state lock is held, so its timestamp never
+        precedes the events of a step that was running when ``pause`` was called.
+        """
         self._pause.set()
-        self.emit(PauseEvent())
-        self.state.execution_status = Status.PAUSED
+        self._apply_pause()
+
+    def _apply_pause(self) -> None:
+        """Record a requested pause once: whichever of `pause` and the run loop gets the
+        state lock first writes the ``PauseEvent`` and the status."""
+        with self.state:
+            if self._pause_recorded or self.state.execution_status not in (
+                Status.IDLE,
+                Status.RUNNING,
+            ):
+                return
+            self._pause_recorded = True
+            self.state.execution_status = Status.PAUSED
+            self.emit(PauseEvent())
 
     def finish(self) -> None:
         """Mark the run finished (the agent calls this)."""
@@ -433,7 +512,11 @@ class Conversation:
 
     # -- secrets ---------------------------------------------------------------------
     def update_secrets(self, secrets: Mapping[str, SecretValue]) -> None:
-        """Add or replace secrets (plain strings become StaticSecrets) and save at once."""
+        """Add or replace secrets (plain strings become StaticSecrets) and save at once.
+
+        Secrets added before the first message or run are named in the system prompt (as
+        in the SDK); later ones reach the terminal all the same but are not announced.
+        """
         self.state.secret_registry.update_secrets(secrets)
         self.state.save()
 
@@ -507,14 +590,36 @@ class Conversation:
     # -- internals -------------------------------------------------------------------
     def _fail(
         self, code: str, detail: str, classification: ErrorClassification | None = None
-    ) -> None:
+    ) -> ConversationErrorEvent:
         logger.error("conversation %s stopped: %s", self.id, detail)
-        self.emit(
-            ConversationErrorEvent(
-                source="environment", code=code, detail=detail, classification=classification
+        with self.state:
+            self.state.execution_status = Status.ERROR
+            event = self.emit(
+                ConversationErrorEvent(
+                    source="environment",
+                    code=code,
+                    detail=self.mask_secrets(detail),
+                    classification=classification,
+                )
             )
+        assert isinstance(event, ConversationErrorEvent)
+        return event
+
+    def _run_error(
+        self,
+        error: BaseException,
+        code: str,
+        detail: str,
+        classification: ErrorClassification | None = None,
+    ) -> ConversationRunError:
+        """Persist a failed step (error event, status ``error``) and the error to raise."""
+        event = self._fail(code, detail, classification)
+        return ConversationRunError(
+            self.id,
+            error,
+            persistence_dir=self.state.persistence_dir,
+            conversation_error=event,
         )
-        self.state.execution_status = Status.ERROR
 
     def _stuck(self) -> bool:
         """The agent repeats itself (see `trajkit.sdk.stuck`)."""
@@ -522,10 +627,6 @@ class Conversation:
         if verdict is not None:
             logger.warning("conversation %s is stuck: %s", self.id, verdict.detail)
         return verdict is not None
-
-    def _state_changed(self, key: str, value: Any) -> None:
-        """Record a state field change in the event log (as the agent-server does)."""
-        self.emit(ConversationStateUpdateEvent(key=key, value=value))
 
 
 def _close_tools(
@@ -545,18 +646,28 @@ def _close_tools(
 
 def _classify(e: LLMError) -> ErrorClassification:
     kinds = {
-        "AuthenticationError": ("auth", False, "settings"),
-        "PermissionDeniedError": ("auth", False, "settings"),
-        "RateLimitError": ("rate_limit", True, "retry"),
-        "APIConnectionError": ("transient", True, "retry"),
-        "Timeout": ("transient", True, "retry"),
-        "InternalServerError": ("transient", True, "retry"),
-        "ServiceUnavailableError": ("transient", True, "retry"),
-        "NotFoundError": ("config", False, "settings"),
-        "BadRequestError": ("config", False, "settings"),
+        "LLMAuthenticationError": ("auth", False, "settings"),
+        "LLMRateLimitError": ("rate_limit", True, "retry"),
+        "LLMTimeoutError": ("transient", True, "retry"),
+        "LLMServiceUnavailableError": ("transient", True, "retry"),
+        "LLMBadRequestError": ("config", False, "settings"),
+        "LLMContentPolicyViolationError": ("config", False, "settings"),
+        "LLMContextWindowExceedError": ("config", False, "settings"),
     }
-    kind, retryable, action = kinds.get(e.kind, ("unknown", False, "none"))
+    kind, retryable, action = kinds.get(type(e).__name__, ("unknown", False, "none"))
     return ErrorClassification(kind=kind, retryable=retryable, user_action=action)
+
+
+def _checked_tags(tags: Mapping[str, str]) -> dict[str, str]:
+    """Tags as the SDK accepts them: lowercase alphanumeric keys, values up to 256 chars."""
+    out: dict[str, str] = {}
+    for key, value in tags.items():
+        if not key or not key.isascii() or not key.isalnum() or key != key.lower():
+            raise ValueError(f"tag key {key!r} must be lowercase letters and digits")
+        if not isinstance(value, str) or len(value) > 256:
+            raise ValueError(f"tag {key!r}: the value must be a string of at most 256 characters")
+        out[key] = value
+    return out
 
 
 def _steps_since_user_message(events: Sequence[Event]) -> int:
@@ -592,7 +703,7 @@ def _read_base_state(folder: Path) -> bytes:
 
 def _working_dir(workspace: Any) -> str:
     if workspace is None:
-        path = Path.cwd()
+        path = Path(DEFAULT_WORKSPACE)
     elif isinstance(workspace, LocalWorkspace) or hasattr(workspace, "working_dir"):
         path = Path(workspace.working_dir)
     else:

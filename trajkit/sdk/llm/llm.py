@@ -35,7 +35,6 @@ from pydantic import (
     field_validator,
 )
 
-from trajkit.errors import TrajkitError
 from trajkit.events import (
     Message,
     MessageToolCall,
@@ -44,6 +43,8 @@ from trajkit.events import (
     TextContent,
     ThinkingBlock,
 )
+from trajkit.sdk.llm.exceptions import LLMError, LLMNoResponseError, llm_error_class
+from trajkit.sdk.llm.options import apply_chat_options, apply_responses_options
 from trajkit.sdk.metrics import Metrics, TokenUsage
 
 if TYPE_CHECKING:
@@ -54,16 +55,6 @@ __all__ = ["LLM", "LLMError", "LLMResponse", "llm_secret_values"]
 
 MASK = "**********"
 _SECRET_FIELDS = ("api_key", "aws_access_key_id", "aws_secret_access_key", "aws_session_token")
-
-
-class LLMError(TrajkitError):
-    """An LLM call failed for good (after retries, or at once for non-retryable errors)."""
-
-    def __init__(self, message: str, *, kind: str, status_code: int | None = None) -> None:
-        super().__init__(message)
-        self.kind = kind
-        """litellm's exception class name, e.g. ``AuthenticationError``."""
-        self.status_code = status_code
 
 
 @dataclass
@@ -136,8 +127,8 @@ class LLM(BaseModel):
     """OpenRouter site header."""
     openrouter_app_name: str = "OpenHands"
     """OpenRouter app header."""
-    num_retries: int = Field(default=5, ge=1)
-    """Total attempts per call (the first one included)."""
+    num_retries: int = Field(default=5, ge=0)
+    """Total attempts per call (the first one included; 0 and 1 both mean no retry)."""
     retry_multiplier: float = Field(default=8.0, ge=0)
     """Backoff multiplier (seconds)."""
     retry_min_wait: int = Field(default=8, ge=0)
@@ -341,15 +332,9 @@ class LLM(BaseModel):
             kwargs["tools"] = [t.to_chat_tool() for t in tools]
         if self._reasoning_effort():
             kwargs["reasoning_effort"] = self._reasoning_effort()
-        for key, value in (
-            ("temperature", self.temperature),
-            ("top_p", self.top_p),
-            ("top_k", self.top_k),
-            ("seed", self.seed),
-            ("max_tokens", self.max_output_tokens),
-        ):
-            if value is not None:
-                kwargs[key] = value
+        if self.seed is not None:
+            kwargs["seed"] = self.seed
+        apply_chat_options(self, kwargs, self._info())
         start = time.monotonic()
         resp = self._with_retries(lambda: litellm.completion(**kwargs))
         latency = time.monotonic() - start
@@ -378,12 +363,7 @@ class LLM(BaseModel):
             if self.reasoning_summary:
                 reasoning["summary"] = self.reasoning_summary
             kwargs["reasoning"] = reasoning
-            if self.enable_encrypted_reasoning:
-                kwargs["include"] = ["reasoning.encrypted_content"]
-        if self.temperature is not None:
-            kwargs["temperature"] = self.temperature
-        if self.max_output_tokens is not None:
-            kwargs["max_output_tokens"] = self.max_output_tokens
+        apply_responses_options(self, kwargs, self._info())
         start = time.monotonic()
         resp = self._with_retries(lambda: litellm.responses(**kwargs))
         latency = time.monotonic() - start
@@ -445,7 +425,7 @@ class LLM(BaseModel):
             try:
                 return fn()
             except retryable as e:
-                if attempt >= self.num_retries:
+                if attempt >= max(1, self.num_retries):
                     raise _llm_error(e, attempt, self.base_url) from e
                 time.sleep(self._backoff(attempt))
             except Exception as e:
@@ -507,7 +487,8 @@ def _llm_error(e: Exception, attempts: int, base_url: str | None) -> LLMError:
     hint = ""
     if "connection error" in str(e).lower() or kind == "APIConnectionError":
         hint = f" [could not connect to {base_url or 'the provider'}]"
-    return LLMError(f"{kind}{tries}: {e}{hint}", kind=kind, status_code=status)
+    cls = llm_error_class(kind, status if isinstance(status, int) else None, str(e))
+    return cls(f"{kind}{tries}: {e}{hint}", kind=kind, status_code=status)
 
 
 def _get(obj: Any, key: str, default: Any = None) -> Any:
@@ -519,7 +500,7 @@ def _get(obj: Any, key: str, default: Any = None) -> Any:
 def _message_from_chat(resp: Any) -> Message:
     choices = _get(resp, "choices") or []
     if not choices:
-        raise LLMError("the model returned no choices", kind="LLMNoResponseError")
+        raise LLMNoResponseError("the model returned no choices")
     msg = _get(choices[0], "message")
     content = _get(msg, "content")
     text = content if isinstance(content, str) else ""

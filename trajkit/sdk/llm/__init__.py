@@ -1,0 +1,45 @@
+"""The LLM: configuration, calls through litellm, errors by cause, and the registry.
+
+Paths as in the SDK: ``trajkit.sdk.llm`` (`LLM`, `LLMRegistry`, the message types) and
+``trajkit.sdk.llm.exceptions`` (the error classes).
+"""
+
+from trajkit.events import ImageContent, Message, MessageToolCall, TextContent
+from trajkit.sdk.llm.exceptions import (
+    LLMAuthenticationError,
+    LLMBadRequestError,
+    LLMContentPolicyViolationError,
+    LLMContextWindowExceedError,
+    LLMError,
+    LLMNoResponseError,
+    LLMRateLimitError,
+    LLMServiceUnavailableError,
+    LLMTimeoutError,
+)
+from trajkit.sdk.llm.llm import LLM, LLMResponse, _import_litellm, llm_secret_values
+from trajkit.sdk.llm.registry import LLMRegistry, RegistryEvent
+from trajkit.sdk.metrics import Metrics, TokenUsage
+
+__all__ = [
+    "LLM",
+    "ImageContent",
+    "LLMAuthenticationError",
+    "LLMBadRequestError",
+    "LLMContentPolicyViolationError",
+    "LLMContextWindowExceedError",
+    "LLMError",
+    "LLMNoResponseError",
+    "LLMRateLimitError",
+    "LLMRegistry",
+    "LLMResponse",
+    "LLMServiceUnavailableError",
+    "LLMTimeoutError",
+    "Message",
+    "MessageToolCall",
+    "Metrics",
+    "RegistryEvent",
+    "TextContent",
+    "TokenUsage",
+    "_import_litellm",
+    "llm_secret_values",
+]

@@ -1,0 +1,103 @@
+"""LLM errors by cause, with the SDK's class names (``LLMBadRequestError``, ...).
+
+`LLM` raises one of these after its retries; `Conversation.run` records the class name as
+the ``ConversationErrorEvent`` code and chains the error into ``ConversationRunError``.
+``kind`` keeps the provider library's (litellm's) class name for logs.
+
+How a litellm error maps (first match): a context-window overflow, an authentication
+failure (401/403 or an invalid-key message), a rate limit, a timeout, a connection or
+5xx/service failure, a content-policy refusal, any other 4xx; anything else stays `LLMError`.
+"""
+
+from __future__ import annotations
+
+from trajkit.errors import TrajkitError
+
+__all__ = [
+    "LLMAuthenticationError",
+    "LLMBadRequestError",
+    "LLMContentPolicyViolationError",
+    "LLMContextWindowExceedError",
+    "LLMError",
+    "LLMNoResponseError",
+    "LLMRateLimitError",
+    "LLMServiceUnavailableError",
+    "LLMTimeoutError",
+    "llm_error_class",
+]
+
+
+class LLMError(TrajkitError):
+    """An LLM call failed for good (after retries, or at once for non-retryable errors)."""
+
+    def __init__(self, message: str, *, kind: str = "", status_code: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.kind = kind or type(self).__name__
+        """The provider library's exception class name, e.g. ``AuthenticationError``."""
+        self.status_code = status_code
+
+
+class LLMAuthenticationError(LLMError):
+    """The provider refused the credentials."""
+
+
+class LLMRateLimitError(LLMError):
+    """Too many requests (after the retries)."""
+
+
+class LLMTimeoutError(LLMError):
+    """The request timed out (after the retries)."""
+
+
+class LLMServiceUnavailableError(LLMError):
+    """The provider could not be reached or failed on its side (after the retries)."""
+
+
+class LLMBadRequestError(LLMError):
+    """The provider rejected the request (a 4xx other than the ones above)."""
+
+
+class LLMContentPolicyViolationError(LLMBadRequestError):
+    """The provider refused the content."""
+
+
+class LLMContextWindowExceedError(LLMError):
+    """The request is longer than the model's context window."""
+
+
+class LLMNoResponseError(LLMError):
+    """The provider answered without a usable message."""
+
+
+_CONTEXT = ("context length", "context window", "maximum context", "too many tokens")
+_AUTH = ("invalid api key", "incorrect api key", "invalid_api_key", "unauthorized")
+
+
+def llm_error_class(kind: str, status_code: int | None, text: str) -> type[LLMError]:
+    """The class for a provider error of class name ``kind`` (see the module docstring)."""
+    lowered = text.lower()
+    if kind == "ContextWindowExceededError" or any(s in lowered for s in _CONTEXT):
+        return LLMContextWindowExceedError
+    if kind in ("AuthenticationError", "PermissionDeniedError") or status_code in (401, 403):
+        return LLMAuthenticationError
+    if any(s in lowered for s in _AUTH):
+        return LLMAuthenticationError
+    if kind == "RateLimitError" or status_code == 429:
+        return LLMRateLimitError
+    if kind in ("Timeout", "APITimeoutError"):
+        return LLMTimeoutError
+    if kind in (
+        "APIConnectionError",
+        "ServiceUnavailableError",
+        "InternalServerError",
+        "BadGatewayError",
+    ) or (status_code is not None and status_code >= 500):
+        return LLMServiceUnavailableError
+    if kind == "ContentPolicyViolationError":
+        return LLMContentPolicyViolationError
+    if kind in ("BadRequestError", "NotFoundError", "UnprocessableEntityError") or (
+        status_code is not None and 400 <= status_code < 500
+    ):
+        return LLMBadRequestError
+    return LLMError

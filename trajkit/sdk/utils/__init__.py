@@ -1,0 +1,1 @@
+"""Helpers at the SDK's ``utils`` paths."""
