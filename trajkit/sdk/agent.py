@@ -43,6 +43,8 @@ from pydantic import (
 from trajkit.events import (
     ActionEvent,
     AgentErrorEvent,
+    Condensation,
+    CondensationRequest,
     FinishAction,
     Message,
     MessageEvent,
@@ -51,8 +53,10 @@ from trajkit.events import (
     TextContent,
 )
 from trajkit.sdk.builtins import DEFAULT_TOOL_NAMES
+from trajkit.sdk.condenser import LLMSummarizingCondenser
 from trajkit.sdk.confirmation import LLMSecurityAnalyzer
 from trajkit.sdk.llm import LLM
+from trajkit.sdk.llm.exceptions import LLMContextWindowExceedError
 from trajkit.sdk.mcp import protect_mcp_config, unprotect_mcp_config
 from trajkit.sdk.prompt import DEFAULT_TEMPLATE, render_system_prompt
 from trajkit.sdk.skills import AgentContext
@@ -96,8 +100,8 @@ class Agent(BaseModel):
     """Security policy inserted in the prompt: a bundled name, an absolute path, or "" for none."""
     system_prompt_kwargs: dict[str, Any] = Field(default_factory=dict)
     """Template variables, e.g. ``cli_mode``; ``llm_security_analyzer`` defaults to true."""
-    condenser: dict[str, Any] | None = None
-    """Condenser configuration (kept as given; trajkit does not condense)."""
+    condenser: LLMSummarizingCondenser | dict[str, Any] | None = None
+    """``LLMSummarizingCondenser`` (other kinds are kept as given and not run)."""
     critic: dict[str, Any] | None = None
     """Critic configuration (kept as given)."""
     tool_concurrency_limit: int = Field(default=1, ge=1)
@@ -156,6 +160,13 @@ class Agent(BaseModel):
         return protect_mcp_config(v, context.get("cipher"))
 
     # -- tools -----------------------------------------------------------------------
+    def llms(self) -> list[LLM]:
+        """The agent's LLM and the condenser's (each keeps its metrics under its usage id)."""
+        out = [self.llm]
+        if isinstance(self.condenser, LLMSummarizingCondenser):
+            out.append(self.condenser.llm)
+        return out
+
     def tool_names(self) -> list[str]:
         """Names of the spec'd tools plus the built-in ones (for the restore check)."""
         names = [t.name for t in self.tools]
@@ -224,9 +235,19 @@ class Agent(BaseModel):
             if any(isinstance(e.action, FinishAction) for e in pending):
                 conversation.finish()
             return
+        condensation = self._condensation(conversation)
+        if condensation is not None:  # this step condenses; the next one calls the model
+            conversation.emit(condensation)
+            return
         messages = conversation.llm_messages()
         tools = conversation.tools
-        response = self.llm.call(messages, list(tools.values()))
+        try:
+            response = self.llm.call(messages, list(tools.values()))
+        except LLMContextWindowExceedError:
+            if not isinstance(self.condenser, LLMSummarizingCondenser):
+                raise
+            conversation.emit(CondensationRequest())  # condensed at the next step (SDK)
+            return
         message = response.message
         if not message.tool_calls:
             conversation.emit(
@@ -259,6 +280,15 @@ class Agent(BaseModel):
             conversation.emit(error if error is not None else results[event.id])
         if any(isinstance(e.action, FinishAction) for e, err in planned if err is None):
             conversation.finish()
+
+    def _condensation(self, conversation: Conversation) -> Condensation | None:
+        """The condensation the condenser wants before this step's model call, if any."""
+        if not isinstance(self.condenser, LLMSummarizingCondenser):
+            return None
+        from trajkit.convert import condensed_view
+
+        branch = conversation._branch()
+        return self.condenser.condense(condensed_view(branch), branch)
 
     def _action_event(
         self,

@@ -138,3 +138,26 @@ class ConversationStats(_Model):
 
     usage_to_metrics: dict[str, Metrics] = Field(default_factory=dict)
     """One entry per LLM usage id."""
+
+    def get_combined_metrics(self) -> Metrics:
+        """All LLMs' usage summed (cost, tokens, calls), as the SDK's method of this name."""
+        combined = Metrics(model_name="combined")
+        for metrics in self.usage_to_metrics.values():
+            combined.accumulated_cost += metrics.accumulated_cost
+            combined.costs.extend(metrics.costs)
+            combined.response_latencies.extend(metrics.response_latencies)
+            for usage in metrics.token_usages:
+                combined.add_token_usage(usage)
+        return combined
+
+    def get_metrics_for_usage(self, usage_id: str) -> Metrics:
+        """The metrics of one LLM.
+
+        Raises:
+            KeyError: no LLM with this usage id has been used.
+        """
+        try:
+            return self.usage_to_metrics[usage_id]
+        except KeyError:
+            known = ", ".join(self.usage_to_metrics) or "none"
+            raise KeyError(f"no metrics for usage_id {usage_id!r} (known: {known})") from None

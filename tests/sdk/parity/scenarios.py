@@ -276,3 +276,159 @@ def scenario_secrets_before_first_message(server: ScriptedLLMServer, work: Path)
 def scenario_construct_only(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
     conversation = _conversation(server, work)
     return {"status": str(conversation.state.execution_status.value)}
+
+
+def _condensing_agent(server: ScriptedLLMServer, max_size: int, keep_first: int) -> Any:
+    from openhands.sdk import Agent
+    from openhands.sdk.context.condenser import LLMSummarizingCondenser
+
+    condenser = LLMSummarizingCondenser(
+        llm=_llm(server, usage_id="condenser"), max_size=max_size, keep_first=keep_first
+    )
+    return Agent(llm=_llm(server), tools=[], condenser=condenser)
+
+
+def _request_kinds(server: ScriptedLLMServer) -> list[str]:
+    """Which LLM each request came from: the condenser's has no tools."""
+    return ["agent" if r.body.get("tools") else "condenser" for r in server.requests]
+
+
+def scenario_condense_auto(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    for i in range(3):
+        server.enqueue_tool_call("think", {"thought": f"step {i}"})
+    server.enqueue_text("SUMMARY-1: the user asked to think; three thoughts were logged.")
+    server.enqueue_tool_call("think", {"thought": "after the summary"})
+    server.enqueue_text("All done.")
+    conversation = _conversation(server, work, agent=_condensing_agent(server, 6, 1))
+    conversation.send_message("Think a few times, then stop.")
+    conversation.run()
+    stats = conversation.conversation_stats.usage_to_metrics
+    return {
+        "status": str(conversation.state.execution_status.value),
+        "request_kinds": _request_kinds(server),
+        "usage_ids": sorted(stats),
+        "condenser_calls": len(stats["condenser"].token_usages) if "condenser" in stats else 0,
+    }
+
+
+def scenario_condense_manual(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    server.enqueue_tool_call("think", {"thought": "one"})
+    server.enqueue_tool_call("think", {"thought": "two"})
+    server.enqueue_text("First answer.")
+    server.enqueue_text("SUMMARY-2: two thoughts, one answer.")
+    server.enqueue_text("Second answer.")
+    conversation = _conversation(server, work, agent=_condensing_agent(server, 100, 1))
+    conversation.send_message("First question.")
+    conversation.run()
+    conversation.condense()
+    conversation.send_message("Second question.")
+    conversation.run()
+    return {
+        "status": str(conversation.state.execution_status.value),
+        "request_kinds": _request_kinds(server),
+        "usage_ids": sorted(conversation.conversation_stats.usage_to_metrics),
+    }
+
+
+def scenario_condense_then_restore(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    import uuid
+
+    server.enqueue_tool_call("think", {"thought": "one"})
+    server.enqueue_tool_call("think", {"thought": "two"})
+    server.enqueue_text("First answer.")
+    server.enqueue_text("SUMMARY-3: two thoughts, one answer.")
+    server.enqueue_text("Answer after restore.")
+    cid = uuid.uuid4()
+    first = _conversation(
+        server, work, agent=_condensing_agent(server, 100, 1), conversation_id=cid
+    )
+    first.send_message("First question.")
+    first.run()
+    first.condense()
+    del first
+    restored = _conversation(
+        server, work, agent=_condensing_agent(server, 100, 1), conversation_id=cid
+    )
+    restored.send_message("Question after restore.")
+    restored.run()
+    return {
+        "status": str(restored.state.execution_status.value),
+        "request_kinds": _request_kinds(server),
+    }
+
+
+def scenario_condense_without_condenser(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    conversation = _conversation(server, work)
+    try:
+        conversation.condense()
+    except ValueError as e:
+        return {"raised": type(e).__name__, "mentions": "LLMSummarizingCondenser" in str(e)}
+    return {"raised": None}
+
+
+def scenario_visualizers(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    import contextlib
+    import io
+
+    from openhands.sdk import Agent, Conversation
+    from openhands.sdk.conversation.visualizer import ConversationVisualizerBase
+
+    class Recording(ConversationVisualizerBase):
+        def __init__(self) -> None:
+            super().__init__()
+            self.kinds: list[str] = []
+
+        def on_event(self, event: Any) -> None:
+            self.kinds.append(type(event).__name__)
+
+    def run(visualizer: Any, folder: str) -> str:
+        server.enqueue_tool_call("think", {"thought": "visible thought"})
+        server.enqueue_text("Visible answer.")
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            opts: dict[str, Any] = {} if visualizer == "default" else {"visualizer": visualizer}
+            conversation = Conversation(
+                agent=Agent(llm=_llm(server), tools=[]),
+                workspace=str(work / "ws"),
+                persistence_dir=str(work / folder),
+                **opts,
+            )
+            conversation.send_message("Show me.")
+            conversation.run()
+        return out.getvalue()
+
+    default = run("default", "c1")
+    silent = run(None, "c2")
+    recorder = Recording()
+    custom = run(recorder, "c3")
+    by_class = run(Recording, "c4")
+    return {
+        "default_shows_answer": "Visible answer." in default,
+        "default_shows_thought": "visible thought" in default,
+        "default_shows_user": "Show me." in default,
+        "none_prints": silent.strip() != "",
+        "custom_prints": custom.strip() != "",
+        "custom_kinds": recorder.kinds,
+        "custom_has_stats": recorder.conversation_stats is not None,
+        "class_prints": by_class.strip() != "",
+    }
+
+
+def scenario_stats_and_tags(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    server.enqueue_text("ok")
+    conversation = _conversation(
+        server, work, tags={"team": "parity", "run1": "x"}, max_iteration_per_run=7
+    )
+    conversation.send_message("Hi.", sender="tester")
+    conversation.run()
+    stats = conversation.conversation_stats
+    combined = stats.get_combined_metrics()
+    return {
+        "usage_ids": sorted(stats.usage_to_metrics),
+        "combined_cost_positive": combined.accumulated_cost > 0,
+        "prompt_tokens": combined.accumulated_token_usage.prompt_tokens,
+        "max_iteration_per_run": conversation.max_iteration_per_run,
+        "stuck_detector": type(conversation.stuck_detector).__name__,
+        "sender": conversation.state.events[1].sender,
+        "tags": dict(conversation.state.tags),
+    }

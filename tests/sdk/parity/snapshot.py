@@ -19,6 +19,7 @@ _UUID = re.compile(
 )
 _TIME_KEYS = {"timestamp", "created_at", "updated_at", "last_updated"}
 SYSTEM = "<system prompt>"
+AUXILIARY = "<auxiliary prompt>"
 
 
 class Ids:
@@ -86,8 +87,14 @@ def normalize_request(body: Any, ids: Ids) -> Any:
         body["tools"] = _tool_names(body["tools"])
     if "instructions" in body:
         body["instructions"] = SYSTEM
+    if "input" in body and "tools" not in body:
+        body["input"] = AUXILIARY
+    auxiliary = "tools" not in body  # a condenser/title/question call: its prompt is wording
     msgs = []
     for i, m in enumerate(body.get("messages") or []):
+        if auxiliary and isinstance(m, dict):
+            msgs.append({**m, "content": AUXILIARY})
+            continue
         # The first message is the system prompt (litellm sends it as a user message to
         # models without system messages, e.g. o3-mini).
         if isinstance(m, dict) and (m.get("role") in ("system", "developer") or i == 0):

@@ -8,6 +8,10 @@ package renamed.
 from trajkit.sdk.conversation.exceptions import ConversationRunError
 from trajkit.sdk.conversation.local import Conversation, ConversationCallback
 from trajkit.sdk.conversation.types import ConversationCallbackType, ConversationID
+from trajkit.sdk.conversation.visualizer import (
+    ConversationVisualizerBase,
+    DefaultConversationVisualizer,
+)
 from trajkit.sdk.metrics import ConversationStats
 from trajkit.sdk.state import ConversationExecutionStatus, ConversationState
 
@@ -23,5 +27,7 @@ __all__ = [
     "ConversationRunError",
     "ConversationState",
     "ConversationStats",
+    "ConversationVisualizerBase",
+    "DefaultConversationVisualizer",
     "LocalConversation",
 ]

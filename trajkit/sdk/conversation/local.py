@@ -65,6 +65,7 @@ import orjson
 from trajkit.errors import InputError, UnsafePath, WriteFailed
 from trajkit.events import (
     ActionEvent,
+    CondensationRequest,
     ConversationErrorEvent,
     ConversationStateUpdateEvent,
     ErrorClassification,
@@ -94,6 +95,10 @@ from trajkit.sdk.confirmation import (
     parse_confirmation_policy,
 )
 from trajkit.sdk.conversation.exceptions import ConversationRunError
+from trajkit.sdk.conversation.visualizer import (
+    ConversationVisualizerBase,
+    DefaultConversationVisualizer,
+)
 from trajkit.sdk.llm import LLMError, llm_secret_values
 from trajkit.sdk.llm.options import call_context
 from trajkit.sdk.logger import get_logger, register_log_secrets
@@ -145,6 +150,9 @@ class Conversation:
         stuck_detection_thresholds: StuckThresholds | Mapping[str, int] | None = None,
         mcp_timeouts: MCPTimeouts | None = None,
         tags: Mapping[str, str] | None = None,
+        visualizer: type[ConversationVisualizerBase]
+        | ConversationVisualizerBase
+        | None = DefaultConversationVisualizer,
         **_: object,
     ) -> None:
         # Keyword arguments the SDK accepts for features trajkit does not have (plugins,
@@ -218,6 +226,9 @@ class Conversation:
         if tags:
             self.state.tags = {**self.state.tags, **_checked_tags(tags)}
         self.state.save()
+        self._visualizer = _make_visualizer(visualizer)
+        if self._visualizer is not None:
+            self._visualizer.initialize(self.state)
         ctx = ToolContext(
             working_dir=working_dir,
             conversation_dir=str(folder),
@@ -245,7 +256,8 @@ class Conversation:
             if self._started:
                 return
             self._started = True
-            self.state.stats.usage_to_metrics[self.agent.llm.usage_id] = self.agent.llm.metrics
+            for llm in self.agent.llms():
+                self.state.stats.usage_to_metrics[llm.usage_id] = llm.metrics
             if not any(isinstance(e, SystemPromptEvent) for e in self.state._events):
                 prompt = self.agent.system_prompt_event(self.tools, self._tool_context)
                 dynamic = secrets_prompt(self.state.secret_registry)
@@ -323,12 +335,12 @@ class Conversation:
         return state
 
     def _bind_metrics(self) -> None:
-        llm = self.agent.llm
-        persisted = self.state.stats.usage_to_metrics.get(llm.usage_id)
-        if isinstance(persisted, Metrics) and persisted is not llm.metrics:
-            llm.restore_metrics(persisted)
-        if persisted is not None:  # a fresh LLM is listed once the conversation starts (SDK)
-            self.state.stats.usage_to_metrics[llm.usage_id] = llm.metrics
+        for llm in self.agent.llms():
+            persisted = self.state.stats.usage_to_metrics.get(llm.usage_id)
+            if isinstance(persisted, Metrics) and persisted is not llm.metrics:
+                llm.restore_metrics(persisted)
+            if persisted is not None:  # a fresh LLM is listed when the conversation starts
+                self.state.stats.usage_to_metrics[llm.usage_id] = llm.metrics
 
     def _answer_interrupted_calls(self) -> None:
         for action in unanswered_calls(self._branch()):  # trajkit.recovery, as repair does
@@ -343,6 +355,11 @@ class Conversation:
         with st:
             if event.parent_id is None and st.leaf_event_id is not None:
                 event = event.model_copy(update={"parent_id": st.leaf_event_id})
+            if self._visualizer is not None:  # first, as the SDK: the screen sees every event
+                try:
+                    self._visualizer.on_event(self.mask_secrets(event))
+                except Exception:
+                    logger.exception("visualizer failed on %s", event.kind)
             try:
                 self._writer.append(self._for_disk(event))
             except OSError as exc:  # a full disk: the event is not recorded, say so plainly
@@ -483,6 +500,25 @@ class Conversation:
                 logger.exception("agent step failed")
                 raise self._run_error(e, type(e).__name__, f"{type(e).__name__}: {e}") from e
             st._iteration += 1
+
+    def condense(self) -> None:
+        """Condense the history now (waits for a running step), as the SDK's ``condense()``.
+
+        Raises:
+            ValueError: the agent has no condenser that handles requests.
+        """
+        from trajkit.sdk.condenser import LLMSummarizingCondenser
+
+        if not isinstance(self.agent.condenser, LLMSummarizingCondenser):
+            raise ValueError(
+                "cannot condense: the agent has no condenser; give it one, e.g. "
+                "Agent(llm=llm, condenser=LLMSummarizingCondenser(llm=llm.model_copy("
+                'update={"usage_id": "condenser"}), max_size=120, keep_first=4))'
+            )
+        self._ensure_started()
+        with call_context(str(self.id)), self.state:
+            self.emit(CondensationRequest())
+            self.agent.step(self)
 
     def pause(self) -> None:
         """Stop the run after the current step (safe to call from another thread).
@@ -627,6 +663,19 @@ class Conversation:
         if verdict is not None:
             logger.warning("conversation %s is stuck: %s", self.id, verdict.detail)
         return verdict is not None
+
+
+def _make_visualizer(
+    value: type[ConversationVisualizerBase] | ConversationVisualizerBase | None,
+) -> ConversationVisualizerBase | None:
+    if value is None or isinstance(value, ConversationVisualizerBase):
+        return value
+    if isinstance(value, type) and issubclass(value, ConversationVisualizerBase):
+        return value()
+    raise TypeError(
+        f"visualizer must be a ConversationVisualizerBase subclass or instance, or None; "
+        f"got {value!r}"
+    )
 
 
 def _close_tools(
