@@ -16,6 +16,8 @@ from trajkit.validate import validate_conversation
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
+_PANEL = ("╭", "│", "╰")
+"""Lines of the default visualizer's panels."""
 SEED_COST_RE = re.compile(r"^EXAMPLE_COST: (\d+(\.\d+)?(e-?\d+)?)$", re.M)
 
 
@@ -77,7 +79,11 @@ def test_persistence_example(tmp_path: Path) -> None:
         bodies = server.bodies("chat")
 
     out = result.stdout
-    lines = out.splitlines()
+    # the default visualizer prints a panel per event (as the SDK's does); the script's own
+    # lines are the rest
+    panels = [ln for ln in out.splitlines() if ln.startswith(_PANEL)]
+    assert any(ln.startswith("╭─ Message from User") for ln in panels)
+    lines = [ln for ln in out.splitlines() if not ln.startswith(_PANEL)]
     assert lines[0] == "=" * 100
     assert lines[1] == "Conversation finished. Got the following LLM messages:"
     messages = [ln for ln in lines if ln.startswith("Message ")]
@@ -136,9 +142,9 @@ def test_event_json_to_openai_messages_example(tmp_path: Path) -> None:
         assert result.returncode == 0, result.stderr[-4000:]
         bodies = server.bodies("chat")
 
-    assert result.stdout.strip() == f"EXAMPLE_COST: {3 * (100 * 2.5e-6 + 20 * 1e-5):.5f}".rstrip(
-        "0"
-    )
+    own = "\n".join(ln for ln in result.stdout.splitlines() if not ln.startswith(_PANEL))
+    assert "╭─ Agent Action" in result.stdout  # the default visualizer's panels
+    assert own.strip() == f"EXAMPLE_COST: {3 * (100 * 2.5e-6 + 20 * 1e-5):.5f}".rstrip("0")
     assert (tmp_path / "tool_output.txt").read_text().strip() == str(tmp_path)
     logs = list((tmp_path / ".conversations" / "logs").rglob("*.log"))
     assert len(logs) == 1

@@ -432,3 +432,111 @@ def scenario_stats_and_tags(server: ScriptedLLMServer, work: Path) -> dict[str, 
         "sender": conversation.state.events[1].sender,
         "tags": dict(conversation.state.tags),
     }
+
+
+def scenario_fork(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    server.enqueue_text("Original answer.")
+    server.enqueue_text("Fork answer.")
+    source = _conversation(server, work)
+    source.send_message("Original question.")
+    source.run()
+    fork = source.fork()
+    fork.send_message("Fork question.")
+    fork.run()
+    return {
+        "new_id": fork.id != source.id,
+        "fork_events": len(fork.state.events),
+        "source_events": len(source.state.events),
+        "fork_status": str(fork.state.execution_status.value),
+        "fork_folder_differs": fork.state.persistence_dir != source.state.persistence_dir,
+        "fork_cost_is_fresh": fork.conversation_stats.get_combined_metrics().accumulated_cost
+        < source.conversation_stats.get_combined_metrics().accumulated_cost * 1.5,
+    }
+
+
+def scenario_ask_agent(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    server.enqueue_text("Main answer.")
+    server.enqueue_text("You asked about the main thing.")
+    conversation = _conversation(server, work)
+    conversation.send_message("Main question.")
+    conversation.run()
+    before = len(conversation.state.events)
+    answer = conversation.ask_agent("What did I ask?")
+    question = server.requests.pop()  # its wording is the SDK's prompt: checked, not kept
+    return {
+        "answer": answer,
+        "events_added": len(conversation.state.events) - before,
+        "status": str(conversation.state.execution_status.value),
+        "usage_ids": sorted(conversation.conversation_stats.usage_to_metrics),
+        "question_in_request": "What did I ask?" in str(question.body),
+        "history_in_request": "Main answer." in str(question.body),
+        "question_has_tools": bool(question.body.get("tools")),
+        "question_roles": [m["role"] for m in question.body["messages"]],
+    }
+
+
+def scenario_generate_title(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    server.enqueue_text("Answer.")
+    server.enqueue_text("Parity Title")
+    conversation = _conversation(server, work)
+    conversation.send_message("Please explain how the parity suite records the SDK runs.")
+    conversation.run()
+    title = conversation.generate_title()
+    server.enqueue_error(400, "no title today")
+    fallback = conversation.generate_title(max_length=20)
+    return {"title": title, "fallback": fallback, "events": len(conversation.state.events)}
+
+
+def scenario_llm_methods(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    from openhands.sdk import Message, TextContent
+
+    server.enqueue_text("one")
+    llm = _llm(server)
+    llm.completion(messages=[Message(role="user", content=[TextContent(text="Say one.")])])
+    cost_before = llm.metrics.accumulated_cost
+    calls_before = len(llm.metrics.token_usages)
+    llm.reset_metrics()
+    count = llm.get_token_count(
+        [Message(role="user", content=[TextContent(text="hello world, count these tokens")])]
+    )
+    return {
+        "had_cost": cost_before > 0,
+        "calls_before": calls_before,
+        "cost_after_reset": llm.metrics.accumulated_cost,
+        "calls_after_reset": len(llm.metrics.token_usages),
+        "token_count_positive": count > 0,
+        "caching_gpt4o": llm.is_caching_prompt_active(),
+        "caching_claude": _llm(
+            server, model="anthropic/claude-sonnet-4-5"
+        ).is_caching_prompt_active(),
+        "caching_off": _llm(
+            server, model="anthropic/claude-sonnet-4-5", caching_prompt=False
+        ).is_caching_prompt_active(),
+    }
+
+
+def scenario_llm_fallback(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    from openhands.sdk import LLMProfileStore
+    from openhands.sdk.llm import FallbackStrategy
+
+    server.enqueue_error(503, "primary down")
+    server.enqueue_text("from the fallback")
+    store = LLMProfileStore(base_dir=str(work / "profiles"))
+    store.save("backup", _llm(server, usage_id="backup", model="openai/gpt-4o-mini"),
+               include_secrets=True)  # fmt: skip
+    primary = _llm(
+        server,
+        fallback_strategy=FallbackStrategy(
+            fallback_llms=["backup"], profile_store_dir=str(work / "profiles")
+        ),
+    )
+    conversation = _conversation(server, work, llm=primary)
+    conversation.send_message("Hi.")
+    conversation.run()
+    return {
+        "status": str(conversation.state.execution_status.value),
+        "models": [r.body.get("model") for r in server.requests],
+        "usage_ids": sorted(conversation.conversation_stats.usage_to_metrics),
+        "profiles": store.list(),
+        "primary_calls_recorded": len(primary.metrics.token_usages),
+    }

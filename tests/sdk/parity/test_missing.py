@@ -23,7 +23,77 @@ def test_visualizers_default_none_and_custom(compare: Compare) -> None:
 def test_stats_tags_iteration_limit_stuck_detector_sender(compare: Compare) -> None:
     got, want = compare("stats_and_tags")
     assert got["result"]["tags"] == {"team": "parity", "run1": "x"}
-    assert got["conversations"][0]["base_state"]["tags"] == want["conversations"][0][
-        "base_state"
-    ]["tags"]
+    assert (
+        got["conversations"][0]["base_state"]["tags"]
+        == want["conversations"][0]["base_state"]["tags"]
+    )
     assert got["conversations"][0]["base_state"]["max_iterations"] == 7
+
+
+def test_fork_copies_history_into_its_own_folder(compare: Compare) -> None:
+    got, want = compare("fork")
+    assert got["result"]["fork_events"] == 5 and got["result"]["source_events"] == 3
+    mine = [c["event_kinds"] for c in got["conversations"]]
+    assert mine == [
+        ["SystemPromptEvent", "MessageEvent", "MessageEvent"],
+        ["SystemPromptEvent", "MessageEvent", "MessageEvent", "MessageEvent", "MessageEvent"],
+    ]
+    # the fork's first events are the source's, same ids
+    source, fork = got["conversations"]
+    assert [e["id"] for e in fork["events"][:3]] == [e["id"] for e in source["events"]]
+    assert source["folder"] != fork["folder"]
+
+
+def test_ask_agent_answers_without_recording(compare: Compare) -> None:
+    got, _ = compare("ask_agent")
+    assert got["result"]["events_added"] == 0
+    assert got["result"]["usage_ids"] == ["agent", "ask-agent-llm"]
+
+
+def test_generate_title_and_fallback(compare: Compare) -> None:
+    got, _ = compare("generate_title")
+    assert got["result"] == {
+        "title": "Parity Title",
+        "fallback": "Please explain ho...",
+        "events": 3,
+    }
+
+
+def test_llm_reset_metrics_token_count_and_caching(compare: Compare) -> None:
+    got, _ = compare("llm_methods")
+    assert got["result"]["cost_after_reset"] == 0.0
+    assert got["result"]["token_count_positive"]
+    assert (got["result"]["caching_gpt4o"], got["result"]["caching_claude"]) == (False, True)
+
+
+def test_num_retries_zero_is_one_attempt(tmp_path) -> None:
+    import pytest
+
+    from tests.support.llm_server import ScriptedLLMServer
+    from trajkit.sdk import LLM, Message, TextContent
+    from trajkit.sdk.llm.exceptions import LLMServiceUnavailableError
+
+    with ScriptedLLMServer() as server:
+        server.enqueue_error(503, times=3)
+        llm = LLM(model="openai/gpt-4o", api_key="k", base_url=server.base_url, num_retries=0)
+        with pytest.raises(LLMServiceUnavailableError):
+            llm.completion([Message(role="user", content=[TextContent(text="hi")])])
+        assert len(server.requests) == 1
+
+
+def test_llm_registry_as_in_the_sdk_example() -> None:
+    import pytest
+
+    from trajkit.sdk import LLM, LLMRegistry
+
+    registry = LLMRegistry()
+    seen: list[str] = []
+    registry.subscribe(lambda event: seen.append(event.llm.usage_id))
+    llm = LLM(model="openai/gpt-4o", usage_id="agent")
+    registry.add(llm)
+    assert registry.get("agent") is llm
+    assert registry.list_usage_ids() == ["agent"] and seen == ["agent"]
+    with pytest.raises(ValueError, match="already registered"):
+        registry.add(LLM(model="openai/gpt-4o-mini", usage_id="agent"))
+    with pytest.raises(KeyError, match="registered: agent"):
+        registry.get("other")

@@ -99,7 +99,7 @@ from trajkit.sdk.conversation.visualizer import (
     ConversationVisualizerBase,
     DefaultConversationVisualizer,
 )
-from trajkit.sdk.llm import LLMError, llm_secret_values
+from trajkit.sdk.llm import LLM, LLMError, llm_secret_values
 from trajkit.sdk.llm.options import call_context
 from trajkit.sdk.logger import get_logger, register_log_secrets
 from trajkit.sdk.mcp import MCPTimeouts, MCPToolset
@@ -207,6 +207,7 @@ class Conversation:
         self._run_lock = threading.Lock()
         self._pause = threading.Event()
         self._pause_recorded = False
+        self._side_llms: dict[str, LLM] = {}
         self._cipher = cipher
         self._stuck_thresholds = parse_stuck_thresholds(stuck_detection_thresholds)
         raw = _read_base_state(folder)
@@ -500,6 +501,42 @@ class Conversation:
                 logger.exception("agent step failed")
                 raise self._run_error(e, type(e).__name__, f"{type(e).__name__}: {e}") from e
             st._iteration += 1
+
+    def fork(
+        self,
+        *,
+        conversation_id: uuid.UUID | str | None = None,
+        agent: Agent | None = None,
+        tags: Mapping[str, str] | None = None,
+        reset_metrics: bool = True,
+        from_event_id: str | None = None,
+        **_: object,
+    ) -> Conversation:
+        """A copy under a new id, persisted as its own folder beside this one (SDK
+        ``fork()``; see `trajkit.sdk.conversation.extras`)."""
+        from trajkit.sdk.conversation.extras import fork_conversation
+
+        return fork_conversation(
+            self,
+            conversation_id=conversation_id,
+            agent=agent,
+            tags=dict(tags) if tags else None,
+            reset_metrics=reset_metrics,
+            from_event_id=from_event_id,
+            visualizer=type(self._visualizer) if self._visualizer is not None else None,
+        )
+
+    def ask_agent(self, question: str) -> str:
+        """Answer ``question`` from the conversation's context without recording anything."""
+        from trajkit.sdk.conversation.extras import ask_agent
+
+        return ask_agent(self, question)
+
+    def generate_title(self, llm: LLM | None = None, max_length: int = 50) -> str:
+        """A short title from the first user message (an LLM's, else the message cut)."""
+        from trajkit.sdk.conversation.extras import generate_title
+
+        return generate_title(self, llm, max_length)
 
     def condense(self) -> None:
         """Condense the history now (waits for a running step), as the SDK's ``condense()``.

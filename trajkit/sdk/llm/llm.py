@@ -252,6 +252,39 @@ class LLM(BaseModel):
         elif self._metrics is not metrics:
             self._metrics.merge(metrics)
 
+    def reset_metrics(self) -> None:
+        """Forget the recorded cost, tokens and latencies (the object is cleared in place,
+        so a conversation's stats that hold it see the reset too)."""
+        fresh = Metrics(model_name=self.model)
+        if self._metrics is None:
+            self._metrics = fresh
+            return
+        for name in type(fresh).model_fields:
+            setattr(self._metrics, name, getattr(fresh, name))
+
+    def get_token_count(self, messages: Sequence[Message]) -> int:
+        """Tokens ``messages`` take for this model (litellm's tokenizer for it, as sent)."""
+        litellm = _import_litellm()
+        chat = self.format_messages_for_llm(messages)
+        name = self.custom_tokenizer or self.model_canonical_name or self.model
+        try:
+            return int(litellm.token_counter(model=name, messages=chat))
+        except Exception:  # a tokenizer litellm cannot load: count with its default one
+            return int(litellm.token_counter(messages=chat))
+
+    def is_caching_prompt_active(self) -> bool:
+        """Whether requests mark cache breakpoints: ``caching_prompt`` and a model that takes
+        explicit prompt caching (Claude models; ``capability_overrides["supports_prompt_cache"]``
+        decides for others)."""
+        if not self.caching_prompt:
+            return False
+        override = self.capability_overrides.get("supports_prompt_cache")
+        if isinstance(override, bool):
+            return override
+        if self._info().get("supports_prompt_caching") is False:
+            return False
+        return "claude" in self.model.lower() or self.model.startswith("anthropic/")
+
     # -- capabilities ----------------------------------------------------------------
     def _info(self) -> dict[str, Any]:
         if self._model_info is None:
