@@ -14,15 +14,15 @@ from trajkit.sdk.mcp import (
     MCPError,
     MCPServerConnection,
     MCPTimeouts,
+    MCPToolset,
     normalize_mcp_config,
     result_to_observation,
-    start_mcp_tools,
 )
 
 
 @pytest.fixture(scope="module")
 def toolset():
-    ts = start_mcp_tools({"mcpServers": {"test": server_config(TRAJKIT_MCP_VAR="from-env")}})
+    ts = MCPToolset({"mcpServers": {"test": server_config(TRAJKIT_MCP_VAR="from-env")}}).start()
     yield ts
     ts.close()
 
@@ -101,7 +101,7 @@ def test_call_image_and_error(toolset):
 
 
 def test_call_timeout_is_bounded():
-    ts = start_mcp_tools({"t": server_config()}, timeouts=MCPTimeouts(call=0.5))
+    ts = MCPToolset({"t": server_config()}, timeouts=MCPTimeouts(call=0.5)).start()
     try:
         start = time.monotonic()
         obs = _tool(ts, "sleep")(MCPToolAction(data={"seconds": 5}))
@@ -115,7 +115,7 @@ def test_call_timeout_is_bounded():
 
 
 def test_server_that_dies_gives_error_observations_fast():
-    ts = start_mcp_tools({"t": server_config()})
+    ts = MCPToolset({"t": server_config()}).start()
     try:
         start = time.monotonic()
         obs = _tool(ts, "crash")(MCPToolAction(data={}))
@@ -129,7 +129,9 @@ def test_server_that_dies_gives_error_observations_fast():
 
 
 def test_missing_command_is_a_clear_error_not_a_crash():
-    ts = start_mcp_tools({"mcpServers": {"fetch": {"command": "uvx-missing-xyz", "args": ["a"]}}})
+    ts = MCPToolset(
+        {"mcpServers": {"fetch": {"command": "uvx-missing-xyz", "args": ["a"]}}}
+    ).start()
     assert ts.tools == []
     assert len(ts.errors) == 1
     message = str(ts.errors[0])
@@ -140,9 +142,9 @@ def test_missing_command_is_a_clear_error_not_a_crash():
 
 def test_uvx_hint_when_uv_is_missing(monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")
-    ts = start_mcp_tools(
+    ts = MCPToolset(
         {"mcpServers": {"fetch": {"command": "uvx", "args": ["mcp-server-fetch"]}}}
-    )
+    ).start()
     assert "install uv" in str(ts.errors[0])
 
 
@@ -311,7 +313,7 @@ def test_server_environment_passes_network_settings_not_secrets(monkeypatch):
 
 def test_server_gets_no_secret_from_the_parent_environment(monkeypatch):
     monkeypatch.setenv("LLM_API_KEY", "sk-parent-secret")
-    with start_mcp_tools({"t": server_config()}) as ts:
+    with MCPToolset({"t": server_config()}).start() as ts:
         echo = _tool(ts, "echo")
         obs = echo(MCPToolAction(data={"text": "k", "env_var": "LLM_API_KEY"}))
         assert obs.content[1].text == "k <unset>"

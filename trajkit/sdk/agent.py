@@ -57,7 +57,7 @@ from trajkit.sdk.condenser import LLMSummarizingCondenser
 from trajkit.sdk.confirmation import LLMSecurityAnalyzer
 from trajkit.sdk.llm import LLM
 from trajkit.sdk.llm.exceptions import LLMContextWindowExceedError
-from trajkit.sdk.mcp import protect_mcp_config, unprotect_mcp_config
+from trajkit.sdk.mcp_config import protect_mcp_config, unprotect_mcp_config
 from trajkit.sdk.prompt import DEFAULT_TEMPLATE, render_system_prompt
 from trajkit.sdk.skills import AgentContext
 from trajkit.sdk.tool import (

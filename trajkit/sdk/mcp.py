@@ -5,14 +5,16 @@
 ``{"fetch": {...}}`` the current OpenHands SDK persists; `normalize_mcp_config` turns both into the
 plain map, which is what ``agent.mcp_config`` holds on disk.
 
-The ``mcp`` client is asynchronous and the runtime is not, so every server lives on one shared
-background event loop (a daemon thread). Each server is a long-lived task that owns its
-``stdio_client`` and ``ClientSession`` contexts (anyio needs them entered and left by the same
-task) until `MCPServerConnection.close`. The runtime thread waits on concurrent futures, always
-with a timeout (`MCPTimeouts`): a server that does not start, does not list its tools, or does not
-answer a call in time gives an `MCPError`, never a hang. A server that dies makes its pending and
-later calls fail at once with an error observation naming the server and the end of its stderr
-(kept in a temporary file, not shown on the console).
+The ``mcp`` client is asynchronous and the runtime is not: each server is driven through an
+anyio blocking portal (``anyio.from_thread.start_blocking_portal``, an event loop in its own
+thread), and its ``stdio_client``/``ClientSession`` contexts are one async context manager
+entered and left through ``portal.wrap_async_context_manager``, so anyio's rule that the same
+task enters and leaves them holds. Every step is bounded inside the loop with
+``anyio.fail_after`` (`MCPTimeouts`): a server that does not start, does not list its tools, or
+does not answer a call in time gives an `MCPError`, never a hang. A server that dies makes its
+pending call fail with an error observation naming the server and the end of its stderr (kept
+in a temporary file, not shown on the console), and later calls fail at once. Configuration
+and the server environment live in `trajkit.sdk.mcp_config`.
 
 Each MCP tool becomes an `MCPTool`: offered to the LLM under the MCP tool's own name with its
 ``inputSchema`` (plus ``security_risk``/``summary`` as the SDK adds them, built by
@@ -25,9 +27,7 @@ per MCP image block; ``is_error`` is MCP's ``isError``.
 
 from __future__ import annotations
 
-import asyncio
 import atexit
-import concurrent.futures
 import contextlib
 import json
 import logging
@@ -35,14 +35,12 @@ import os
 import shlex
 import shutil
 import tempfile
-import threading
 import weakref
-from collections.abc import Coroutine, Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from trajkit.errors import TrajkitError
 from trajkit.events import (
     ImageContent,
     MCPToolAction,
@@ -50,7 +48,17 @@ from trajkit.events import (
     TextContent,
     ToolDefinition,
 )
+from trajkit.sdk.mcp_config import (
+    MCPError,
+    normalize_mcp_config,
+    protect_mcp_config,
+    server_environment,
+    unprotect_mcp_config,
+)
 from trajkit.sdk.tool import RuntimeTool
+
+if TYPE_CHECKING:
+    from anyio.from_thread import BlockingPortal
 
 __all__ = [
     "MCPError",
@@ -62,18 +70,12 @@ __all__ = [
     "protect_mcp_config",
     "result_to_observation",
     "server_environment",
-    "start_mcp_tools",
     "unprotect_mcp_config",
 ]
 
 logger = logging.getLogger(__name__)
-_T = TypeVar("_T")
 _MCP_TOOL_KEYS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations")
 _STDERR_TAIL = 1500
-
-
-class MCPError(TrajkitError):
-    """An MCP server could not be configured, started, listed or called."""
 
 
 @dataclass(frozen=True)
@@ -88,134 +90,6 @@ class MCPTimeouts:
     """One tool call."""
     close: float = 10.0
     """Shut a server down before its task is cancelled."""
-
-
-def normalize_mcp_config(config: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
-    """The plain ``{name: server}`` map from either accepted form; raises MCPError if malformed.
-
-    Each server needs a ``command`` (str) or a ``url``; ``args`` must be a list of strings and
-    ``env`` a map of strings. Other keys are kept as given.
-    """
-    if not config:
-        return {}
-    if not isinstance(config, Mapping):
-        raise MCPError(f"mcp_config: expected a JSON object, got {type(config).__name__}")
-    servers = config.get("mcpServers", config)
-    if not isinstance(servers, Mapping):
-        raise MCPError("mcp_config/mcpServers: expected an object mapping names to servers")
-    out: dict[str, dict[str, Any]] = {}
-    for name, server in servers.items():
-        where = f"mcp_config/{name}"
-        if not isinstance(server, Mapping):
-            raise MCPError(f"{where}: expected an object with 'command', got {server!r}")
-        if not isinstance(server.get("command"), str) and not isinstance(server.get("url"), str):
-            raise MCPError(f"{where}: expected 'command' (a program to run) or 'url'")
-        args = server.get("args", [])
-        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-            raise MCPError(f"{where}/args: expected a list of strings, got {args!r}")
-        env = server.get("env", {})
-        if not isinstance(env, Mapping) or not all(isinstance(v, str) for v in env.values()):
-            raise MCPError(f"{where}/env: expected an object of string values")
-        out[str(name)] = dict(server)
-    return out
-
-
-_SECRET_MAPS = ("env", "headers")
-
-_INHERITED_ENV = frozenset(
-    {
-        "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY",
-        "http_proxy", "https_proxy", "no_proxy", "all_proxy",
-        "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
-        "NODE_EXTRA_CA_CERTS", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ",
-        "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
-    }
-)  # fmt: skip
-_INHERITED_PREFIXES = ("UV_", "PIP_", "NPM_CONFIG_", "npm_config_")
-
-
-def server_environment(extra: Mapping[str, str] | None) -> dict[str, str]:
-    """Environment of a stdio server: besides the ``mcp`` package's minimal set (PATH, HOME,
-    ...), what launchers like ``uvx``/``npx`` need to reach their registry (proxies, CA
-    certificates, locale, ``UV_*``/``PIP_*``/``npm_config_*`` settings), never a variable whose
-    name looks secret; then the server's own ``env`` on top."""
-    from trajkit.redact import is_secret_key
-
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if (k in _INHERITED_ENV or k.startswith(_INHERITED_PREFIXES)) and not is_secret_key(k)
-    }
-    env.update(extra or {})
-    return env
-
-
-def protect_mcp_config(config: Mapping[str, Any], cipher: Any) -> dict[str, Any]:
-    """The config as written to disk: ``env``/``headers`` values whose names look secret
-    (``*_TOKEN``, ``*KEY*``, ``Authorization``, ...) encrypted with ``cipher``, else masked."""
-    from trajkit.redact import is_secret_key
-    from trajkit.sdk.secrets import dump_secret
-
-    out: dict[str, Any] = {}
-    for name, server in config.items():
-        server = dict(server) if isinstance(server, Mapping) else server
-        for field in _SECRET_MAPS:
-            values = server.get(field) if isinstance(server, dict) else None
-            if isinstance(values, Mapping):
-                server[field] = {
-                    k: dump_secret(v, cipher) if is_secret_key(str(k)) and isinstance(v, str) else v
-                    for k, v in values.items()
-                }
-        out[name] = server
-    return out
-
-
-def unprotect_mcp_config(config: Mapping[str, Any], cipher: Any) -> dict[str, Any]:
-    """The config read back: secret values decrypted with ``cipher``; masked ones dropped."""
-    from trajkit.redact import is_secret_key
-    from trajkit.sdk.secrets import load_secret
-
-    out: dict[str, Any] = {}
-    for name, server in config.items():
-        server = dict(server) if isinstance(server, Mapping) else server
-        for field in _SECRET_MAPS:
-            values = server.get(field) if isinstance(server, dict) else None
-            if isinstance(values, Mapping):
-                kept: dict[str, Any] = {}
-                for k, v in values.items():
-                    if is_secret_key(str(k)) and isinstance(v, str):
-                        loaded = load_secret(v, cipher)
-                        if loaded is None:
-                            continue
-                        v = loaded
-                    kept[k] = v
-                server[field] = kept
-        out[name] = server
-    return out
-
-
-class _LoopThread:
-    """One asyncio loop in a daemon thread, shared by every MCP connection."""
-
-    _instance: ClassVar[_LoopThread | None] = None
-    _lock: ClassVar[threading.Lock] = threading.Lock()
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(
-            target=self.loop.run_forever, name="trajkit-mcp", daemon=True
-        )
-        self.thread.start()
-
-    @classmethod
-    def get(cls) -> _LoopThread:
-        with cls._lock:
-            if cls._instance is None:
-                cls._instance = cls()
-            return cls._instance
-
-    def submit(self, coro: Coroutine[Any, Any, _T]) -> concurrent.futures.Future[_T]:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop)
 
 
 def _leaf(exc: BaseException) -> BaseException:
@@ -236,7 +110,8 @@ def _close_all() -> None:
 
 
 class MCPServerConnection:
-    """One running stdio MCP server and its client session."""
+    """One running stdio MCP server and its client session, driven from sync code through an
+    anyio blocking portal (its own event-loop thread)."""
 
     def __init__(
         self, name: str, server: Mapping[str, Any], *, timeouts: MCPTimeouts | None = None
@@ -244,11 +119,12 @@ class MCPServerConnection:
         self.name = name
         self.server = dict(server)
         self.timeouts = timeouts or MCPTimeouts()
+        self._portal_cm: contextlib.AbstractContextManager[BlockingPortal] | None = None
+        self._portal: BlockingPortal | None = None
+        self._session_cm: contextlib.AbstractContextManager[Any] | None = None
         self._session: Any = None
-        self._stop: asyncio.Event | None = None
-        self._task: concurrent.futures.Future[None] | None = None
         self._ended: str | None = None
-        self._done = threading.Event()
+        self._step = "start (spawn and initialize)"
         self._session_started = False
         fd, self._stderr_path = tempfile.mkstemp(
             prefix=f"trajkit-mcp-{_safe(name)}-", suffix=".log"
@@ -285,108 +161,106 @@ class MCPServerConnection:
                 f"MCP server {self.name!r}: cannot start `{self.command_line}`: "
                 f"command {command!r} not found on PATH{hint}"
             )
-        initialized: concurrent.futures.Future[None] = concurrent.futures.Future()
-        listed: concurrent.futures.Future[list[dict[str, Any]]] = concurrent.futures.Future()
+        from anyio.from_thread import start_blocking_portal
+
         _LIVE.add(self)
-        self._task = _LoopThread.get().submit(self._serve(initialized, listed))
-        self._wait(initialized, self.timeouts.start, "start (spawn and initialize)")
-        return self._wait(listed, self.timeouts.list, "list its tools")
-
-    def _wait(self, future: concurrent.futures.Future[_T], timeout: float, step: str) -> _T:
+        self._portal_cm = start_blocking_portal()
+        self._portal = self._portal_cm.__enter__()
+        session_cm = self._portal.wrap_async_context_manager(self._open())
         try:
-            return future.result(timeout=timeout)
-        except concurrent.futures.TimeoutError:
-            self.close()  # stops the process first, so its last stderr lines are in the file
-            message = f"did not {step} within {timeout:g}s"
-        except Exception as exc:
+            self._session, tools = session_cm.__enter__()
+        except BaseException as exc:  # noqa: BLE001 (turned into one MCPError below)
+            leaf = _leaf(exc)
+            if isinstance(leaf, TimeoutError):
+                limit = (
+                    self.timeouts.start if self._step.startswith("start") else self.timeouts.list
+                )
+                message = f"did not {self._step} within {limit:g}s"
+            else:
+                message = f"failed to {self._step}: {_describe(leaf)}"
             self.close()
-            message = f"failed to {step}: {_describe(exc)}"
-        note = self._stderr_note()
-        self._remove_stderr()
-        raise MCPError(f"MCP server {self.name!r} (`{self.command_line}`) {message}{note}")
+            note = self._stderr_note()
+            self._remove_stderr()
+            raise MCPError(
+                f"MCP server {self.name!r} (`{self.command_line}`) {message}{note}"
+            ) from None
+        self._session_cm = session_cm
+        self._session_started = True
+        return list(tools)
 
-    async def _serve(
-        self,
-        initialized: concurrent.futures.Future[None],
-        listed: concurrent.futures.Future[list[dict[str, Any]]],
-    ) -> None:
+    @contextlib.asynccontextmanager
+    async def _open(self) -> AsyncIterator[tuple[Any, list[dict[str, Any]]]]:
+        """Enter the stdio process and the session (in the portal's task, which also leaves
+        them), initialize and list the tools, each step bounded by its timeout."""
+        import anyio
         from mcp import ClientSession, StdioServerParameters
         from mcp.client.stdio import stdio_client
 
-        self._stop = asyncio.Event()
         params = StdioServerParameters(
             command=self.server["command"],
             args=list(self.server.get("args", [])),
             env=server_environment(self.server.get("env")),
             cwd=self.server.get("cwd"),
         )
-        try:
-            async with (
-                stdio_client(params, errlog=self._stderr) as (read, write),
-                ClientSession(read, write) as session,
-            ):
+        async with (
+            stdio_client(params, errlog=self._stderr) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            with anyio.fail_after(self.timeouts.start):
                 await session.initialize()
-                initialized.set_result(None)
+            self._step = "list its tools"
+            with anyio.fail_after(self.timeouts.list):
                 tools = await _list_tools(session)
-                self._session = session
-                self._session_started = True
-                listed.set_result(tools)
-                await self._stop.wait()
-        except BaseException as exc:  # noqa: BLE001 (reported through the futures)
-            leaf = _leaf(exc)
-            self._ended = _describe(leaf)
-            for future in (initialized, listed):
-                if not future.done():
-                    future.set_exception(
-                        leaf if isinstance(leaf, Exception) else MCPError(str(leaf))
-                    )
-            if isinstance(exc, asyncio.CancelledError):
-                raise
-        finally:
-            self._session = None
-            if self._ended is None:
-                self._ended = "it was closed"
-            self._done.set()
+            yield session, tools
 
     def call_tool(
         self, tool: str, arguments: Mapping[str, Any], *, timeout: float | None = None
     ) -> dict[str, Any]:
         """Call one tool; the ``CallToolResult`` as MCP JSON. Raises MCPError."""
-        session = self._session
-        if session is None:
+        session, portal = self._session, self._portal
+        if session is None or portal is None or self._ended is not None:
             raise MCPError(
                 f"MCP server {self.name!r} is not running ({self._ended or 'not started'})"
                 f"{self._stderr_note()}"
             )
         limit = self.timeouts.call if timeout is None else timeout
-        future = _LoopThread.get().submit(session.call_tool(tool, dict(arguments)))
+
+        async def call() -> Any:
+            import anyio
+
+            with anyio.fail_after(limit):
+                return await session.call_tool(tool, dict(arguments))
+
         try:
-            result = future.result(timeout=limit)
-        except concurrent.futures.TimeoutError:
-            future.cancel()
+            result = portal.call(call)
+        except TimeoutError:
             raise MCPError(
                 f"MCP tool {tool!r} on server {self.name!r} did not answer within {limit:g}s"
             ) from None
         except Exception as exc:
+            # the session is gone (the server died or broke the protocol): later calls fail
+            # at once instead of waiting for their timeout
+            self._ended = _describe(_leaf(exc))
             raise MCPError(
-                f"MCP server {self.name!r} failed while calling {tool!r}: {_describe(exc)}"
+                f"MCP server {self.name!r} failed while calling {tool!r}: {self._ended}"
                 f"{self._stderr_note()}"
             ) from None
         data: dict[str, Any] = result.model_dump(mode="json", by_alias=True, exclude_none=True)
         return data
 
     def close(self) -> None:
-        """Stop the server (bounded); safe to call twice."""
-        task, stop = self._task, self._stop
-        if task is not None and not task.done():
-            if self._session is not None and stop is not None:
-                _LoopThread.get().loop.call_soon_threadsafe(stop.set)
-            else:  # still starting: nothing to shut down politely
-                task.cancel()
-            if not self._done.wait(self.timeouts.close):
-                task.cancel()
-                self._done.wait(self.timeouts.close)
-        self._session = None
+        """Stop the server and its portal thread; safe to call twice."""
+        session_cm, portal_cm = self._session_cm, self._portal_cm
+        self._session_cm = self._portal_cm = None
+        self._session = self._portal = None
+        if self._ended is None:
+            self._ended = "it was closed"
+        if session_cm is not None:
+            with contextlib.suppress(BaseException):  # a dead server's streams may error
+                session_cm.__exit__(None, None, None)
+        if portal_cm is not None:
+            with contextlib.suppress(BaseException):
+                portal_cm.__exit__(None, None, None)
         _LIVE.discard(self)
         with contextlib.suppress(OSError):
             self._stderr.close()
@@ -550,10 +424,3 @@ class MCPToolset:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def start_mcp_tools(
-    config: Mapping[str, Any] | None, *, timeouts: MCPTimeouts | None = None
-) -> MCPToolset:
-    """Start the servers of ``config``; read ``.tools`` and ``.errors``, then ``close()``."""
-    return MCPToolset(config, timeouts=timeouts).start()

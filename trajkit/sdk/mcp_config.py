@@ -1,0 +1,135 @@
+"""MCP server configuration: the accepted ``mcp_config`` forms, the environment a stdio server
+gets, and how its secrets are written to disk.
+
+- `normalize_mcp_config`: ``{"mcpServers": {...}}`` (the reference document's form) or the plain
+  ``{name: server}`` map the SDK persists, into the plain map; each server needs a ``command``
+  or a ``url``.
+- `server_environment`: the ``mcp`` package's minimal set plus what launchers need to reach
+  their registry, never a secret-looking variable of the parent; then the server's own ``env``.
+- `protect_mcp_config` / `unprotect_mcp_config`: secret-looking ``env``/``headers`` values
+  encrypted with the conversation's cipher, else masked (and dropped when read back).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from trajkit.errors import TrajkitError
+
+__all__ = [
+    "MCPError",
+    "normalize_mcp_config",
+    "protect_mcp_config",
+    "server_environment",
+    "unprotect_mcp_config",
+]
+
+
+class MCPError(TrajkitError):
+    """An MCP server could not be configured, started, listed or called."""
+
+
+def normalize_mcp_config(config: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
+    """The plain ``{name: server}`` map from either accepted form; raises MCPError if malformed.
+
+    Each server needs a ``command`` (str) or a ``url``; ``args`` must be a list of strings and
+    ``env`` a map of strings. Other keys are kept as given.
+    """
+    if not config:
+        return {}
+    if not isinstance(config, Mapping):
+        raise MCPError(f"mcp_config: expected a JSON object, got {type(config).__name__}")
+    servers = config.get("mcpServers", config)
+    if not isinstance(servers, Mapping):
+        raise MCPError("mcp_config/mcpServers: expected an object mapping names to servers")
+    out: dict[str, dict[str, Any]] = {}
+    for name, server in servers.items():
+        where = f"mcp_config/{name}"
+        if not isinstance(server, Mapping):
+            raise MCPError(f"{where}: expected an object with 'command', got {server!r}")
+        if not isinstance(server.get("command"), str) and not isinstance(server.get("url"), str):
+            raise MCPError(f"{where}: expected 'command' (a program to run) or 'url'")
+        args = server.get("args", [])
+        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+            raise MCPError(f"{where}/args: expected a list of strings, got {args!r}")
+        env = server.get("env", {})
+        if not isinstance(env, Mapping) or not all(isinstance(v, str) for v in env.values()):
+            raise MCPError(f"{where}/env: expected an object of string values")
+        out[str(name)] = dict(server)
+    return out
+
+
+_SECRET_MAPS = ("env", "headers")
+
+_INHERITED_ENV = frozenset(
+    {
+        "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY",
+        "http_proxy", "https_proxy", "no_proxy", "all_proxy",
+        "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
+        "NODE_EXTRA_CA_CERTS", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ",
+        "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
+    }
+)  # fmt: skip
+_INHERITED_PREFIXES = ("UV_", "PIP_", "NPM_CONFIG_", "npm_config_")
+
+
+def server_environment(extra: Mapping[str, str] | None) -> dict[str, str]:
+    """Environment of a stdio server: besides the ``mcp`` package's minimal set (PATH, HOME,
+    ...), what launchers like ``uvx``/``npx`` need to reach their registry (proxies, CA
+    certificates, locale, ``UV_*``/``PIP_*``/``npm_config_*`` settings), never a variable whose
+    name looks secret; then the server's own ``env`` on top."""
+    from trajkit.redact import is_secret_key
+
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if (k in _INHERITED_ENV or k.startswith(_INHERITED_PREFIXES)) and not is_secret_key(k)
+    }
+    env.update(extra or {})
+    return env
+
+
+def protect_mcp_config(config: Mapping[str, Any], cipher: Any) -> dict[str, Any]:
+    """The config as written to disk: ``env``/``headers`` values whose names look secret
+    (``*_TOKEN``, ``*KEY*``, ``Authorization``, ...) encrypted with ``cipher``, else masked."""
+    from trajkit.redact import is_secret_key
+    from trajkit.sdk.secrets import dump_secret
+
+    out: dict[str, Any] = {}
+    for name, server in config.items():
+        server = dict(server) if isinstance(server, Mapping) else server
+        for field in _SECRET_MAPS:
+            values = server.get(field) if isinstance(server, dict) else None
+            if isinstance(values, Mapping):
+                server[field] = {
+                    k: dump_secret(v, cipher) if is_secret_key(str(k)) and isinstance(v, str) else v
+                    for k, v in values.items()
+                }
+        out[name] = server
+    return out
+
+
+def unprotect_mcp_config(config: Mapping[str, Any], cipher: Any) -> dict[str, Any]:
+    """The config read back: secret values decrypted with ``cipher``; masked ones dropped."""
+    from trajkit.redact import is_secret_key
+    from trajkit.sdk.secrets import load_secret
+
+    out: dict[str, Any] = {}
+    for name, server in config.items():
+        server = dict(server) if isinstance(server, Mapping) else server
+        for field in _SECRET_MAPS:
+            values = server.get(field) if isinstance(server, dict) else None
+            if isinstance(values, Mapping):
+                kept: dict[str, Any] = {}
+                for k, v in values.items():
+                    if is_secret_key(str(k)) and isinstance(v, str):
+                        loaded = load_secret(v, cipher)
+                        if loaded is None:
+                            continue
+                        v = loaded
+                    kept[k] = v
+                server[field] = kept
+        out[name] = server
+    return out
