@@ -566,6 +566,12 @@ class Conversation:
         self._pause.set()
         self._apply_pause()
 
+    def interrupt(self) -> None:
+        """Stop as soon as possible. trajkit runs synchronously (no ``arun``), so, as the
+        SDK does for a synchronous run, this is `pause`: the step in flight (its LLM call or
+        tool) completes, then the run stops with status ``paused``."""
+        self.pause()
+
     def _apply_pause(self) -> None:
         """Record a requested pause once: whichever of `pause` and the run loop gets the
         state lock first writes the ``PauseEvent`` and the status."""
