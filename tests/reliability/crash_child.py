@@ -79,6 +79,7 @@ def run_turn(args: dict[str, Any]) -> None:
         workspace=args["workspace"],
         persistence_dir=args["persist"],
         conversation_id=args["conversation_id"],
+        visualizer=None,  # stdout is the harness's protocol: no panels on it
     )
     conv.send_message(args["message"])
     conv.run()

@@ -17,7 +17,7 @@ from trajkit import recovery, repair
 from trajkit.cli import main
 from trajkit.events import ActionEvent, AgentErrorEvent
 from trajkit.sdk import Conversation
-from trajkit.sdk import conversation as sdk_conversation
+from trajkit.sdk.conversation import local as sdk_conversation
 from trajkit.store import ConversationWriter, open_conversation
 
 

@@ -39,7 +39,7 @@ CHILD = textwrap.dedent(
               num_retries=1)
     agent = Agent(llm=llm, tools=[Tool(name="terminal"), Tool(name="file_editor")])
     conv = Conversation(agent=agent, workspace=workspace, persistence_dir=persist,
-                        conversation_id=uuid.UUID(cid))
+                        conversation_id=uuid.UUID(cid), visualizer=None)
 
     def note_shell(event):
         session = conv.tools["terminal"]._session

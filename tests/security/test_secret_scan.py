@@ -26,6 +26,7 @@ from tests.support.mcp_server import server_config
 from trajkit.cli import main
 from trajkit.redact import encoded_forms
 from trajkit.sdk import LLM, Agent, Conversation, Tool
+from trajkit.sdk.conversation import ConversationRunError
 from trajkit.sdk.logger import get_logger, setup_logging
 from trajkit.sdk.secrets import Cipher
 
@@ -101,7 +102,9 @@ def _run(tmp_path: Path, server: ScriptedLLMServer, cipher: Cipher | None) -> Pa
         conv.run()
         assert conv.state.execution_status == "finished", conv.state.execution_status
         conv.send_message("again")
-        conv.run()  # the 401: an error event and a log record holding the body
+        with pytest.raises(ConversationRunError) as raised:  # raised after persisting, as the SDK
+            conv.run()  # the 401: an error event and a log record holding the body
+        assert API_KEY not in str(raised.value) and TOKEN not in str(raised.value)
         assert conv.state.execution_status == "error"
         get_logger("trajkit.test").warning("a record with %s and %s", TOKEN, API_KEY)
     finally:
@@ -119,6 +122,7 @@ def _run(tmp_path: Path, server: ScriptedLLMServer, cipher: Cipher | None) -> Pa
         persistence_dir=tmp_path / "persist",
         cipher=cipher,
     )
+    other.send_message("hi")  # events are written from the first message on (as the SDK)
     other.close()
     return tmp_path / "persist"
 

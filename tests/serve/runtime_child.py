@@ -35,6 +35,7 @@ def main() -> None:
             agent=Agent(llm=llm, tools=[Tool(name="terminal")]),
             workspace=workspace,
             persistence_dir=out,
+            visualizer=None,  # the test reads this process's stdout
         )
         conv.send_message("Run the steps one by one.")
         print(f"folder {conv.state.persistence_dir}", flush=True)

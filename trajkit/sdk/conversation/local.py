@@ -693,10 +693,20 @@ class Conversation:
     ) -> ConversationRunError:
         """Persist a failed step (error event, status ``error``) and the error to raise."""
         event = self._fail(code, detail, classification)
+        masker = self._masker()
+        text = masker.text(str(error)) if masker else str(error)
         return ConversationRunError(
             self.id,
             error,
             persistence_dir=self.state.persistence_dir,
+            # the message is logged and printed: credentials in a provider's error body are
+            # hidden as in the files (the chained original keeps its text, in memory only)
+            message=f"conversation {self.id} failed: {text}"
+            + (
+                f" (its events are in {self.state.persistence_dir})"
+                if self.state.persistence_dir
+                else ""
+            ),
             conversation_error=event,
         )
 
