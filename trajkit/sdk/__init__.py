@@ -34,7 +34,7 @@ from trajkit.sdk.conversation import (  # noqa: E402
     ConversationRunError,
     LocalConversation,
 )
-from trajkit.sdk.llm import LLM, LLMError, LLMRegistry, RegistryEvent  # noqa: E402
+from trajkit.sdk.llm import LLM, LLMError, LLMProfileStore, LLMRegistry, RegistryEvent  # noqa: E402
 from trajkit.sdk.logger import get_logger  # noqa: E402
 from trajkit.sdk.metrics import ConversationStats, TokenUsage  # noqa: E402
 from trajkit.sdk.secrets import Cipher, LookupSecret, StaticSecret  # noqa: E402
@@ -67,6 +67,7 @@ __all__ = [
     "KeywordTrigger",
     "LLMConvertibleEvent",
     "LLMError",
+    "LLMProfileStore",
     "LLMRegistry",
     "LLMSecurityAnalyzer",
     "LocalConversation",

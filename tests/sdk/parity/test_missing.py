@@ -97,3 +97,26 @@ def test_llm_registry_as_in_the_sdk_example() -> None:
         registry.add(LLM(model="openai/gpt-4o-mini", usage_id="agent"))
     with pytest.raises(KeyError, match="registered: agent"):
         registry.get("other")
+
+
+def test_fallback_llm_answers_when_the_primary_is_down(compare: Compare) -> None:
+    got, _ = compare("llm_fallback")
+    assert got["result"]["models"] == ["gpt-4o", "gpt-4o-mini"]
+    assert got["result"]["usage_ids"] == ["agent"]  # the fallback's cost is the primary's
+    assert got["result"]["primary_calls_recorded"] == 1
+    assert got["result"]["profiles"] == ["backup.json"]
+
+
+def test_profile_names_cannot_leave_the_store(tmp_path) -> None:
+    import pytest
+
+    from trajkit.sdk import LLM, LLMProfileStore
+
+    store = LLMProfileStore(tmp_path / "p")
+    with pytest.raises(ValueError, match="plain name"):
+        store.save("../escape", LLM(model="openai/gpt-4o"))
+    store.save("ok", LLM(model="openai/gpt-4o", api_key="sk-secret-x"))
+    saved = (tmp_path / "p" / "ok.json").read_text()
+    assert "sk-secret-x" not in saved  # masked unless include_secrets=True
+    assert ((tmp_path / "p" / "ok.json").stat().st_mode & 0o777) == 0o600
+    assert store.load("ok").model == "openai/gpt-4o"

@@ -17,11 +17,14 @@ from trajkit.sdk.llm.exceptions import (
     LLMTimeoutError,
 )
 from trajkit.sdk.llm.llm import LLM, LLMResponse, _import_litellm, llm_secret_values
+from trajkit.sdk.llm.profiles import FallbackStrategy, LLMProfileStore
 from trajkit.sdk.llm.registry import LLMRegistry, RegistryEvent
 from trajkit.sdk.metrics import Metrics, TokenUsage
 
 __all__ = [
     "LLM",
+    "FallbackStrategy",
+    "LLMProfileStore",
     "ImageContent",
     "LLMAuthenticationError",
     "LLMBadRequestError",

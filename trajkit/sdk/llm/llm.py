@@ -45,6 +45,7 @@ from trajkit.events import (
 )
 from trajkit.sdk.llm.exceptions import LLMError, LLMNoResponseError, llm_error_class
 from trajkit.sdk.llm.options import apply_chat_options, apply_responses_options
+from trajkit.sdk.llm.profiles import FallbackStrategy
 from trajkit.sdk.metrics import Metrics, TokenUsage
 
 if TYPE_CHECKING:
@@ -203,6 +204,8 @@ class LLM(BaseModel):
     """Key of this LLM's metrics in the conversation stats."""
     litellm_extra_body: dict[str, Any] = Field(default_factory=dict)
     """Extra request body fields."""
+    fallback_strategy: FallbackStrategy | None = None
+    """LLM profiles to try when this one fails for a transient reason."""
 
     _metrics: Metrics | None = PrivateAttr(default=None)
     _model_info: dict[str, Any] | None = PrivateAttr(default=None)
@@ -349,10 +352,16 @@ class LLM(BaseModel):
 
     # -- calls -----------------------------------------------------------------------
     def call(self, messages: Sequence[Message], tools: Sequence[RuntimeTool] = ()) -> LLMResponse:
-        """One model call with the API `uses_responses_api` picks."""
-        if self.uses_responses_api():
-            return self.responses(messages, tools)
-        return self.completion(messages, tools)
+        """One model call with the API `uses_responses_api` picks; on a transient failure the
+        ``fallback_strategy``'s LLMs are tried in turn (`trajkit.sdk.llm.profiles`)."""
+        try:
+            if self.uses_responses_api():
+                return self.responses(messages, tools)
+            return self.completion(messages, tools)
+        except LLMError as e:
+            if self.fallback_strategy is None:
+                raise
+            return self.fallback_strategy.run(self, e, lambda llm: llm.call(messages, tools))
 
     def completion(
         self, messages: Sequence[Message], tools: Sequence[RuntimeTool] = ()
