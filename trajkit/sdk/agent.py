@@ -242,7 +242,7 @@ class Agent(BaseModel):
         messages = conversation.llm_messages()
         tools = conversation.tools
         try:
-            response = self.llm.call(messages, list(tools.values()))
+            response = conversation.call_llm(lambda: self.llm.call(messages, list(tools.values())))
         except LLMContextWindowExceedError:
             if not isinstance(self.condenser, LLMSummarizingCondenser):
                 raise

@@ -129,7 +129,7 @@ def test_pause_from_another_thread_is_not_stamped_before_the_step(tmp_path: Path
         conversation.send_message("Think.")
         runner = threading.Thread(target=conversation.run)
         runner.start()
-        server.wait_for_requests(1)
+        server.wait_for_requests(1, timeout=120)
         conversation.pause()  # waits for the step holding the state lock
         runner.join(10)
     events = conversation.state.events

@@ -120,3 +120,47 @@ def test_profile_names_cannot_leave_the_store(tmp_path) -> None:
     assert "sk-secret-x" not in saved  # masked unless include_secrets=True
     assert ((tmp_path / "p" / "ok.json").stat().st_mode & 0o777) == 0o600
     assert store.load("ok").model == "openai/gpt-4o"
+
+
+def test_interrupt_stops_a_model_call_in_flight(tmp_path) -> None:
+    import threading
+    import time
+
+    from tests.sdk.parity.harness import renamed_scenarios
+    from tests.support.llm_server import ScriptedLLMServer
+
+    scenarios = renamed_scenarios()
+    with ScriptedLLMServer() as server:
+        server.enqueue_text("too late", delay=4.0)
+        server.enqueue_text("after the interrupt")
+        conversation = scenarios._conversation(server, tmp_path)
+        conversation.send_message("Take your time.")
+        runner = threading.Thread(target=conversation.run)
+        runner.start()
+        server.wait_for_requests(1, timeout=120)  # litellm's first import is slow under load
+        start = time.monotonic()
+        conversation.interrupt()
+        runner.join(10)
+        assert time.monotonic() - start < 2.0  # did not wait for the 4 s answer
+        assert conversation.state.execution_status.value == "paused"
+        kinds = [e.kind for e in conversation.state.events]
+        assert kinds[-1] == "InterruptEvent" and "too late" not in str(conversation.state.events)
+        conversation.run()  # continues: a new call
+        assert conversation.state.execution_status.value == "finished"
+    assert conversation.state.events[-1].llm_message.content[0].text in (
+        "too late",
+        "after the interrupt",
+    )
+
+
+def test_interrupt_without_a_run_is_a_pause(tmp_path) -> None:
+    from tests.sdk.parity.harness import renamed_scenarios
+    from tests.support.llm_server import ScriptedLLMServer
+
+    scenarios = renamed_scenarios()
+    with ScriptedLLMServer() as server:
+        conversation = scenarios._conversation(server, tmp_path)
+        conversation.send_message("Hi.")
+        conversation.interrupt()
+    assert conversation.state.execution_status.value == "paused"
+    assert conversation.state.events[-1].kind == "PauseEvent"

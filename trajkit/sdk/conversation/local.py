@@ -52,6 +52,7 @@ process: the object holds the conversation's writer lock (`trajkit.store.writer_
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
 import threading
 import uuid
@@ -71,6 +72,7 @@ from trajkit.events import (
     ErrorClassification,
     Event,
     FinishAction,
+    InterruptEvent,
     Message,
     MessageEvent,
     PauseEvent,
@@ -128,6 +130,13 @@ Status = ConversationExecutionStatus
 DEFAULT_WORKSPACE = "workspace/project"
 """The SDK's default workspace (relative to the current directory)."""
 _M = TypeVar("_M")
+_R = TypeVar("_R")
+
+
+class StepInterrupted(Exception):
+    """`Conversation.interrupt` stopped the wait for a model call."""
+
+
 SecretValue = str | StaticSecret | LookupSecret
 
 
@@ -207,6 +216,7 @@ class Conversation:
         self._run_lock = threading.Lock()
         self._pause = threading.Event()
         self._pause_recorded = False
+        self._interrupt = threading.Event()
         self._side_llms: dict[str, LLM] = {}
         self._cipher = cipher
         self._stuck_thresholds = parse_stuck_thresholds(stuck_detection_thresholds)
@@ -467,6 +477,7 @@ class Conversation:
             if st.execution_status == Status.FINISHED:
                 return
             self._pause.clear()
+            self._interrupt.clear()
             self._pause_recorded = False
             st.execution_status = Status.RUNNING
             st._iteration = 0
@@ -476,6 +487,9 @@ class Conversation:
     def _run_loop(self) -> None:
         st = self.state
         while True:
+            if self._interrupt.is_set():
+                self._record_interrupt()
+                return
             if self._pause.is_set():
                 self._apply_pause()
                 return
@@ -493,6 +507,9 @@ class Conversation:
                 # in between is repaired on restore (_move_head_forward).
                 with st:
                     self.agent.step(self)
+            except StepInterrupted:
+                self._record_interrupt()
+                return
             except LLMError as e:
                 raise self._run_error(e, type(e).__name__, str(e), _classify(e)) from e
             except WriteFailed:
@@ -567,10 +584,48 @@ class Conversation:
         self._apply_pause()
 
     def interrupt(self) -> None:
-        """Stop as soon as possible. trajkit runs synchronously (no ``arun``), so, as the
-        SDK does for a synchronous run, this is `pause`: the step in flight (its LLM call or
-        tool) completes, then the run stops with status ``paused``."""
-        self.pause()
+        """Stop now (safe from another thread or a signal handler), unlike `pause`, which
+        lets the step finish: a model call in flight is abandoned (its answer, when it comes,
+        is discarded; its cost still counts), the run ends with status ``paused`` and an
+        ``InterruptEvent``, as the SDK's interrupted ``arun``. A tool already running
+        finishes first. Without a run in progress this is `pause`, as in the SDK."""
+        self._interrupt.set()
+        self._pause.set()
+        if not self._run_lock.locked():
+            self.pause()
+
+    def call_llm(self, call: Callable[[], _R]) -> _R:
+        """Run ``call`` (the step's model call) in a worker thread and wait for it, unless
+        `interrupt` comes first (then `StepInterrupted`). The thread gets this thread's
+        context, so the call keeps the conversation's prompt-cache key."""
+        if self._interrupt.is_set():
+            raise StepInterrupted
+        context = contextvars.copy_context()
+        box: dict[str, Any] = {}
+        done = threading.Event()
+
+        def work() -> None:
+            try:
+                box["value"] = context.run(call)
+            except BaseException as e:  # noqa: BLE001 (re-raised in the waiting thread)
+                box["error"] = e
+            finally:
+                done.set()
+
+        threading.Thread(target=work, name="trajkit-llm-call", daemon=True).start()
+        while not done.wait(0.05):
+            if self._interrupt.is_set():
+                raise StepInterrupted
+        if "error" in box:
+            raise box["error"]
+        result: _R = box["value"]
+        return result
+
+    def _record_interrupt(self) -> None:
+        with self.state:
+            self._pause_recorded = True
+            self.state.execution_status = Status.PAUSED
+            self.emit(InterruptEvent())
 
     def _apply_pause(self) -> None:
         """Record a requested pause once: whichever of `pause` and the run loop gets the
