@@ -187,6 +187,8 @@ class Conversation:
                 cipher,
                 stuck_detection_thresholds,
                 mcp_timeouts,
+                tags,
+                visualizer,
             )
         except BaseException:
             self._writer_lock.release()
@@ -203,8 +205,10 @@ class Conversation:
         stuck_detection: bool,
         secrets: Mapping[str, SecretValue] | None,
         cipher: Cipher | None,
-        stuck_detection_thresholds: StuckThresholds | None,
+        stuck_detection_thresholds: StuckThresholds | Mapping[str, int] | None,
         mcp_timeouts: MCPTimeouts | None,
+        tags: Mapping[str, str] | None,
+        visualizer: type[ConversationVisualizerBase] | ConversationVisualizerBase | None,
     ) -> None:
         self.agent = agent
         self.id = cid
