@@ -33,6 +33,8 @@ _NOT_LINKED = (
     "yaml",
     "_yaml",
     "pyyaml",
+    "jinja2",
+    "ptyprocess",
     "trajkit",
     "__editable__",
 )
@@ -127,7 +129,7 @@ def test_toolkit_dependencies_leave_the_runtime_to_its_extra() -> None:
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     base = {d.split(">")[0].split("=")[0].split("[")[0] for d in project["dependencies"]}
     runtime = {d.split(">")[0] for d in project["optional-dependencies"]["runtime"]}
-    assert runtime == {"litellm", "mcp", "cryptography", "pyyaml"}
+    assert runtime == {"litellm", "mcp", "cryptography", "pyyaml", "jinja2", "ptyprocess"}
     assert not base & runtime
 
 
@@ -144,6 +146,6 @@ def test_toolkit_install_works_and_runtime_names_its_extra(installed: Path, tmp_
         assert out.returncode == 1
         assert out.stderr.strip().splitlines()[-1] == (
             f"trajkit._extras.MissingExtra: {feature} needs the 'runtime' extra, which is not "
-            "installed (missing: litellm, mcp, cryptography, yaml); install it with: "
+            "installed (missing: litellm, mcp, cryptography, yaml, jinja2, ptyprocess); install it with: "
             'pip install "trajkit[runtime]"'
         )

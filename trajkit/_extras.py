@@ -12,8 +12,9 @@ import importlib.util
 
 __all__ = ["RUNTIME_MODULES", "MissingExtra", "require"]
 
-RUNTIME_MODULES = ("litellm", "mcp", "cryptography", "yaml")
-"""Import names of the `runtime` extra's packages (pyyaml imports as `yaml`)."""
+RUNTIME_MODULES = ("litellm", "mcp", "cryptography", "yaml", "jinja2", "ptyprocess")
+"""Import names of the `runtime` extra's packages (pyyaml imports as `yaml`; jinja2 renders the
+system prompt, ptyprocess runs the terminal)."""
 
 
 class MissingExtra(ModuleNotFoundError):
