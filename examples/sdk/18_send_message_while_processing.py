@@ -17,7 +17,8 @@ conversation = Conversation(
 conversation.send_message("Run `sleep 1; echo first`.")
 runner = threading.Thread(target=conversation.run)
 runner.start()
-time.sleep(0.2)
+while not any(type(e).__name__ == "ActionEvent" for e in conversation.state.events):
+    time.sleep(0.05)  # the agent is now running its command
 conversation.send_message("Also, when you are done, say 'second'.")
 runner.join()
 users = [e for e in conversation.state.events if type(e).__name__ == "MessageEvent"]

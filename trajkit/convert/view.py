@@ -9,8 +9,7 @@
   its forgotten ids and inserts a ``CondensationSummaryEvent`` (id ``<id>-summary``) at
   ``summary_offset``; LLM-convertible events are appended; everything else is dropped. Then four
   properties are enforced, restarting from the first whenever one drops something:
-  1. observation uniqueness: one result per action, the first wins (a tool-call id reused in
-     a later turn is a new call, so its result is kept);
+  1. observation uniqueness: one result per ``tool_call_id``, the first wins;
   2. batch atomicity: a batch (same ``llm_response_id``) partly missing is dropped whole;
   3. tool-call matching: actions without a result, and results without an action, are dropped;
   4. tool-loop atomicity: a tool loop started by an action with thinking blocks is kept whole or
@@ -185,21 +184,13 @@ def _enforce_properties(
 
 
 def _observation_uniqueness(view: list[LLMConvertibleEvent], branch: Sequence[Event]) -> set[str]:
-    # One result per action: a result answers the earliest unanswered action with its id. A
-    # provider may reuse a tool-call id in a later turn (both results are kept, as the SDK's
-    # live view keeps them); a second result for the same action (crash recovery wrote an
-    # error, then the real observation arrived) is the duplicate that goes.
-    open_calls: dict[str, int] = {}
+    seen: set[str] = set()
     drop: set[str] = set()
     for e in view:
-        if isinstance(e, ActionEvent):
-            open_calls[e.tool_call_id] = open_calls.get(e.tool_call_id, 0) + 1
-        elif isinstance(e, ObservationBaseEvent):
-            waiting = open_calls.get(e.tool_call_id)
-            if waiting:
-                open_calls[e.tool_call_id] = waiting - 1
-            elif waiting == 0:
+        if isinstance(e, ObservationBaseEvent):
+            if e.tool_call_id in seen:
                 drop.add(e.id)
+            seen.add(e.tool_call_id)
     return drop
 
 
