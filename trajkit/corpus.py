@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from trajkit.errors import InputError
-from trajkit.store.layout import EVENTS_DIR, is_conversation_folder
+from trajkit.store.layout import EVENTS_DIR
+from trajkit.store.location import as_location, check_location, exists, is_conversation, is_remote
 
 __all__ = ["DEFAULT_WORKERS", "iter_conversation_paths", "map_conversations"]
 
@@ -46,34 +47,34 @@ def iter_conversation_paths(
 ) -> Iterator[Path]:
     """Yield conversation folders (and loose files if `allow_files`) for each user PATH.
 
+    Local paths and storage URLs (`s3://…`, see `trajkit.store.location`) follow the same
+    rules; a storage URL yields storage locations.
+
     Raises:
         InputError: a path does not exist, is a file when files are not allowed, or is a folder
             with no conversation below it.
+        StorageError: a storage URL's storage cannot be used at all (before any listing).
     """
     from trajkit.shapes import find_locations, shape_refs
-    from trajkit.store.remote import as_remote, iter_remote_paths
 
     for raw in paths:
-        remote = as_remote(raw)
-        if remote is not None:  # s3://…, gs://…: see trajkit.store.remote
-            yield from iter_remote_paths(remote, allow_files=allow_files)  # type: ignore[misc]
-            continue
-        refs = shape_refs(raw)
+        path = as_location(raw)
+        check_location(path)
+        refs = None if is_remote(path) else shape_refs(raw)
         if refs is not None:  # eval output, event arrays, archives, ...: trajkit.shapes
             yield from refs  # type: ignore[misc]
             continue
-        path = Path(raw)
-        if not os.path.lexists(path):
+        if not exists(path):
             raise InputError(path, "", "no such file or folder")
         if path.is_file():
             if not allow_files:
                 raise InputError(
                     path, "", "expected a conversation folder (<uuid hex>/), got a file"
                 )
-            yield path
+            yield path  # type: ignore[misc]  # a storage location is path-like
             continue
-        if path.name == EVENTS_DIR and path.is_dir() and is_conversation_folder(path.parent):
-            yield path.parent
+        if path.name == EVENTS_DIR and path.is_dir() and is_conversation(path.parent):
+            yield path.parent  # type: ignore[misc]
             continue
         found = False
         for folder in find_locations(path):

@@ -83,3 +83,55 @@ def test_walk_streams_a_level_of_more_than_1000_folders(s3):
         list(pool.map(put, names))
     found = list(find_conversations([f"s3://{BUCKET}/many"]))
     assert [p.name for p in found] == names  # every page, in order
+
+
+def test_location_interface_answers_alike_on_disk_and_in_storage(corpus_dir, s3_url):
+    from trajkit.store.location import (
+        as_location,
+        exists,
+        file_size,
+        is_conversation,
+        is_link,
+        is_remote,
+        label,
+        list_names,
+        read_bytes,
+        version_tag,
+    )
+
+    folder = sorted(corpus_dir.iterdir())[0]
+    local, remote = as_location(folder), as_location(_remote(s3_url, folder))
+    assert not is_remote(local) and is_remote(remote)
+    assert label(remote) == _remote(s3_url, folder) and label(local) == str(folder)
+    assert is_conversation(local) and is_conversation(remote)
+    names = sorted(list_names(local / "events"))
+    assert sorted(list_names(remote / "events")) == names and names
+    for loc in (local, remote):
+        state = loc / "base_state.json"
+        assert exists(state) and not is_link(state) and not exists(loc / "nope.json")
+        assert read_bytes(state) == (folder / "base_state.json").read_bytes()
+        assert file_size(state) == (folder / "base_state.json").stat().st_size
+        assert version_tag(state) is not None and version_tag(loc / "nope.json") is None
+    st = (folder / "base_state.json").stat()
+    assert version_tag(local / "base_state.json") == f"{st.st_size}:{st.st_mtime_ns}"
+
+
+def test_one_expansion_of_paths_for_disk_and_storage(corpus_dir, s3_url):
+    """`iter_conversation_paths` is one function: the same rules and errors for both."""
+    import pytest
+
+    from trajkit.corpus import iter_conversation_paths
+    from trajkit.errors import InputError
+
+    folder = sorted(corpus_dir.iterdir())[0]
+    local = [p.name for p in iter_conversation_paths([corpus_dir])]
+    assert [p.name for p in iter_conversation_paths([s3_url])] == local
+    (events_parent,) = iter_conversation_paths([f"{_remote(s3_url, folder)}/events"])
+    assert str(events_parent) == _remote(s3_url, folder)
+    state = f"{_remote(s3_url, folder)}/base_state.json"
+    assert [str(p) for p in iter_conversation_paths([state], allow_files=True)] == [state]
+    for root in (str(folder), _remote(s3_url, folder)):
+        with pytest.raises(InputError, match=r"base_state\.json: expected a conversation folder"):
+            list(iter_conversation_paths([f"{root}/base_state.json"]))
+        with pytest.raises(InputError, match=r"nope: no such file or folder"):
+            list(iter_conversation_paths([f"{root}/nope"]))

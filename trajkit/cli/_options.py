@@ -6,7 +6,6 @@ import functools
 import json
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
-from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -31,20 +30,19 @@ def paths_argument(*, required: bool = True) -> Callable[[F], F]:
 
 
 class _PathOrURL(click.ParamType):  # type: ignore[type-arg]
-    """A local path (`Path`), or a storage URL such as `s3://bucket/prefix` (`RemotePath`)."""
+    """A local path (`Path`), or a storage URL such as `s3://bucket/prefix` (a storage location)."""
 
     name = "path"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if not isinstance(value, str):
             return value
-        from trajkit.store.remote import as_remote
+        from trajkit.store.location import as_location
 
         try:
-            remote = as_remote(value)
+            return as_location(value)
         except ValueError as exc:
             self.fail(str(exc), param, ctx)
-        return remote if remote is not None else Path(value)
 
 
 PATH_OR_URL = _PathOrURL()
@@ -54,7 +52,7 @@ PATH_OR_URL = _PathOrURL()
 def _set_storage_options(
     ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
 ) -> None:
-    from trajkit.store.remote import set_storage_options
+    from trajkit.store.location import set_storage_options
 
     options: dict[str, Any] = {}
     for item in values:

@@ -70,9 +70,9 @@ def export_command(
         writing,
     )
     from trajkit.export import ExportInterrupted, RowOptions, export_dataset
-    from trajkit.store.remote import as_remote
+    from trajkit.store.location import storage_folder
 
-    if as_remote(out_dir) is None:
+    if storage_folder(out_dir) is None:
         check_output_folder(Path(out_dir))
 
     options = RowOptions(

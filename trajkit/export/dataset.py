@@ -120,15 +120,16 @@ def export_dataset(
     from trajkit.engine import LocalEngine
     from trajkit.export.arrow_schema import SCHEMA_VERSION
     from trajkit.store.guard import refuse_output_inside
-    from trajkit.store.remote import as_remote, check_inputs
+    from trajkit.store.location import check_location, storage_folder
 
     options = options or RowOptions()
     engine = engine or LocalEngine()
     started = time.perf_counter()
     paths = list(engine.portable(paths))  # the user's PATH... (a few), checked before OUT_DIR
-    check_inputs(paths)
+    for path in paths:
+        check_location(path)  # storage URLs: credentials and bucket, before any work
     refuse_output_inside(out_dir, paths)
-    remote_out = as_remote(out_dir)
+    remote_out = storage_folder(out_dir)
     if remote_out is not None:  # s3://…: export into a local mirror, then publish it
         from trajkit.export.storage import export_to_storage
 

@@ -33,7 +33,7 @@ from trajkit.export.summary import Loaded, conversation_row, is_error
 from trajkit.filters import ConversationFilters
 from trajkit.gc_pause import paused_gc
 from trajkit.shapes.memory import ShapeRef
-from trajkit.store.remote import RemotePath
+from trajkit.store.location import is_location, is_remote, label, version_tag
 
 if TYPE_CHECKING:
     from trajkit.convert.options import ConversionOptions
@@ -142,13 +142,11 @@ Result = ConversationRows | Unchanged | Filtered | Skipped
 
 def location_label(location: Path | V0Input) -> str:
     """The source string stored in rows and the manifest: an absolute folder, or `file[:line]`."""
-    if isinstance(location, RemotePath):
-        return location.url
     if isinstance(location, ShapeRef):  # trajkit.shapes: file.jsonl#instance_id, ...
         path = os.path.abspath(location.file)
         return f"{path}#{location.key}" if location.key else path
-    if isinstance(location, Path | str):
-        return os.path.abspath(location)
+    if isinstance(location, str) or is_location(location):
+        return label(location)
     path = os.path.abspath(location.path)
     return path if location.line is None else f"{path}:{location.line}"
 
@@ -168,9 +166,11 @@ def conversation_rows(
     """
     source = location_label(location)
     try:
-        if isinstance(location, RemotePath | ShapeRef):  # object storage, other shapes
+        if is_location(location):  # a folder on disk or in object storage
+            return _v1_rows(location, source, options, previous_fingerprint)
+        if isinstance(location, ShapeRef):  # other shapes (trajkit.shapes)
             return _v1_rows(location, source, options, previous_fingerprint)  # type: ignore[arg-type]
-        if isinstance(location, Path | str):
+        if isinstance(location, str):
             return _v1_rows(Path(location), source, options, previous_fingerprint)
         return _v0_rows(location, source, options, previous_fingerprint)
     except InputError as exc:
@@ -192,7 +192,7 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
     fingerprint: str | None = getattr(conv, "fingerprint", None)  # trajkit.shapes: from bytes
     if fingerprint is not None and fingerprint == previous:
         return Unchanged(source, fingerprint)
-    if fingerprint is None and (previous is not None or isinstance(path, RemotePath)):
+    if fingerprint is None and (previous is not None or is_remote(path)):
         fingerprint = _fingerprint_files([conv.base_state_path, *(f.path for f in files)])
         if fingerprint == previous:
             return Unchanged(source, fingerprint)
@@ -282,19 +282,9 @@ def _v0_rows(location: V0Input, source: str, options: RowOptions, previous: str 
 def _fingerprint_files(paths: Sequence[Path], stats: str = "") -> str:
     """Hash of names, sizes and mtimes of `paths`, then of `stats` (lines made the same way)."""
     h = hashlib.blake2b(digest_size=16)
-    for p in paths:
-        if isinstance(p, RemotePath):  # size and ETag, from the folder's listing
-            try:
-                h.update(f"{p.name}:{p.version_tag()}\n".encode())
-            except OSError:
-                h.update(f"{p.name}:-\n".encode())
-            continue
-        try:
-            st = os.stat(p)
-        except FileNotFoundError:
-            h.update(f"{p.name}:-\n".encode())
-            continue
-        h.update(f"{p.name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    for p in paths:  # size and mtime on disk; size and ETag in storage (from the listing)
+        tag = version_tag(p)
+        h.update(f"{p.name}:{'-' if tag is None else tag}\n".encode())
     if stats:
         h.update(stats.encode())
     return h.hexdigest()

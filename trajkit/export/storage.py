@@ -5,7 +5,7 @@ is then published to the bucket. Object stores have no rename and no folder fsyn
 is atomic (an object appears whole or not at all), so publishing keeps the guarantee of the
 local export: at any instant, the `manifest.json` in the bucket lists only whole shards.
 
-1. Before any work: the storage answers (`check_storage`); a prefix holding objects but no
+1. Before any work: the storage answers (`check_location`); a prefix holding objects but no
    `manifest.json` is refused without `--overwrite`, as a non-empty folder is.
 2. Incremental runs: `manifest.json` and the shards it lists are copied into the mirror, so
    unchanged conversations are skipped and replaced ones are dropped from their old shards
@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trajkit.errors import OutputExists, TrajkitError, UsageError
-from trajkit.store.remote import RemotePath, StorageError, check_storage
+from trajkit.store.location import StorageError, StorageFolder, check_location
 
 if TYPE_CHECKING:
     from trajkit.engine import Engine
@@ -43,7 +43,7 @@ _TABLES = ("conversations", "events")
 
 
 def export_to_storage(
-    out: RemotePath,
+    out: StorageFolder,
     run: Callable[[Path], ExportReport],
     *,
     overwrite: bool,
@@ -58,7 +58,7 @@ def export_to_storage(
             "this machine's staging folder; export to a folder every node sees, then copy it"
         )
     started = time.perf_counter()
-    check_storage(out)
+    check_location(out)
     existing = _list_objects(out)
     shards_before = {k for k in existing if _is_shard(k, SHARD_RE)}
     with tempfile.TemporaryDirectory(prefix="trajkit-export-") as tmp:
@@ -81,21 +81,12 @@ def export_to_storage(
     return report
 
 
-def _list_objects(out: RemotePath) -> dict[str, int]:
+def _list_objects(out: StorageFolder) -> dict[str, int]:
     """Relative key -> size of every object below `out` (all pages)."""
-    fs = out.fs
     try:
-        found = fs.find(out.key, detail=True)
-    except FileNotFoundError:
-        return {}
+        return out.list_files()
     except OSError as exc:
         raise StorageError(f"{out}: cannot list the output prefix ({exc})") from None
-    prefix = out.key.rstrip("/") + "/"
-    return {
-        name[len(prefix) :]: int(info.get("size") or 0)
-        for name, info in found.items()
-        if name.startswith(prefix) and info.get("type") == "file"
-    }
 
 
 def _is_shard(key: str, pattern: Any) -> bool:
@@ -103,13 +94,12 @@ def _is_shard(key: str, pattern: Any) -> bool:
     return table in _TABLES and "/" not in name and pattern.match(name) is not None
 
 
-def _download_export(out: RemotePath, mirror: Path) -> set[str]:
+def _download_export(out: StorageFolder, mirror: Path) -> set[str]:
     """Copy `manifest.json` and the shards it lists into the mirror; returns their keys."""
     import orjson
 
-    fs = out.fs
     manifest_path = mirror / _MANIFEST
-    fs.get_file(f"{out.key}/{_MANIFEST}", str(manifest_path))
+    out.download(_MANIFEST, manifest_path)
     try:
         shards = orjson.loads(manifest_path.read_bytes()).get("shards", {})
     except (orjson.JSONDecodeError, AttributeError):
@@ -119,7 +109,7 @@ def _download_export(out: RemotePath, mirror: Path) -> set[str]:
         (mirror / table).mkdir(exist_ok=True)
         for name in shards.get(table, []):
             try:
-                fs.get_file(f"{out.key}/{table}/{name}", str(mirror / table / name))
+                out.download(f"{table}/{name}", mirror / table / name)
             except FileNotFoundError:
                 raise TrajkitError(
                     f"{out}/{table}/{name}: listed in manifest.json but missing from the "
@@ -129,7 +119,7 @@ def _download_export(out: RemotePath, mirror: Path) -> set[str]:
     return keys
 
 
-def _publish(out: RemotePath, mirror: Path, kept: set[str], shards_before: set[str]) -> None:
+def _publish(out: StorageFolder, mirror: Path, kept: set[str], shards_before: set[str]) -> None:
     """Upload the shards this run wrote, then the manifest; then delete shards not listed.
 
     `kept`: shards of the earlier export that are unchanged in the bucket; every other listed
@@ -138,12 +128,9 @@ def _publish(out: RemotePath, mirror: Path, kept: set[str], shards_before: set[s
     """
     import orjson
 
-    fs = out.fs
     manifest = orjson.loads((mirror / _MANIFEST).read_bytes())
     listed = {f"{t}/{n}" for t in _TABLES for n in manifest.get("shards", {}).get(t, [])}
     for key in sorted(listed - kept):
-        fs.put_file(str(mirror / key), f"{out.key}/{key}")
-    fs.put_file(str(mirror / _MANIFEST), f"{out.key}/{_MANIFEST}")
-    stale = sorted(shards_before - listed)
-    if stale:
-        fs.rm([f"{out.key}/{key}" for key in stale])
+        out.upload(mirror / key, key)
+    out.upload(mirror / _MANIFEST, _MANIFEST)
+    out.delete(sorted(shards_before - listed))

@@ -45,6 +45,7 @@ from trajkit.store.layout import (
     find_conversations,
     is_conversation_folder,
 )
+from trajkit.store.location import Location, is_remote
 
 __all__ = [
     "SHAPES",
@@ -470,12 +471,15 @@ def open_shape(ref: ShapeRef) -> MemoryConversation | BareFolderConversation:
     return SHAPES[ref.shape].open(ref)
 
 
-def find_locations(path: Path) -> Iterator[Path | ShapeRef]:
+def find_locations(path: Location) -> Iterator[Path | ShapeRef]:
     """V1 conversation folders and shape conversations at or below `path`, sorted.
 
     A folder that is a conversation (or a shape) is not descended into; symlinked folders are
-    followed once (loops end).
+    followed once (loops end). Below a storage URL (`s3://…`) only V1 folders are found.
     """
+    if is_remote(path):  # object storage: the store's walk, one listing per level
+        yield from find_conversations([path])
+        return
     refs = shape_refs(path)
     if refs is not None:
         yield from refs

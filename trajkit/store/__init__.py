@@ -1,9 +1,12 @@
-"""The store: the only code that knows file names and writes into a conversation folder.
+"""The store: the only code that knows file names and writes into a conversation or output folder.
 
 - `layout`: event file names, sidecars, `<uuid hex>/` folders, `find_conversations()`.
-- `atomic`: `atomic_write()` (temp, fsync, rename, fsync folder) and `conversation_lock()`.
+- `atomic`: `atomic_write()`/`atomic_writer()` (temp, fsync, rename, fsync folder; the temp file
+  next to the target or in a chosen staging folder), `staged_folder()` + `write_new_file()` (a
+  whole folder published in one rename), `move_file()`, and `conversation_lock()`.
 - `reader`: `open_conversation()` -> `StoredConversation` (streaming reads, cheap `header()`).
-- `writer`: `ConversationWriter` (`append(event)`, `save_base_state(state)`).
+- `writer`: `ConversationWriter` (`create()`, `append(event)`, `save_base_state(state)`).
+- `location`: one interface to local paths and object storage (`remote`: `s3://`, `gs://`).
 """
 
 from trajkit.store.atomic import atomic_write, atomic_writer, conversation_lock

@@ -2,8 +2,9 @@
 
 The store reads local folders with `os` calls (the fast path, unchanged). A URL becomes a
 `RemotePath`, a small path-like value (`/`, `.name`, `.parent`, `exists()`, `is_dir()`,
-`is_file()`, `read_bytes()`, `list_entries()`) that the store's reader, `find_conversations()`
-and the validators accept wherever they take a folder or a file. It is picklable (protocol, key
+`is_file()`, `read_bytes()`, `list_entries()`) that the store's reader and `find_conversations()`
+accept wherever they take a folder or a file. Code outside `store/` does not name this class: it
+holds a `trajkit.store.location.Location` and asks that module's functions. It is picklable (protocol, key
 and storage options; never the client), so worker processes and Ray workers reopen it with
 their own client and their own credentials.
 
@@ -44,12 +45,10 @@ __all__ = [
     "RemotePath",
     "StorageError",
     "as_remote",
-    "check_inputs",
     "check_storage",
     "find_remote_conversations",
     "get_filesystem",
     "is_remote_conversation",
-    "iter_remote_paths",
     "set_storage_options",
 ]
 
@@ -163,12 +162,6 @@ class RemotePath:
             child._info = self._listing.get(name)
         return child
 
-    def joinpath(self, *names: str) -> RemotePath:
-        path = self
-        for name in names:
-            path = path / name
-        return path
-
     # storage --------------------------------------------------------------------------------
 
     @property
@@ -243,6 +236,35 @@ class RemotePath:
         if max_bytes is not None and len(data) > max_bytes:
             raise InputError(self, "", f"file is above the {max_bytes} byte limit")
         return bytes(data)
+
+    # writing (an export published to a bucket: one PUT is atomic) --------------------------
+
+    def list_files(self) -> dict[str, int]:
+        """Key relative to this folder -> size, for every object below it (all pages)."""
+        try:
+            found = self.fs.find(self.key, detail=True)
+        except FileNotFoundError:
+            return {}
+        prefix = self.key.rstrip("/") + "/"
+        return {
+            name[len(prefix) :]: int(info.get("size") or 0)
+            for name, info in found.items()
+            if name.startswith(prefix) and info.get("type") == "file"
+        }
+
+    def download(self, key: str, local: str | os.PathLike[str]) -> None:
+        """Copy the object `key` (relative to this folder) to the local file `local`."""
+        self.fs.get_file(f"{self.key}/{key}", os.fspath(local))
+
+    def upload(self, local: str | os.PathLike[str], key: str) -> None:
+        """Store the local file `local` as `key` below this folder (one PUT: whole or absent)."""
+        self.fs.put_file(os.fspath(local), f"{self.key}/{key}")
+
+    def delete(self, keys: Iterable[str]) -> None:
+        """Delete the objects `keys` (relative to this folder)."""
+        paths = [f"{self.key}/{key}" for key in keys]
+        if paths:
+            self.fs.rm(paths)
 
 
 def as_remote(value: Any) -> RemotePath | None:
@@ -392,14 +414,6 @@ def check_storage(path: RemotePath) -> None:
         raise StorageError(reason) from None
 
 
-def check_inputs(paths: Iterable[Any]) -> None:
-    """`check_storage` for each storage URL among the user's paths (local paths are skipped)."""
-    for raw in paths:
-        remote = as_remote(raw)
-        if remote is not None:
-            check_storage(remote)
-
-
 # conversations --------------------------------------------------------------------------------
 
 
@@ -442,31 +456,6 @@ def find_remote_conversations(root: RemotePath) -> Iterator[RemotePath]:
     if root.is_file():
         return
     yield from _walk(root)
-
-
-def iter_remote_paths(root: RemotePath, *, allow_files: bool = False) -> Iterator[RemotePath]:
-    """`trajkit.corpus.iter_conversation_paths` for one storage URL (same rules, same errors)."""
-    from trajkit.store.layout import EVENTS_DIR
-
-    check_storage(root)
-    if not root.exists():
-        raise InputError(root, "", "no such file or folder")
-    if root.is_file():
-        if not allow_files:
-            raise InputError(root, "", "expected a conversation folder (<uuid hex>/), got a file")
-        yield root
-        return
-    if root.name == EVENTS_DIR and is_remote_conversation(root.parent):
-        yield root.parent
-        return
-    found = False
-    for folder in _walk(root):
-        found = True
-        yield folder
-    if not found:
-        raise InputError(
-            root, "", "no conversation found here (folders holding events/ or base_state.json)"
-        )
 
 
 def _walk(folder: RemotePath) -> Iterator[RemotePath]:

@@ -20,7 +20,6 @@ their file is checked.
 from __future__ import annotations
 
 import errno
-import os
 from collections import Counter
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
@@ -39,7 +38,7 @@ from trajkit.store.layout import (
     link_outside,
     parse_event_file_name,
 )
-from trajkit.store.remote import RemotePath
+from trajkit.store.location import exists, is_link, list_names_and_links
 from trajkit.validate.files import (
     MAX_FILE_BYTES,
     EventFacts,
@@ -102,9 +101,9 @@ def iter_conversation_problems(
     listing = yield from _list_event_files(folder, fresh=fresh)
     facts: list[EventFacts] = []
     upgrades: Counter[str] = Counter(state.upgrades if state else ())
-    linked_events = not isinstance(folder, RemotePath) and os.path.islink(folder / EVENTS_DIR)
-    for index, name_id, path, is_link in listing or ():
-        if (linked_events or is_link) and (real := link_outside(path, folder)):
+    linked_events = is_link(folder / EVENTS_DIR)
+    for index, name_id, path, linked in listing or ():
+        if (linked_events or linked) and (real := link_outside(path, folder)):
             yield _outside_problem(path, real)
             facts.append(EventFacts(path, index, name_id))  # unreadable, like a broken file
             continue
@@ -132,7 +131,7 @@ def _base_state_problems(
 ) -> Generator[Problem, None, FileCheck | None]:
     """Check `base_state.json` (generator returning the FileCheck, or None when absent)."""
     path = folder / BASE_STATE
-    if not (path.exists() if isinstance(path, RemotePath) else os.path.lexists(path)):
+    if not exists(path):
         yield warning(
             path,
             "",
@@ -140,7 +139,7 @@ def _base_state_problems(
             "no-base-state",
         )
         return None
-    if not isinstance(path, RemotePath) and (real := _base_state_outside(folder, path)):
+    if is_link(path) and (real := link_outside(path, folder)):
         yield _outside_problem(path, real)
         return None
     check = check_base_state_file(path, max_bytes=max_bytes, thorough=thorough)
@@ -271,10 +270,6 @@ def _subtree_span(
     return lo, hi
 
 
-def _base_state_outside(folder: Path, path: Path) -> Path | None:
-    return link_outside(path, folder) if os.path.islink(path) else None
-
-
 def _outside_problem(path: Path, real: Path) -> Problem:
     message = f"symlink to {real}, outside the conversation folder: not read"
     return error(path, "", message, "outside-link")
@@ -291,19 +286,11 @@ def _list_event_files(
     """
     events = folder / EVENTS_DIR
     entries: list[_Entry] = []
-    links: set[str] = set()
     try:
-        if isinstance(events, RemotePath):  # object storage: one paginated listing
-            names = events.list_names()
-        else:
-            with os.scandir(events) as it:
-                names = []
-                for entry in it:  # is_symlink() reads the listing's d_type: no lstat per file
-                    names.append(entry.name)
-                    if entry.is_symlink():
-                        links.add(entry.name)
+        # one scandir (links from its d_type: no lstat per file), or one listing in storage
+        names, links = list_names_and_links(events)
     except FileNotFoundError:
-        if os.path.islink(events):
+        if is_link(events):
             yield error(events, "", "broken symlink: events/ points nowhere", "no-events")
         elif fresh:
             message = "no events/ folder: a conversation with no events yet (base_state.json only)"

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trajkit.errors import InputError
-from trajkit.store.layout import EVENTS_DIR, is_conversation_folder
-from trajkit.store.remote import RemotePath
+from trajkit.store.layout import EVENTS_DIR
+from trajkit.store.location import as_location, check_location, exists, is_conversation, is_remote
 from trajkit.validate.conversation import ConversationReport, validate_conversation, validate_file
 from trajkit.validate.diagnose import checker
 from trajkit.validate.files import MAX_FILE_BYTES, read_json_object
@@ -85,42 +85,39 @@ def iter_targets(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Target]:
 
     A path that does not exist, a broken link or a symlink loop is a `broken` target, reported
     as a problem naming it (exit 1, the other paths are still checked: one rule for every
-    command).
+    command). Local paths and storage URLs follow the same rules (`trajkit.store.location`).
     """
     from trajkit.shapes import ShapeRef, find_locations, shape_refs
-    from trajkit.store.remote import as_remote
 
     for raw in paths:
-        remote = as_remote(raw)
-        if remote is not None:  # s3://…, gs://…: see trajkit.store.remote
-            yield from _remote_targets(remote)
-            continue
-        try:
-            refs = shape_refs(raw)
-            if refs is not None:  # eval output, event arrays, archives: trajkit.shapes
-                yield from (Target(ref, "shape") for ref in refs)  # type: ignore[arg-type]
+        path = as_location(raw)
+        check_location(path)
+        if not is_remote(path):
+            try:
+                refs = shape_refs(raw)
+                if refs is not None:  # eval output, event arrays, archives: trajkit.shapes
+                    yield from (Target(ref, "shape") for ref in refs)  # type: ignore[arg-type]
+                    continue
+            except InputError as exc:
+                yield Target(Path(raw), "broken", exc.message)
                 continue
-        except InputError as exc:
-            yield Target(Path(raw), "broken", exc.message)
-            continue
-        path = Path(raw)
-        if not os.path.lexists(path):
-            yield Target(path, "broken", "no such file or folder")
+        if not exists(path):
+            yield Target(path, "broken", "no such file or folder")  # type: ignore[arg-type]
             continue
         try:
             is_dir = path.is_dir()
             is_file = path.is_file()
         except OSError as exc:  # ELOOP on some platforms
-            yield Target(path, "broken", exc.strerror or str(exc))
+            yield Target(path, "broken", exc.strerror or str(exc))  # type: ignore[arg-type]
             continue
-        if is_file and (v0 := _v0_container(path)) is not None:
+        if is_file and not is_remote(path) and (v0 := _v0_container(path)) is not None:
             yield Target(path, "broken", v0)
         elif is_file:
-            yield Target(path, "file")
-        elif is_dir and is_conversation_folder(path):
-            yield Target(path, "conversation")
-        elif is_dir and path.name == EVENTS_DIR and is_conversation_folder(path.parent):
-            yield Target(path.parent, "conversation")
+            yield Target(path, "file")  # type: ignore[arg-type]
+        elif is_dir and is_conversation(path):
+            yield Target(path, "conversation")  # type: ignore[arg-type]
+        elif is_dir and path.name == EVENTS_DIR and is_conversation(path.parent):
+            yield Target(path.parent, "conversation")  # type: ignore[arg-type]
         elif is_dir:
             found = False
             for folder in find_locations(path):
@@ -131,40 +128,13 @@ def iter_targets(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Target]:
                     yield Target(folder, "conversation")
             if not found:
                 yield Target(
-                    path,
+                    path,  # type: ignore[arg-type]
                     "broken",
                     "no V1 conversation folder (holding events/ or base_state.json) found here; "
                     "OpenHands V0 trajectories and sessions are read by `trajkit migrate`",
                 )
         else:
-            yield Target(path, "broken", _broken_reason(path))
-
-
-def _remote_targets(root: RemotePath) -> Iterator[Target]:
-    """`iter_targets` for a storage URL: the same rules, one listing per folder level."""
-    from trajkit.store.remote import (
-        check_storage,
-        find_remote_conversations,
-        is_remote_conversation,
-    )
-
-    check_storage(root)
-    if not root.exists():
-        yield Target(root, "broken", "no such file or folder")  # type: ignore[arg-type]
-        return
-    if root.is_file():
-        yield Target(root, "file")  # type: ignore[arg-type]
-        return
-    if root.name == EVENTS_DIR and is_remote_conversation(root.parent):
-        yield Target(root.parent, "conversation")  # type: ignore[arg-type]
-        return
-    found = False
-    for folder in find_remote_conversations(root):
-        found = True
-        yield Target(folder, "conversation")  # type: ignore[arg-type]
-    if not found:
-        message = "no conversation folder (holding events/ or base_state.json) found here"
-        yield Target(root, "broken", message)  # type: ignore[arg-type]
+            yield Target(path, "broken", _broken_reason(path))  # type: ignore[arg-type]
 
 
 def _v0_container(path: Path) -> str | None:

@@ -30,8 +30,8 @@ import orjson
 
 from trajkit.errors import InputError
 from trajkit.store.guard import check_json_nodes
+from trajkit.store.location import file_size, is_remote, read_bytes
 from trajkit.store.reader import MAX_FILE_BYTES  # the store's limit (100 MiB by default)
-from trajkit.store.remote import RemotePath
 from trajkit.validate.diagnose import (
     base_state_problems,
     checker,
@@ -82,7 +82,7 @@ def read_file(path: Path, *, max_bytes: int = MAX_FILE_BYTES, what: str) -> File
     is read, so an oversized file costs nothing.
     """
     check = FileCheck()
-    if isinstance(path, RemotePath):  # object storage: one GET, sizes from the listing
+    if is_remote(path):  # object storage: one GET, sizes from the listing
         return _read_remote(path, check, max_bytes, what)
     try:
         # O_NONBLOCK: opening a FIFO must not hang; it changes nothing for regular files.
@@ -133,29 +133,27 @@ def _read_checked(
     return None
 
 
-def _read_remote(path: RemotePath, check: FileCheck, max_bytes: int, what: str) -> FileCheck:
-    """`read_file` for a `RemotePath`: the same problems, from the listing's size and one GET."""
+def _read_remote(path: Path, check: FileCheck, max_bytes: int, what: str) -> FileCheck:
+    """`read_file` in object storage: the same problems, from the listing's size and one GET."""
     try:
-        size = path.size()
-        if size is None:
-            size = int(path.info().get("size") or 0)
+        size = file_size(path)
         if size > max_bytes:
             message = (
                 f"file is {_size(size)}, above the {_size(max_bytes)} limit for {what}; "
                 "not read (raise the limit with --max-file-size or TRAJKIT_MAX_FILE_BYTES)"
             )
-            check.problems.append(error(path, "", message, "too-large"))  # type: ignore[arg-type]
+            check.problems.append(error(path, "", message, "too-large"))
             return check
-        check.raw = path.read_bytes(max_bytes=max_bytes) if size else b""
+        check.raw = read_bytes(path, max_bytes=max_bytes) if size else b""
     except FileNotFoundError:
-        check.problems.append(error(path, "", "no such file", "unreadable"))  # type: ignore[arg-type]
+        check.problems.append(error(path, "", "no such file", "unreadable"))
         return check
     except InputError as exc:
-        check.problems.append(error(path, "", f"cannot read: {exc.message}", "unreadable"))  # type: ignore[arg-type]
+        check.problems.append(error(path, "", f"cannot read: {exc.message}", "unreadable"))
         return check
     if not check.raw:
         message = f"empty file: expected {what} (a JSON object)"
-        check.problems.append(error(path, "", message, "empty"))  # type: ignore[arg-type]
+        check.problems.append(error(path, "", message, "empty"))
     return check
 
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from trajkit.errors import TrajkitError
 from trajkit.shapes.memory import ShapeRef
 from trajkit.store import open_conversation
-from trajkit.store.remote import RemotePath
+from trajkit.store.location import Location, is_location, is_remote
 from trajkit.views import summary
 from trajkit.views.entries import event_to_entry
 from trajkit.views.load import eval_outcome
@@ -79,20 +79,20 @@ class CatalogRow:
         return data
 
 
-def source_key(source: Path | RemotePath | ShapeRef | V0Input) -> str:
+def source_key(source: Location | ShapeRef | V0Input) -> str:
     """A stable, opaque key for a conversation (16 hex of a digest of where it is)."""
-    where = str(source) if isinstance(source, Path | RemotePath | ShapeRef) else source.label
+    where = str(source) if is_location(source) or isinstance(source, ShapeRef) else source.label
     return hashlib.sha1(
         os.fsencode(os.path.abspath(where) if "://" not in where else where)
     ).hexdigest()[:16]
 
 
-def source_fingerprint(source: Path | RemotePath | ShapeRef | V0Input) -> str:
+def source_fingerprint(source: Location | ShapeRef | V0Input) -> str:
     """What changes when the conversation changes (see the module docstring)."""
     parts: list[str] = []
     if isinstance(source, Path):
         targets: list[str | Path] = [source / "events", source / "base_state.json"]
-    elif isinstance(source, RemotePath):
+    elif is_remote(source):
         return "remote"
     elif isinstance(source, ShapeRef):  # trajkit.shapes: the file holding it, and which one
         targets = [source.file]
@@ -109,11 +109,11 @@ def source_fingerprint(source: Path | RemotePath | ShapeRef | V0Input) -> str:
     return "/".join(parts)
 
 
-def source_row(source: Path | RemotePath | ShapeRef | V0Input) -> CatalogRow:
+def source_row(source: Location | ShapeRef | V0Input) -> CatalogRow:
     """The row of one conversation; raises `TrajkitError` when it cannot be read at all."""
     key = source_key(source)
     texts = _Texts()
-    if isinstance(source, Path | RemotePath | ShapeRef):
+    if is_location(source) or isinstance(source, ShapeRef):
         conv = open_conversation(source)
         ls_row = summary._row(conv)
         stats = summary.ConversationStats(id=conv.id)

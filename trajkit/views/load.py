@@ -104,11 +104,11 @@ def load_conversation(
 
     if isinstance(path, ShapeRef):  # a handle from a listing (`serve`, `view` of a folder)
         return _load_v1(path, event_range)
-    from trajkit.store.remote import as_remote
+    from trajkit.store.location import as_location, is_remote
 
-    remote = as_remote(path) if "://" in os.fspath(path) else None
-    if remote is not None:  # s3://bucket/prefix/<hex>: a V1 folder in object storage
-        return _load_v1(remote, event_range)  # type: ignore[arg-type]
+    location = as_location(path) if "://" in os.fspath(path) else None
+    if is_remote(location):  # s3://bucket/prefix/<hex>: a V1 folder in object storage
+        return _load_v1(location, event_range)  # type: ignore[arg-type]
     p = Path(path)
     if p.is_dir() and is_conversation_folder(p):
         return _load_v1(p, event_range)

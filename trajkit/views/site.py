@@ -17,7 +17,7 @@ from typing import Any
 from trajkit.errors import TrajkitError
 from trajkit.shapes.memory import ShapeRef
 from trajkit.store import atomic_write
-from trajkit.store.remote import RemotePath
+from trajkit.store.location import is_location
 from trajkit.views.catalog import source_key, source_row
 from trajkit.views.html import conversation_to_html
 from trajkit.views.index_page import index_to_html, static_row
@@ -37,7 +37,7 @@ class SiteReport:
 
 def load_source(source: Any) -> LoadedConversation:
     """A V1 folder or a V0 input (migrated in memory) loaded for viewing."""
-    if isinstance(source, Path | RemotePath | ShapeRef):  # ShapeRef: trajkit.shapes
+    if is_location(source) or isinstance(source, ShapeRef):  # ShapeRef: trajkit.shapes
         return load_conversation(source)
     from trajkit.migrate import v0_to_v1
 

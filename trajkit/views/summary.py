@@ -29,8 +29,8 @@ import orjson
 from trajkit.errors import InputError, TrajkitError
 from trajkit.gc_pause import paused_gc
 from trajkit.shapes.memory import ShapeRef
-from trajkit.store import find_conversations, open_conversation
-from trajkit.store.remote import RemotePath
+from trajkit.store import open_conversation
+from trajkit.store.location import as_location, exists, is_location, is_remote
 
 if TYPE_CHECKING:
     from trajkit.engine import Engine
@@ -134,7 +134,7 @@ def iter_conversation_folders(
 ) -> Iterator[Path | ShapeRef | Skipped]:
     """V1 conversation folders under each path; a path holding none gives a `Skipped`."""
     for item in iter_sources(paths, v0=False):
-        if isinstance(item, Path | RemotePath | ShapeRef | Skipped):
+        if isinstance(item, ShapeRef | Skipped) or is_location(item):
             yield item
 
 
@@ -171,16 +171,13 @@ def iter_sources(
 
 
 def _find(raw: str | os.PathLike[str]) -> Iterator[Path | ShapeRef]:
-    """V1 folders and other shapes (`trajkit.shapes`) below a local path; storage as before."""
+    """V1 folders and other shapes (`trajkit.shapes`) at or below a path (or a storage URL)."""
     from trajkit.shapes import find_locations, shape_refs
-    from trajkit.store.remote import as_remote
 
-    if as_remote(raw) is not None:
-        yield from find_conversations([raw])
-        return
-    if shape_refs(raw) is None and not os.path.lexists(raw):
-        raise InputError(Path(raw), "", "no such file or folder")
-    yield from find_locations(Path(raw))
+    location = as_location(raw)
+    if not is_remote(location) and shape_refs(raw) is None and not exists(location):
+        raise InputError(location, "", "no such file or folder")
+    yield from find_locations(location)
 
 
 def iter_rows(paths: Iterable[str | os.PathLike[str]]) -> Iterator[ConversationRow | Skipped]:
@@ -190,7 +187,7 @@ def iter_rows(paths: Iterable[str | os.PathLike[str]]) -> Iterator[ConversationR
             yield item
             continue
         try:
-            if isinstance(item, Path | RemotePath | ShapeRef):
+            if is_location(item) or isinstance(item, ShapeRef):
                 yield _row(open_conversation(item))
             else:
                 yield _row_v0(_migrate(item))
@@ -329,7 +326,7 @@ def source_stats(source: Path | ShapeRef | V0Input | Skipped) -> ConversationSta
     if isinstance(source, Skipped):
         return source
     try:
-        if isinstance(source, Path | RemotePath | ShapeRef):
+        if is_location(source) or isinstance(source, ShapeRef):
             return conversation_stats(source)
         m = _migrate(source)
     except TrajkitError as exc:
