@@ -32,6 +32,7 @@ __all__ = [
     "UpgradeRule",
     "describe",
     "parse_event_upgraded",
+    "upgrade_and_parse",
     "upgrade_base_state",
     "upgrade_event",
 ]
@@ -485,20 +486,30 @@ def describe(name: str, count: int | None = None) -> str:
 def parse_event_upgraded(raw: bytes | str | Obj) -> tuple[Any, list[str]]:
     """`parse_event`, upgrading an older SDK's shape first; returns `(event, rule names)`.
 
-    A current dump (kind last) takes the fast path unchanged; anything else is decoded, run
-    through the rules and parsed from the object.
+    A current dump (kind last) takes the fast path unchanged (`parse_current_dump`); anything
+    else goes through `upgrade_and_parse`.
     """
-    from trajkit.events.parse import EVENT_CLASSES, parse_event, peek_kind
+    from trajkit.events.parse import parse_current_dump
+
+    if not isinstance(raw, dict):
+        data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+        event = parse_current_dump(data)
+        if event is not None:
+            return event, []
+    return upgrade_and_parse(raw)
+
+
+def upgrade_and_parse(raw: bytes | str | Obj) -> tuple[Any, list[str]]:
+    """What `parse_current_dump` refused: decode, apply the rules, parse the object.
+
+    Maybe an old shape with kind last, or kind elsewhere; an invalid event raises the error
+    the full union gives (`parse_event`), unknown kinds become `UnknownEvent`.
+    """
+    from trajkit.events.parse import parse_event
 
     if isinstance(raw, dict):
         obj = raw
     else:
-        kind = peek_kind(raw)
-        if kind is not None and kind in EVENT_CLASSES:
-            try:
-                return EVENT_CLASSES[kind].model_validate_json(raw), []
-            except ValueError:
-                pass  # maybe an old shape with kind last: try the rules below
         obj = orjson.loads(raw)
         if not isinstance(obj, dict):
             raise ValueError(f"an event must be a JSON object, got {type(obj).__name__}")

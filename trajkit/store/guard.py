@@ -104,10 +104,13 @@ def open_regular(path: str | os.PathLike[str]) -> tuple[int, os.stat_result]:
 def check_json_nodes(path: str | os.PathLike[str], raw: bytes, limit: int | None = None) -> None:
     """Refuse a JSON document holding more than `limit` values, before it is parsed.
 
-    A first count of the bytes that start or separate values (`{`, `[`, `,`) is an upper
-    bound; only when it passes the limit are strings blanked out and the count made exact.
+    The file's length is a first upper bound (an event file is kilobytes, the limit a
+    million values), a count of the bytes that start or separate values (`{`, `[`, `,`) the
+    next; only when that passes the limit are strings blanked out and the count made exact.
     """
     limit = MAX_JSON_NODES if limit is None else limit
+    if len(raw) <= limit:  # every value takes at least one byte: nothing to count
+        return
     rough = raw.count(b"{") + raw.count(b"[") + raw.count(b",")
     if rough <= limit:
         return
