@@ -144,12 +144,7 @@ def parse_current_dump(raw: bytes) -> Event | None:
     kinds' models refuse it (an unknown kind, an older SDK's shape, invalid content): the
     caller then decodes it and decides (upgrades, ``UnknownEvent``, the error to report).
     """
-    start = len(raw) - 96
-    idx = raw.rfind(b'"kind":"', start if start > 0 else 0)
-    if idx < 0:
-        return None
-    end = raw.find(b'"', idx + 8)
-    if end < 0 or raw.find(b"\\", idx + 8, end) >= 0 or raw[end + 1 :].strip() != b"}":
+    if _kind_span(raw) is None:
         return None
     try:
         event: Event = _validate_current(raw)
@@ -164,8 +159,10 @@ def peek_kind(data: str | bytes | bytearray) -> str | None:
     None when ``kind`` is not the top-level object's last key or its value holds an escape: the
     caller then lets the full parser decide (the answer is a hint, never trusted alone).
     """
-    tail = data[-96:]
-    tail_b = tail.encode("utf-8", "surrogatepass") if isinstance(tail, str) else bytes(tail)
+    if not isinstance(data, str):
+        span = _kind_span(data)
+        return None if span is None else data[span[0] : span[1]].decode("ascii", "replace")
+    tail_b = data[-96:].encode("utf-8", "surrogatepass")
     idx = tail_b.rfind(b'"kind":"')
     if idx < 0:
         return None
@@ -176,6 +173,22 @@ def peek_kind(data: str | bytes | bytearray) -> str | None:
     if b"\\" in value:
         return None
     return value.decode("ascii", "replace")
+
+
+def _kind_span(raw: bytes | bytearray) -> tuple[int, int] | None:
+    """Where the value of a last top-level ``kind`` key is in ``raw`` (within its last 96 bytes).
+
+    Offsets into ``raw`` itself: no copy of the tail, so the check costs well under a
+    microsecond. None when the last key is not ``kind`` or its value holds an escape.
+    """
+    start = len(raw) - 96
+    idx = raw.rfind(b'"kind":"', start if start > 0 else 0)
+    if idx < 0:
+        return None
+    end = raw.find(b'"', idx + 8)
+    if end < 0 or raw.find(b"\\", idx + 8, end) >= 0 or raw[end + 1 :].strip() != b"}":
+        return None
+    return idx + 8, end
 
 
 def dump_event(event: Event) -> str:
