@@ -8,8 +8,9 @@ plain map, which both read.
 
 One `Agent.step` is one LLM call plus the tool calls it asks for:
 
-1. The messages are the active branch's condensed view (``trajkit.convert``), so the request
-   is what ``trajkit convert`` later rebuilds from the files.
+1. The messages are the conversation's view (``state.view``, `trajkit.sdk.context.view`):
+   kept live during a run, as the SDK keeps it, and rebuilt with the view properties on
+   restore, so a restored conversation sends what ``trajkit convert --view condensed`` gives.
 2. Text without tool calls becomes an agent ``MessageEvent`` and the run is finished.
 3. Every tool call becomes an ``ActionEvent`` (thought and reasoning on the first only); all of
    them are emitted before any runs. A call naming no known tool, or with arguments that are not
@@ -56,7 +57,10 @@ from trajkit.sdk.builtins import DEFAULT_TOOL_NAMES
 from trajkit.sdk.condenser import LLMSummarizingCondenser
 from trajkit.sdk.confirmation import LLMSecurityAnalyzer
 from trajkit.sdk.llm import LLM
-from trajkit.sdk.llm.exceptions import LLMContextWindowExceedError
+from trajkit.sdk.llm.exceptions import (
+    LLMContextWindowExceedError,
+    LLMMalformedConversationHistoryError,
+)
 from trajkit.sdk.mcp_config import protect_mcp_config, unprotect_mcp_config
 from trajkit.sdk.prompt import DEFAULT_TEMPLATE, render_system_prompt
 from trajkit.sdk.skills import AgentContext
@@ -248,6 +252,14 @@ class Agent(BaseModel):
                 raise
             conversation.emit(CondensationRequest())  # condensed at the next step (SDK)
             return
+        except LLMMalformedConversationHistoryError:
+            if not isinstance(self.condenser, LLMSummarizingCondenser):
+                raise
+            # The live view may be what the provider refused: rebuild it with the view
+            # properties enforced, then condense at the next step (as the SDK recovers).
+            conversation.state.rebuild_view()
+            conversation.emit(CondensationRequest())
+            return
         message = response.message
         if not message.tool_calls:
             conversation.emit(
@@ -285,10 +297,7 @@ class Agent(BaseModel):
         """The condensation the condenser wants before this step's model call, if any."""
         if not isinstance(self.condenser, LLMSummarizingCondenser):
             return None
-        from trajkit.convert import condensed_view
-
-        branch = conversation._branch()
-        return self.condenser.condense(condensed_view(branch), branch)
+        return self.condenser.condense(conversation.state.view, agent_llm=self.llm)
 
     def _action_event(
         self,

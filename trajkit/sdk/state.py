@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from trajkit.sdk.agent import Agent
 from trajkit.sdk.confirmation import ConfirmationPolicy, LLMSecurityAnalyzer, NeverConfirm
+from trajkit.sdk.context.view import View
 from trajkit.sdk.metrics import ConversationStats
 from trajkit.sdk.secrets import Cipher, SecretRegistry
 
@@ -126,6 +127,14 @@ class ConversationState(BaseModel):
     _iteration: int = PrivateAttr(default=0)
     _cipher: Cipher | None = PrivateAttr(default=None)
     _on_change: Any = PrivateAttr(default=None)
+    # The view of the active branch (trajkit.sdk.context.view): brought up to date live as
+    # events are appended; rebuilt with the properties enforced only by rebuild_view().
+    # _view_leaf is the leaf it reflects; _ids indexes _events (first occurrence of an id).
+    _view: View = PrivateAttr(default_factory=View)
+    _view_leaf: str | None = PrivateAttr(default=None)
+    _ids: dict[str, int] = PrivateAttr(default_factory=dict)
+    _ids_log: list[Event] | None = PrivateAttr(default=None)
+    _ids_done: int = PrivateAttr(default=0)
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name.startswith("_") or name not in type(self).model_fields:
@@ -199,6 +208,97 @@ class ConversationState(BaseModel):
     def events(self) -> list[Event]:
         """Every event of the conversation, in log order (read-only view)."""
         return list(self._events)
+
+    @property
+    def view(self) -> View:
+        """The view the next LLM request is made of (`trajkit.sdk.context.view`).
+
+        Kept live, as the SDK's ``ConversationState.view``: when the HEAD has moved forward
+        along the branch the view reflects, only the new events are appended (no property is
+        enforced); when it has moved anywhere else, the view is rebuilt (enforced). Read it
+        again after `rebuild_view`.
+        """
+        with self._lock:
+            leaf = self.active_leaf()
+            if leaf == self._view_leaf:
+                return self._view
+            tail = self._tail_after(self._view_leaf, leaf)
+            if tail is None:  # another branch: rebuild once
+                self._rebuild(leaf)
+            else:
+                for event in tail:
+                    self._view.append_event(event)
+                self._view_leaf = leaf
+            return self._view
+
+    def rebuild_view(self) -> None:
+        """Rebuild the view from the active branch with the four view properties enforced
+        (`trajkit.convert.condensed_view`): on restore, fork, navigation and recovery."""
+        with self._lock:
+            self._rebuild(self.active_leaf())
+
+    def enforced_view_snapshot(self) -> View:
+        """A separate copy of the view with the properties enforced on it (what the SDK's
+        ``ask_agent`` sends); the conversation's own view is not changed."""
+        with self._lock:
+            return View.from_events(list(self.view.events))
+
+    def active_leaf(self) -> str | None:
+        """The HEAD: ``leaf_event_id``; none when ``head_is_empty``; else (a conversation
+        written before the event tree) the last event that is not a state update or error."""
+        if self.leaf_event_id is not None:
+            return self.leaf_event_id
+        if self.head_is_empty:
+            return None
+        from trajkit.events import ConversationErrorEvent, ConversationStateUpdateEvent
+
+        for event in reversed(self._events):
+            if not isinstance(event, ConversationStateUpdateEvent | ConversationErrorEvent):
+                return event.id
+        return None
+
+    def _rebuild(self, leaf: str | None) -> None:
+        from trajkit.convert import active_branch
+
+        branch = active_branch(
+            self._events, leaf_event_id=self.leaf_event_id, head_is_empty=self.head_is_empty
+        )
+        self._view = View.from_events(branch)
+        self._view_leaf = leaf
+
+    def _tail_after(self, known: str | None, leaf: str | None) -> list[Event] | None:
+        """The events from just after ``known`` to ``leaf``, oldest first, when ``known`` is
+        on the path from ``leaf`` to the root (``None``: the root); else None."""
+        from trajkit.events.base import ROOT_PARENT
+
+        ids = self._index()
+        tail: list[Event] = []
+        current = leaf
+        while current is not None and current != known:
+            i = ids.get(current)
+            if i is None or len(tail) > len(self._events):  # unknown id or a loop
+                return None
+            event = self._events[i]
+            tail.append(event)
+            parent = event.parent_id
+            if parent == ROOT_PARENT:
+                current = None
+            elif parent is not None:
+                current = parent
+            else:  # written before the event tree: the previous event is the parent
+                current = self._events[i - 1].id if i > 0 else None
+        if current != known:
+            return None
+        tail.reverse()
+        return tail
+
+    def _index(self) -> dict[str, int]:
+        if self._ids_log is not self._events or self._ids_done > len(self._events):
+            self._ids, self._ids_log, self._ids_done = {}, self._events, 0  # a new log
+        for i in range(self._ids_done, len(self._events)):
+            self._ids.setdefault(self._events[i].id, i)
+        self._ids_done = len(self._events)
+        return self._ids
 
     @property
     def iteration(self) -> int:

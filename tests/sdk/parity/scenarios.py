@@ -540,3 +540,142 @@ def scenario_llm_fallback(server: ScriptedLLMServer, work: Path) -> dict[str, An
         "profiles": store.list(),
         "primary_calls_recorded": len(primary.metrics.token_usages),
     }
+
+
+# -- the live view and the enforced view (repeated tool-call ids) ------------------------
+# During a run the SDK extends its view event by event and sends both results of a repeated
+# call id; the view properties (one result per id...) are enforced only where the view is
+# rebuilt: restore, fork, navigation, and recovery from a history the provider refused.
+
+
+def _repeated_ids_run(server: ScriptedLLMServer, work: Path, **kw: Any) -> Any:
+    server.enqueue_tool_call("think", {"thought": "one"}, call_id="call_dup")
+    server.enqueue_tool_call("think", {"thought": "two"}, call_id="call_dup")
+    server.enqueue_text("done")
+    conversation = _conversation(server, work, **kw)
+    conversation.send_message("Think twice.")
+    conversation.run()
+    return conversation
+
+
+def _tool_results(request: Any) -> list[str]:
+    return [m["tool_call_id"] for m in request.body["messages"] if m["role"] == "tool"]
+
+
+def scenario_repeated_ids_restore(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    import uuid
+
+    cid = uuid.uuid4()
+    first = _repeated_ids_run(server, work, conversation_id=cid)
+    del first
+    server.enqueue_text("after restore")
+    restored = _conversation(server, work, conversation_id=cid)
+    restored.send_message("Again.")
+    restored.run()
+    return {
+        "results_per_request": [_tool_results(r) for r in server.requests],
+        "status": str(restored.state.execution_status.value),
+    }
+
+
+def scenario_repeated_ids_fork(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    source = _repeated_ids_run(server, work)
+    fork = source.fork()
+    server.enqueue_text("fork answer")
+    fork.send_message("Fork question.")
+    fork.run()
+    server.enqueue_text("source answer")
+    source.send_message("Source question.")
+    source.run()
+    return {
+        "results_per_request": [_tool_results(r) for r in server.requests],
+        "fork_status": str(fork.state.execution_status.value),
+    }
+
+
+def scenario_repeated_ids_navigate(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    conversation = _repeated_ids_run(server, work)
+    last = conversation.state.events[-1].id
+    conversation.navigate_to(last)  # the same HEAD: the view is rebuilt all the same
+    server.enqueue_text("after navigating")
+    conversation.send_message("Go on.")
+    conversation.run()
+    user_messages = [e.id for e in conversation.state.events if type(e).__name__ == "MessageEvent"]
+    conversation.navigate_to(user_messages[0])  # back to the first question: a sibling branch
+    server.enqueue_text("on the branch")
+    conversation.send_message("Another way.")
+    conversation.run()
+    return {
+        "results_per_request": [_tool_results(r) for r in server.requests],
+        "roles_of_last_request": [m["role"] for m in server.requests[-1].body["messages"]],
+        "status": str(conversation.state.execution_status.value),
+    }
+
+
+def scenario_repeated_ids_ask_agent(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    conversation = _repeated_ids_run(server, work)
+    server.enqueue_text("You asked me to think twice.")
+    answer = conversation.ask_agent("What did I ask?")
+    question = server.requests.pop()  # its wording is the SDK's prompt: checked, not kept
+    server.enqueue_text("still live")
+    conversation.send_message("And now?")
+    conversation.run()
+    return {
+        "answer": answer,
+        "question_results": _tool_results(question),
+        "results_per_request": [_tool_results(r) for r in server.requests],
+    }
+
+
+def scenario_malformed_history_recovery(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    server.enqueue_tool_call("think", {"thought": "one"}, call_id="call_dup")
+    server.enqueue_tool_call("think", {"thought": "two"}, call_id="call_dup")
+    server.enqueue_error(
+        400,
+        "messages.4: `tool_use` ids were found without `tool_result` blocks immediately "
+        "after: call_dup. Each `tool_use` block must have a corresponding `tool_result` "
+        "block in the next message.",
+        error_type="invalid_request_error",
+    )
+    server.enqueue_text("SUMMARY-4: the user asked for two thoughts.")
+    server.enqueue_text("done")
+    conversation = _conversation(server, work, agent=_condensing_agent(server, 100, 1))
+    conversation.send_message("Think twice.")
+    conversation.run()
+    return {
+        "status": str(conversation.state.execution_status.value),
+        "request_kinds": _request_kinds(server),
+        "results_per_request": [_tool_results(r) for r in server.requests],
+    }
+
+
+def scenario_condense_summary_fails(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    # over max_size only (a soft reason): a failed summarising call skips the condensation
+    for i in range(3):
+        server.enqueue_tool_call("think", {"thought": f"step {i}"})
+    server.enqueue_error(400, "the summariser refused")
+    server.enqueue_text("Done without a summary.")
+    conversation = _conversation(server, work, agent=_condensing_agent(server, 6, 1))
+    conversation.send_message("Think a few times, then stop.")
+    conversation.run()
+    return {
+        "status": str(conversation.state.execution_status.value),
+        "request_kinds": _request_kinds(server),
+    }
+
+
+def scenario_navigate_to_empty(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    server.enqueue_text("first answer")
+    server.enqueue_text("answer on a new root")
+    conversation = _conversation(server, work)
+    conversation.send_message("First question.")
+    conversation.run()
+    conversation.navigate_to(None)
+    conversation.send_message("A new start.")
+    conversation.run()
+    events = conversation.state.events
+    return {
+        "roles_of_last_request": [m["role"] for m in server.requests[-1].body["messages"]],
+        "new_root_parent": events[-2].parent_id,
+        "status": str(conversation.state.execution_status.value),
+    }

@@ -37,6 +37,13 @@ def test_condenses_automatically_past_max_size(compare: Compare) -> None:
     assert after["messages"][1]["content"][0]["text"].startswith("SUMMARY-1")
 
 
+def test_a_failed_summary_for_the_size_rule_skips_the_condensation(compare: Compare) -> None:
+    got, _ = compare("condense_summary_fails")
+    assert "Condensation" not in got["conversations"][0]["event_kinds"]
+    assert got["result"]["request_kinds"] == ["agent", "agent", "agent", "condenser", "agent"]
+    assert got["result"]["status"] == "finished"
+
+
 def test_condense_on_demand(compare: Compare) -> None:
     got, want = compare("condense_manual")
     _same_condensation(got, want)

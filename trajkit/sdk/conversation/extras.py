@@ -7,7 +7,8 @@
   unless ``reset_metrics=False``. The source is not touched. ``from_event_id`` copies only
   the branch up to that event and moves the fork's HEAD there.
 - `ask_agent`: one call to a copy of the agent's LLM (``usage_id="ask-agent-llm"``, listed in
-  the stats) with the conversation's next request plus the question; nothing is added to the
+  the stats) with the conversation's next request (its view with the properties enforced,
+  `ConversationState.enforced_view_snapshot`) plus the question; nothing is added to the
   history and the status is unchanged.
 - `generate_title`: a short title from the first user message by an LLM (the agent's unless
   one is given), or the message itself cut to ``max_length`` when the call fails.
@@ -97,6 +98,7 @@ def fork_conversation(
                     if old is not None:
                         llm.restore_metrics(old.model_copy(deep=True))
                         state.stats.usage_to_metrics[llm.usage_id] = llm.metrics
+            state.rebuild_view()  # copied events: enforced, as on a cold load (SDK)
     return fork
 
 
@@ -113,6 +115,7 @@ def ask_agent(conversation: Conversation, question: str) -> str:
         trajkit.sdk.llm.LLMError: the call failed.
         ValueError: the model answered without text.
     """
+    from trajkit.convert import events_to_messages
     from trajkit.sdk.llm.options import call_context
 
     conversation._ensure_started()
@@ -123,8 +126,8 @@ def ask_agent(conversation: Conversation, question: str) -> str:
         conversation._side_llms[ASK_AGENT_USAGE_ID] = llm
         # listed in the live stats; written with the next save, as the SDK does
         state.stats.usage_to_metrics[ASK_AGENT_USAGE_ID] = llm.metrics
-    with state:
-        messages = conversation.llm_messages()
+    with state:  # the view with its properties enforced, as the SDK's ask_agent sends
+        messages = events_to_messages(state.enforced_view_snapshot().events)
     messages.append(
         Message(role="user", content=[TextContent(text=ASK_TEMPLATE.format(question=question))])
     )

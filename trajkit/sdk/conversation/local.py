@@ -81,6 +81,7 @@ from trajkit.events import (
     ThinkAction,
     UserRejectObservation,
 )
+from trajkit.events.base import ROOT_PARENT
 from trajkit.recovery import (
     RESTART_ERROR,
     head_after_crash,
@@ -347,6 +348,9 @@ class Conversation:
             state._iteration = _steps_since_user_message(state._events)
             if state.execution_status == Status.RUNNING:
                 state.execution_status = Status.ERROR  # the process died during run()
+        # Cold load: the view is rebuilt with its properties enforced (the files may come
+        # from another version, or a crash), as the SDK does; from here on it is kept live.
+        state.rebuild_view()
         return state
 
     def _bind_metrics(self) -> None:
@@ -370,6 +374,9 @@ class Conversation:
         with st:
             if event.parent_id is None and st.leaf_event_id is not None:
                 event = event.model_copy(update={"parent_id": st.leaf_event_id})
+            elif event.parent_id is None and st.head_is_empty and st._events:
+                # a new root after navigate_to(None), not a legacy event chained to the last
+                event = event.model_copy(update={"parent_id": ROOT_PARENT})
             if self._visualizer is not None:  # first, as the SDK: the screen sees every event
                 try:
                     self._visualizer.on_event(self.mask_secrets(event))
@@ -424,10 +431,11 @@ class Conversation:
         )
 
     def llm_messages(self) -> list[Message]:
-        """The messages of the next LLM request (condensed view of the active branch)."""
-        from trajkit.convert import condensed_view, events_to_messages
+        """The messages of the next LLM request: the live view of the active branch
+        (``state.view``, `trajkit.sdk.context.view`)."""
+        from trajkit.convert import events_to_messages
 
-        return events_to_messages(condensed_view(self._branch()))
+        return events_to_messages(self.state.view.events)
 
     @property
     def conversation_stats(self) -> ConversationStats:
@@ -558,6 +566,21 @@ class Conversation:
         from trajkit.sdk.conversation.extras import generate_title
 
         return generate_title(self, llm, max_length)
+
+    def navigate_to(self, event_id: str | None) -> None:
+        """Move the HEAD to ``event_id`` (``None``: the empty tree), as the SDK's
+        ``navigate_to``: the next request is made of the branch ending there, and the next
+        event starts a sibling branch; nothing is deleted. The view is rebuilt (enforced).
+
+        Raises:
+            ValueError: ``event_id`` is not an event of this conversation.
+        """
+        with self.state as st:
+            if event_id is not None and all(e.id != event_id for e in st._events):
+                raise ValueError(f"unknown event_id {event_id!r}")
+            st.leaf_event_id = event_id
+            st.head_is_empty = event_id is None
+            st.rebuild_view()
 
     def condense(self) -> None:
         """Condense the history now (waits for a running step), as the SDK's ``condense()``.
@@ -813,7 +836,9 @@ def _classify(e: LLMError) -> ErrorClassification:
         "LLMServiceUnavailableError": ("transient", True, "retry"),
         "LLMBadRequestError": ("config", False, "settings"),
         "LLMContentPolicyViolationError": ("config", False, "settings"),
-        "LLMContextWindowExceedError": ("config", False, "settings"),
+        # recoverable by condensing: the SDK calls them agent outcomes
+        "LLMContextWindowExceedError": ("agent_action", True, "retry"),
+        "LLMMalformedConversationHistoryError": ("agent_action", True, "retry"),
     }
     kind, retryable, action = kinds.get(type(e).__name__, ("unknown", False, "none"))
     return ErrorClassification(kind=kind, retryable=retryable, user_action=action)

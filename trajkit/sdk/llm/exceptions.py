@@ -4,7 +4,8 @@
 the ``ConversationErrorEvent`` code and chains the error into ``ConversationRunError``.
 ``kind`` keeps the provider library's (litellm's) class name for logs.
 
-How a litellm error maps (first match): a context-window overflow, an authentication
+How a litellm error maps (first match): a context-window overflow, a history the provider
+calls malformed (a tool call and its result do not pair up), an authentication
 failure (401/403 or an invalid-key message), a rate limit, a timeout, a connection or
 5xx/service failure, a content-policy refusal, any other 4xx; anything else stays `LLMError`.
 """
@@ -19,6 +20,7 @@ __all__ = [
     "LLMContentPolicyViolationError",
     "LLMContextWindowExceedError",
     "LLMError",
+    "LLMMalformedConversationHistoryError",
     "LLMNoResponseError",
     "LLMRateLimitError",
     "LLMServiceUnavailableError",
@@ -66,11 +68,28 @@ class LLMContextWindowExceedError(LLMError):
     """The request is longer than the model's context window."""
 
 
+class LLMMalformedConversationHistoryError(LLMBadRequestError):
+    """The provider rejected the history's shape (a tool call without its result, a result
+    twice or without its call); `Agent.step` recovers by condensing a rebuilt view."""
+
+
 class LLMNoResponseError(LLMError):
     """The provider answered without a usable message."""
 
 
 _CONTEXT = ("context length", "context window", "maximum context", "too many tokens")
+_MALFORMED = (
+    # provider messages for a broken tool call/result pairing, lowercased
+    "ids were found without `tool_result` blocks",
+    "ids were found without tool_result blocks",
+    "must have a corresponding `tool_result` block",
+    "must have a corresponding `tool_use` block",
+    "each tool_use must have a single result",
+    "found multiple `tool_result` blocks",
+    "unexpected `tool_use_id` found",
+    "must be followed by tool messages responding to each 'tool_call_id'",
+    "failed to parse tool call arguments as json",
+)
 _AUTH = ("invalid api key", "incorrect api key", "invalid_api_key", "unauthorized")
 
 
@@ -79,6 +98,8 @@ def llm_error_class(kind: str, status_code: int | None, text: str) -> type[LLMEr
     lowered = text.lower()
     if kind == "ContextWindowExceededError" or any(s in lowered for s in _CONTEXT):
         return LLMContextWindowExceedError
+    if status_code in (None, 400, 422, 500) and any(s in lowered for s in _MALFORMED):
+        return LLMMalformedConversationHistoryError
     if kind in ("AuthenticationError", "PermissionDeniedError") or status_code in (401, 403):
         return LLMAuthenticationError
     if any(s in lowered for s in _AUTH):

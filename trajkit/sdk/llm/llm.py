@@ -265,15 +265,21 @@ class LLM(BaseModel):
         for name in type(fresh).model_fields:
             setattr(self._metrics, name, getattr(fresh, name))
 
-    def get_token_count(self, messages: Sequence[Message]) -> int:
-        """Tokens ``messages`` take for this model (litellm's tokenizer for it, as sent)."""
+    def get_token_count(
+        self, messages: Sequence[Message], tools: Sequence[Any] | None = None
+    ) -> int:
+        """Tokens ``messages`` take for this model (litellm's tokenizer for it, as sent), with
+        ``tools`` (a ``SystemPromptEvent``'s tool definitions) counted as they are offered."""
+        from trajkit.convert import tools_to_chat
+
         litellm = _import_litellm()
         chat = self.format_messages_for_llm(messages)
+        offered = tools_to_chat(list(tools)) if tools else None
         name = self.custom_tokenizer or self.model_canonical_name or self.model
         try:
-            return int(litellm.token_counter(model=name, messages=chat))
+            return int(litellm.token_counter(model=name, messages=chat, tools=offered))
         except Exception:  # a tokenizer litellm cannot load: count with its default one
-            return int(litellm.token_counter(messages=chat))
+            return int(litellm.token_counter(messages=chat, tools=offered))
 
     def is_caching_prompt_active(self) -> bool:
         """Whether requests mark cache breakpoints: ``caching_prompt`` and a model that takes

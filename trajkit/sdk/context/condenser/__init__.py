@@ -1,5 +1,13 @@
 """The SDK's ``context.condenser`` path."""
 
-from trajkit.sdk.condenser import LLMSummarizingCondenser, NoCondensationAvailable
+from trajkit.sdk.condenser import (
+    LLMSummarizingCondenser,
+    NoCondensationAvailable,
+    NoCondensationAvailableException,
+)
 
-__all__ = ["LLMSummarizingCondenser", "NoCondensationAvailable"]
+__all__ = [
+    "LLMSummarizingCondenser",
+    "NoCondensationAvailable",
+    "NoCondensationAvailableException",
+]
