@@ -14,7 +14,6 @@ objects and are written with every save.
 
 from __future__ import annotations
 
-import threading
 import uuid
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal
@@ -24,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from trajkit.sdk.agent import Agent
 from trajkit.sdk.confirmation import ConfirmationPolicy, LLMSecurityAnalyzer, NeverConfirm
 from trajkit.sdk.context.view import View
+from trajkit.sdk.fifo_lock import FIFOLock
 from trajkit.sdk.metrics import ConversationStats
 from trajkit.sdk.secrets import Cipher, SecretRegistry
 
@@ -122,7 +122,7 @@ class ConversationState(BaseModel):
     _autosave: bool = PrivateAttr(default=False)
     _depth: int = PrivateAttr(default=0)
     _dirty: bool = PrivateAttr(default=False)
-    _lock: Any = PrivateAttr(default_factory=threading.RLock)
+    _lock: Any = PrivateAttr(default_factory=FIFOLock)  # fair: see trajkit.sdk.fifo_lock
     _events: list[Event] = PrivateAttr(default_factory=list)
     _iteration: int = PrivateAttr(default=0)
     _cipher: Cipher | None = PrivateAttr(default=None)

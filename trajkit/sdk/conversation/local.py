@@ -444,37 +444,38 @@ class Conversation:
 
     # -- user API --------------------------------------------------------------------
     def send_message(self, message: str | Message, sender: str | None = None) -> None:
-        """Add a user message; a finished (or failed) conversation becomes idle again.
+        """Add a user message; a finished (or stuck) conversation becomes idle again.
 
-        Knowledge skills whose keyword the message contains are attached to it (once per
-        conversation) and recorded in ``state.activated_knowledge_skills``. ``sender`` names
-        who sent it (recorded on the event, e.g. a delegating agent).
+        Safe while `run` works in another thread: the message waits for the step in progress
+        (the state lock is first come first served, `trajkit.sdk.fifo_lock`) and the same
+        run answers it at its next step, as in the SDK. Knowledge skills whose keyword the
+        message contains are attached to it (once per conversation) and recorded in
+        ``state.activated_knowledge_skills``. ``sender`` names who sent it (recorded on the
+        event, e.g. a delegating agent).
         """
         self._ensure_started()
         if isinstance(message, str):
             message = Message(role="user", content=[TextContent(text=message)])
-        extended: list[TextContent] = []
-        activated: list[str] = []
-        if self.agent.agent_context is not None:
-            extended, activated = self.agent.agent_context.user_message_extension(
-                message, skip=self.state.activated_knowledge_skills
+        with self.state as st:
+            if st.execution_status in (Status.FINISHED, Status.STUCK):
+                st.execution_status = Status.IDLE  # a new message reopens it (SDK)
+            extended: list[TextContent] = []
+            activated: list[str] = []
+            if self.agent.agent_context is not None:
+                extended, activated = self.agent.agent_context.user_message_extension(
+                    message, skip=st.activated_knowledge_skills
+                )
+            self.emit(
+                MessageEvent(
+                    source="user",
+                    llm_message=message,
+                    activated_skills=activated,
+                    extended_content=extended,
+                    sender=sender,
+                )
             )
-        self.emit(
-            MessageEvent(
-                source="user",
-                llm_message=message,
-                activated_skills=activated,
-                extended_content=extended,
-                sender=sender,
-            )
-        )
-        if activated:
-            self.state.activated_knowledge_skills = [
-                *self.state.activated_knowledge_skills,
-                *activated,
-            ]
-        if self.state.execution_status in (Status.FINISHED, Status.ERROR, Status.STUCK):
-            self.state.execution_status = Status.IDLE
+            if activated:
+                st.activated_knowledge_skills = [*st.activated_knowledge_skills, *activated]
 
     def run(self) -> None:
         """Step the agent until it finishes, is paused, fails, is stuck or hits max_iterations.
@@ -491,45 +492,61 @@ class Conversation:
             self._pause.clear()
             self._interrupt.clear()
             self._pause_recorded = False
-            st.execution_status = Status.RUNNING
-            st._iteration = 0
+            with st:
+                st.execution_status = Status.RUNNING
+                st._iteration = 0
             with call_context(str(self.id)):
                 self._run_loop()
 
     def _run_loop(self) -> None:
         st = self.state
         while True:
-            if self._interrupt.is_set():
-                self._record_interrupt()
-                return
-            if self._pause.is_set():
-                self._apply_pause()
-                return
-            if st.execution_status != Status.RUNNING:
-                return
-            if st.stuck_detection and self._stuck():  # before each step, as the SDK checks
-                st.execution_status = Status.STUCK
-                return
-            if st._iteration >= st.max_iterations:
-                self._fail("MaxIterationsReached", f"reached max_iterations ({st.max_iterations})")
-                return
-            try:
-                # The step's events are each written at once; the base state (HEAD,
-                # metrics) is saved once when the step ends, as the SDK does. A crash
-                # in between is repaired on restore (_move_head_forward).
-                with st:
-                    self.agent.step(self)
-            except StepInterrupted:
-                self._record_interrupt()
-                return
-            except LLMError as e:
-                raise self._run_error(e, type(e).__name__, str(e), _classify(e)) from e
-            except WriteFailed:
-                raise  # the disk refused a write: nothing more can be recorded
-            except Exception as e:
-                logger.exception("agent step failed")
-                raise self._run_error(e, type(e).__name__, f"{type(e).__name__}: {e}") from e
-            st._iteration += 1
+            # One hold of the state lock from the checks to the end of the step (as the
+            # SDK): a message or pause from another thread lands between two steps, never
+            # between a check and the step it allows.
+            with st:
+                if not self._step_allowed() or not self._step_once():
+                    return
+                st._iteration += 1
+
+    def _step_allowed(self) -> bool:
+        st = self.state
+        if self._interrupt.is_set():
+            self._record_interrupt()
+            return False
+        if self._pause.is_set():
+            self._apply_pause()
+            return False
+        if st.execution_status == Status.IDLE:
+            # a message arrived after the last step had finished: this run answers it (SDK)
+            st.execution_status = Status.RUNNING
+        if st.execution_status != Status.RUNNING:
+            return False
+        if st.stuck_detection and self._stuck():  # before each step, as the SDK checks
+            st.execution_status = Status.STUCK
+            return False
+        if st._iteration >= st.max_iterations:
+            self._fail("MaxIterationsReached", f"reached max_iterations ({st.max_iterations})")
+            return False
+        return True
+
+    def _step_once(self) -> bool:
+        """One agent step; False when `interrupt` stopped it. Its events are each written at
+        once and the base state (HEAD, metrics) once when the step ends, as the SDK does (a
+        crash in between is repaired on restore, `_move_head_forward`)."""
+        try:
+            self.agent.step(self)
+        except StepInterrupted:
+            self._record_interrupt()
+            return False
+        except LLMError as e:
+            raise self._run_error(e, type(e).__name__, str(e), _classify(e)) from e
+        except WriteFailed:
+            raise  # the disk refused a write: nothing more can be recorded
+        except Exception as e:
+            logger.exception("agent step failed")
+            raise self._run_error(e, type(e).__name__, f"{type(e).__name__}: {e}") from e
+        return True
 
     def fork(
         self,
