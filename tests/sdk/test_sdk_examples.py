@@ -27,7 +27,8 @@ def _call(name: str, args: dict[str, object], **kw: object) -> ScriptedReply:
 @dataclass
 class Case:
     script: str
-    replies: list[ScriptedReply]
+    replies: list[ScriptedReply] | Callable[[Path], list[ScriptedReply]]
+    """The model's answers, or a function of the script's working folder giving them."""
     expect: list[str]
     model: str = "openai/gpt-4o"
     check: Callable[[Path], None] | None = None
@@ -51,9 +52,36 @@ def _text(t: str, **kw: object) -> ScriptedReply:
     return ScriptedReply(text=t, **kw)  # type: ignore[arg-type]
 
 
+def _three_files_at_once(cwd: Path) -> list[ScriptedReply]:
+    create = [
+        ScriptedToolCall(
+            "file_editor", {"command": "create", "path": f"{cwd}/{n}.txt", "file_text": f"{n}\n"}
+        )
+        for n in "abc"
+    ]
+    return [
+        ScriptedReply(tool_calls=create),
+        _call("terminal", {"command": "cat ?.txt | wc -l"}),
+        _text("3 lines."),
+    ]
+
+
+def _classes_listed(cwd: Path) -> None:
+    assert not (cwd / "CLASSES.txt").exists()  # written, then deleted as asked
+    assert (cwd / "project" / "shapes.py").exists()
+
+
 CASES = [
     Case("01_hello_world.py", [_call("terminal", {"command": "echo 'a fact' > FACTS.txt"}),
          _text("Done.")], ["All done!", "EXAMPLE_COST: "], check=_facts_written),
+    Case("02_custom_tools.py",
+         [_call("find_text", {"pattern": r"^class (\w+)", "path": "project", "include": "*.py"}),
+          _call("terminal", {"command": "printf 'Circle\\nSquare\\n' > CLASSES.txt"}),
+          _text("Written."), _call("terminal", {"command": "rm CLASSES.txt"}), _text("Deleted.")],
+         ["Tools offered: ['file_editor', 'find_text', 'finish', 'terminal', 'think']",
+          "The model read: 2 matching line(s) in 1 file(s):",
+          "CLASSES.txt: ['Circle', 'Square']", "CLASSES.txt still there: False"],
+         check=_classes_listed),
     Case("03_activate_skill.py", [_text("magic")], ["Activated: ['flarglebargle']"]),
     Case("04_confirmation_mode.py", [_call("terminal", {"command": "touch ok.txt"}),
          _call("terminal", {"command": "rm -f ./*"}), _text("Understood.")],
@@ -86,6 +114,9 @@ CASES = [
          ["[EVENT] SystemPromptEvent", "[EVENT] MessageEvent", "Task completed!"]),
     Case("28_ask_agent.py", [_text("Noted."), _text("7"), _text("The number seven")],
          ["Answer: 7", "Events added by the question: 0", "Title: The number seven"]),
+    Case("45_parallel_tool_calls.py", _three_files_at_once,
+         ["Parallel batches: 1, calls in the first: 3", "Results in call order: True",
+          "Files: ['a.txt', 'b.txt', 'c.txt']", "Status: finished"]),
     Case("48_conversation_fork.py", [_text("Tom"), _text("Rex")],
          ["Source events: 3, fork events: 5", "Different ids: True"]),
     # The command takes 2 s, so interrupt() lands while the step runs however fast the machine.
@@ -94,24 +125,11 @@ CASES = [
 ]  # fmt: skip
 
 
-_RACY = {"18_send_message_while_processing.py"}
-"""Known race, open: on an idle machine the run can end `idle` instead of `finished` when the
-message arrives while the command runs (passes under load)."""
-
-
-@pytest.mark.parametrize(
-    "case",
-    [
-        pytest.param(c, marks=pytest.mark.xfail(strict=False, reason="known race, see _RACY"))
-        if c.script in _RACY
-        else c
-        for c in CASES
-    ],
-    ids=[c.script for c in CASES],
-)
+@pytest.mark.parametrize("case", CASES, ids=[c.script for c in CASES])
 def test_sdk_example_runs(case: Case, tmp_path: Path) -> None:
     with ScriptedLLMServer() as server:
-        server.enqueue(*case.replies)
+        replies = case.replies(tmp_path) if callable(case.replies) else case.replies
+        server.enqueue(*replies)
         env = dict(
             os.environ,
             LLM_BASE_URL=server.base_url,
