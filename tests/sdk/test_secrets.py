@@ -16,7 +16,9 @@ from trajkit.sdk.secrets import (
     Cipher,
     LookupSecret,
     SecretRegistry,
+    SecretSource,
     StaticSecret,
+    UnavailableSecret,
     dump_secret,
     load_secret,
     mask_data,
@@ -254,3 +256,82 @@ def test_secret_names_reach_the_system_prompt_not_values(llm_server, tmp_path):
     converted = convert_conversation(Path(conv.state.persistence_dir), to="chat")
     assert converted["messages"][: len(sent["messages"])] == sent["messages"]
     conv.close()
+
+
+class RotatingSecret(SecretSource):
+    """A custom source: a new value each time it is asked (a vault handing out tokens)."""
+
+    prefix: str = "rot"
+    api_secret: SecretStr | None = None
+    calls: int = 0
+
+    def get_value(self) -> str:
+        object.__setattr__(self, "calls", self.calls + 1)
+        return f"{self.prefix}-value-{self.calls:04d}"
+
+
+def test_a_custom_source_is_asked_each_time_and_every_value_is_hidden(llm_server, tmp_path):
+    from tests.sdk.helpers import make_agent
+    from trajkit.events import ObservationEvent
+    from trajkit.sdk import Conversation
+
+    source = RotatingSecret(description="rotating", api_secret=SecretStr("inner-key-999"))
+    llm_server.enqueue_tool_call("terminal", {"command": "echo first=$ROT_TOKEN"})
+    llm_server.enqueue_tool_call("terminal", {"command": "echo second=$ROT_TOKEN"})
+    llm_server.enqueue_text("done")
+    conv = Conversation(
+        agent=make_agent(llm_server),
+        workspace=tmp_path / "ws",
+        persistence_dir=tmp_path / "c",
+        visualizer=None,
+    )
+    conv.update_secrets({"ROT_TOKEN": source})
+    conv.send_message("use it twice")
+    conv.run()
+    assert source.calls == 2  # asked for each command that names it, as the SDK does
+    outputs = [e.observation.text for e in conv.state.events if isinstance(e, ObservationEvent)]
+    assert outputs == [f"first={HIDDEN}", f"second={HIDDEN}"]
+    folder = Path(conv.state.persistence_dir)
+    conv.close()
+    for path, data in _all_bytes(folder).items():
+        for secret in (b"rot-value-0001", b"rot-value-0002", b"inner-key-999"):
+            assert secret not in data, path
+    stored = json.loads((folder / "base_state.json").read_text())["secret_registry"]
+    assert stored["secret_sources"]["ROT_TOKEN"] == {
+        "description": "rotating",
+        "prefix": "rot",
+        "api_secret": MASK,
+        "calls": 2,
+        "kind": "RotatingSecret",
+    }
+
+
+def test_custom_sources_read_back_with_or_without_their_class():
+    cipher = Cipher("k")
+    reg = SecretRegistry()
+    reg.update_secrets({"R": RotatingSecret(prefix="p", api_secret=SecretStr("inner-1"))})
+    data = reg.to_json(cipher)
+    assert data["secret_sources"]["R"]["api_secret"].startswith("gAAAAA")
+    back = SecretRegistry.from_json(data, cipher)
+    restored = back.secret_sources["R"]
+    assert isinstance(restored, RotatingSecret)  # this process defines the class
+    assert restored.api_secret is not None
+    assert restored.api_secret.get_secret_value() == "inner-1"
+    assert back.get_value("R") == "p-value-0001"
+
+    foreign = {"secret_sources": {"V": {"description": "d", "vault": "x", "kind": "NoSuchSecret"}}}
+    unknown = SecretRegistry.from_json(foreign, None)
+    assert isinstance(unknown.secret_sources["V"], UnavailableSecret)
+    assert unknown.get_value("V") is None
+    assert unknown.env_for_command("echo $V") == {}
+    assert unknown.to_json(None) == foreign  # written back as it was read
+
+
+def test_a_failing_custom_source_leaves_the_command_without_it():
+    class Broken(SecretSource):
+        def get_value(self) -> str:
+            raise RuntimeError("vault down")
+
+    reg = SecretRegistry()
+    reg.update_secrets({"B": Broken(), "S": "static-value-1"})
+    assert reg.env_for_command("echo $B $S") == {"S": "static-value-1"}

@@ -1,7 +1,9 @@
 """Secrets: sources, the registry a conversation keeps, and how they reach disk.
 
 ``conversation.update_secrets({"GITHUB_TOKEN": "ghp_…"})`` stores each value as a
-`StaticSecret`; a `LookupSecret` fetches its value from a URL (with headers) when first needed.
+`StaticSecret`; a `LookupSecret` fetches its value from a URL (with headers) when first needed;
+a subclass of `SecretSource` with its own ``get_value`` (the SDK's custom-secrets pattern) is
+asked each time a command names it (``trajkit.sdk.secret`` is the SDK's import path).
 The terminal exports a secret as an environment variable only for a command that names it
 (`SecretRegistry.env_for_command`, case-insensitive like the SDK), and every registered value is
 replaced by ``<secret-hidden>`` in what tools return (`SecretRegistry.mask`, `mask_data`).
@@ -17,8 +19,9 @@ from __future__ import annotations
 
 import logging
 import urllib.request
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -41,7 +44,9 @@ __all__ = [
     "SecretError",
     "SecretRegistry",
     "SecretSource",
+    "SecretValue",
     "StaticSecret",
+    "UnavailableSecret",
     "dump_secret",
     "load_secret",
     "mask_data",
@@ -103,13 +108,30 @@ def load_secret(text: str | None, cipher: Cipher | None) -> str | None:
     return text
 
 
-class StaticSecret(BaseModel):
-    """A secret whose value is given."""
+class SecretSource(BaseModel, ABC):
+    """Where a named secret's value comes from (the SDK's ``SecretSource``): subclass it and
+    write ``get_value`` for a value computed when a command needs it (a vault, a keyring).
+
+    A custom source is asked each time a terminal command names its secret (as in the SDK),
+    and every value it gave is hidden in what tools return. On disk it is written as its
+    class name (``kind``), its description and its own fields (``SecretStr`` ones encrypted
+    or masked like every secret); restored where its class is not defined, it comes back as
+    an `UnavailableSecret` (no value).
+    """
 
     model_config = ConfigDict(use_attribute_docstrings=True)
 
     description: str | None = None
     """What the secret is for (may be shown to the LLM)."""
+
+    @abstractmethod
+    def get_value(self) -> str | None:
+        """The value in clear, or None when there is none."""
+
+
+class StaticSecret(SecretSource):
+    """A secret whose value is given."""
+
     value: SecretStr | None = None
     """The value; absent after a restore without a cipher."""
     kind: Literal["StaticSecret"] = "StaticSecret"
@@ -119,13 +141,9 @@ class StaticSecret(BaseModel):
         return None if self.value is None else self.value.get_secret_value()
 
 
-class LookupSecret(BaseModel):
+class LookupSecret(SecretSource):
     """A secret fetched with an HTTP GET from ``url`` (response body = value)."""
 
-    model_config = ConfigDict(use_attribute_docstrings=True)
-
-    description: str | None = None
-    """What the secret is for."""
     url: str
     """Where the value is fetched from."""
     headers: dict[str, str] = Field(default_factory=dict)
@@ -142,7 +160,38 @@ class LookupSecret(BaseModel):
             raise SecretError(f"secret lookup at {self.url} failed: {exc}") from None
 
 
-SecretSource = Annotated[StaticSecret | LookupSecret, Field(discriminator="kind")]
+class UnavailableSecret(SecretSource):
+    """A custom source read back where its class is not defined: its name and fields are
+    kept (and written back as they were), it has no value."""
+
+    model_config = ConfigDict(extra="allow")
+
+    kind: str
+    """The custom source's class name."""
+
+    def get_value(self) -> str | None:
+        return None
+
+
+SecretValue = str | SecretStr | SecretSource
+"""What ``update_secrets`` takes for one name (a string becomes a `StaticSecret`)."""
+
+
+def source_kind(source: SecretSource) -> str:
+    """The ``kind`` written for ``source``: its class name (or the one it was read with)."""
+    kind = getattr(source, "kind", None)
+    return kind if isinstance(kind, str) else type(source).__name__
+
+
+def _source_classes() -> dict[str, type[SecretSource]]:
+    found: dict[str, type[SecretSource]] = {}
+    todo = list(SecretSource.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        if not getattr(cls, "__abstractmethods__", None):
+            found.setdefault(cls.__name__, cls)
+        todo.extend(cls.__subclasses__())
+    return found
 
 
 def mask_data(data: Any, values: Iterable[str]) -> Any:
@@ -168,19 +217,20 @@ class SecretRegistry(BaseModel):
     """Secret sources by name (the environment variable name)."""
 
     _looked_up: dict[str, str] = PrivateAttr(default_factory=dict)
+    _given: dict[str, str] = PrivateAttr(default_factory=dict)
+    """Values custom sources gave, by name (hidden in output like the others)."""
 
-    def update_secrets(
-        self, secrets: Mapping[str, str | SecretStr | StaticSecret | LookupSecret]
-    ) -> None:
+    def update_secrets(self, secrets: Mapping[str, SecretValue]) -> None:
         """Add or replace secrets; plain strings become `StaticSecret`s."""
         for name, value in secrets.items():
-            if isinstance(value, StaticSecret | LookupSecret):
-                source: StaticSecret | LookupSecret = value
+            if isinstance(value, SecretSource):
+                source: SecretSource = value
             else:
                 text = value.get_secret_value() if isinstance(value, SecretStr) else str(value)
                 source = StaticSecret(value=SecretStr(text))
             self.secret_sources[name] = source
             self._looked_up.pop(name, None)
+            self._given.pop(name, None)
 
     def get_value(self, name: str) -> str | None:
         """The secret's value (a lookup is fetched once and kept in memory)."""
@@ -191,7 +241,15 @@ class SecretRegistry(BaseModel):
             if name not in self._looked_up:
                 self._looked_up[name] = source.get_value()
             return self._looked_up[name]
-        return source.get_value()
+        if isinstance(source, StaticSecret | UnavailableSecret):
+            return source.get_value()
+        try:  # a custom source: asked every time, as in the SDK
+            value = source.get_value()
+        except Exception as exc:  # noqa: BLE001 (user code; the command runs without it)
+            raise SecretError(f"secret source {source_kind(source)} failed: {exc}") from exc
+        if value:
+            self._given[name] = value
+        return value
 
     def find_secrets_in_text(self, text: str) -> set[str]:
         """Names of secrets that ``text`` mentions (case-insensitive, as the SDK)."""
@@ -217,6 +275,7 @@ class SecretRegistry(BaseModel):
             s.get_value() for s in self.secret_sources.values() if isinstance(s, StaticSecret)
         ]
         values.extend(self._looked_up.values())
+        values.extend(self._given.values())
         return [v for v in values if v]
 
     def mask(self, text: str) -> str:
@@ -238,6 +297,8 @@ class SecretRegistry(BaseModel):
                 dumped = dump_secret(source.value, cipher)
                 if dumped is not None:
                     item["value"] = dumped
+            elif not isinstance(source, LookupSecret):
+                item.update(_custom_fields(source, cipher))
             else:
                 # A token in the URL's query string, and every header (whatever its name: a
                 # lookup's headers exist to authenticate it), are secrets.
@@ -248,7 +309,7 @@ class SecretRegistry(BaseModel):
                     )
                 item["url"] = url
                 item["headers"] = {k: dump_secret(v, cipher) for k, v in source.headers.items()}
-            item["kind"] = source.kind
+            item["kind"] = source_kind(source)
             sources[name] = item
         return {"secret_sources": sources}
 
@@ -268,6 +329,8 @@ class SecretRegistry(BaseModel):
         for name, item in data["secret_sources"].items():
             if not isinstance(item, Mapping):
                 sources[name] = item
+            elif item.get("kind") not in (None, "StaticSecret", "LookupSecret"):
+                sources[name] = _custom_source(item, cipher)
             elif item.get("kind") == "LookupSecret":
                 headers = {
                     k: (load_secret(v, cipher) or "") if isinstance(v, str) else v
@@ -276,19 +339,57 @@ class SecretRegistry(BaseModel):
                 url = item.get("url")
                 if redact.is_encrypted(url):
                     url = load_secret(url, cipher) or ""
-                sources[name] = {**item, "headers": headers, "url": url}
+                sources[name] = LookupSecret.model_validate(
+                    {**item, "headers": headers, "url": url}
+                )
             else:
                 value = item.get("value")
                 text = value.get_secret_value() if isinstance(value, SecretStr) else value
                 loaded = load_secret(text, cipher)
                 clean = {k: v for k, v in item.items() if k != "value"}
-                sources[name] = clean if loaded is None else {**clean, "value": loaded}
+                sources[name] = StaticSecret.model_validate(
+                    clean if loaded is None else {**clean, "value": loaded}
+                )
         return {**data, "secret_sources": sources}
 
     @model_serializer(mode="plain")
     def _encode(self, info: SerializationInfo) -> dict[str, Any]:
         context = info.context or {}
         return self.to_json(context.get("cipher"))
+
+
+def _custom_fields(source: SecretSource, cipher: Cipher | None) -> dict[str, Any]:
+    """A custom source's own fields as written: ``SecretStr`` ones through `dump_secret`."""
+    out: dict[str, Any] = {}
+    names = [*type(source).model_fields, *(source.model_extra or {})]
+    for name in names:
+        if name in ("description", "kind"):
+            continue
+        value = getattr(source, name)
+        if isinstance(value, SecretStr):
+            out[name] = dump_secret(value, cipher)
+        elif isinstance(value, BaseModel):
+            out[name] = value.model_dump(mode="json")
+        else:
+            out[name] = value
+    return out
+
+
+def _custom_source(item: Mapping[str, Any], cipher: Cipher | None) -> SecretSource:
+    """A custom source read back: its class when this process defines it, else unavailable."""
+    cls = _source_classes().get(str(item.get("kind")))
+    if cls is not None and cls is not UnavailableSecret:
+        fields = {k: v for k, v in item.items() if k != "kind"}
+        for name, info in cls.model_fields.items():
+            if info.annotation in (SecretStr, SecretStr | None) and isinstance(
+                fields.get(name), str
+            ):
+                fields[name] = load_secret(fields[name], cipher)
+        try:
+            return cls.model_validate(fields)
+        except ValueError:
+            logger.warning("secret source %s could not be restored; it has no value", cls.__name__)
+    return UnavailableSecret.model_validate(dict(item))
 
 
 def secrets_prompt(registry: SecretRegistry) -> str | None:

@@ -679,3 +679,34 @@ def scenario_navigate_to_empty(server: ScriptedLLMServer, work: Path) -> dict[st
         "new_root_parent": events[-2].parent_id,
         "status": str(conversation.state.execution_status.value),
     }
+
+
+def scenario_custom_secret_source(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    import json
+
+    from openhands.sdk.secret import SecretSource
+
+    class VaultSecret(SecretSource):
+        def get_value(self) -> str:
+            return "vault-value-77"
+
+    server.enqueue_text("Noted.")
+    conversation = _conversation(server, work)
+    conversation.update_secrets(
+        {"PLAIN_TOKEN": "plain-value-55", "VAULT_TOKEN": VaultSecret(description="from a vault")}
+    )
+    conversation.send_message("Which secrets can you use?")
+    conversation.run()
+    folder = Path(str(conversation.state.persistence_dir))
+    stored = json.loads((folder / "base_state.json").read_text())["secret_registry"]
+    text = str(server.requests[0].body)
+    return {
+        "stored": stored,
+        "names_in_request": ["PLAIN_TOKEN" in text, "VAULT_TOKEN" in text],
+        "description_in_request": "from a vault" in text,
+        "values_in_request": "plain-value-55" in text or "vault-value-77" in text,
+        "on_disk": any(
+            "vault-value-77" in p.read_text() or "plain-value-55" in p.read_text()
+            for p in folder.rglob("*.json")
+        ),
+    }

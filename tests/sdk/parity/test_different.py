@@ -86,6 +86,17 @@ def test_secrets_added_before_the_first_message_are_announced_by_name(compare: C
     }
 
 
+def test_a_custom_secret_source_is_announced_and_stored_by_class_name(compare: Compare) -> None:
+    # the SDK's custom-secrets pattern: a SecretSource subclass with its own get_value
+    got, _ = compare("custom_secret_source")
+    assert got["result"]["stored"]["secret_sources"]["VAULT_TOKEN"] == {
+        "description": "from a vault",
+        "kind": "VaultSecret",
+    }
+    assert got["result"]["values_in_request"] is False
+    assert got["result"]["on_disk"] is False
+
+
 def test_secrets_added_later_reach_no_prompt_as_in_the_sdk(compare: Compare) -> None:
     got, _ = compare("secrets_update")
     assert got["result"]["value_in_any_request"] is False

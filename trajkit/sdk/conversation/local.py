@@ -107,7 +107,7 @@ from trajkit.sdk.llm.options import call_context
 from trajkit.sdk.logger import get_logger, register_log_secrets
 from trajkit.sdk.mcp import MCPTimeouts, MCPToolset
 from trajkit.sdk.metrics import ConversationStats, Metrics
-from trajkit.sdk.secrets import Cipher, LookupSecret, StaticSecret, mask_data, secrets_prompt
+from trajkit.sdk.secrets import Cipher, SecretValue, mask_data, secrets_prompt
 from trajkit.sdk.state import ConversationExecutionStatus, ConversationState, LocalWorkspace
 from trajkit.sdk.stuck import (
     StuckDetector,
@@ -136,9 +136,6 @@ _R = TypeVar("_R")
 
 class StepInterrupted(Exception):
     """`Conversation.interrupt` stopped the wait for a model call."""
-
-
-SecretValue = str | StaticSecret | LookupSecret
 
 
 class Conversation:
