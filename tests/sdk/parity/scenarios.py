@@ -710,3 +710,14 @@ def scenario_custom_secret_source(server: ScriptedLLMServer, work: Path) -> dict
             for p in folder.rglob("*.json")
         ),
     }
+
+
+def scenario_arun(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    import asyncio
+
+    server.enqueue_tool_call("think", {"thought": "async"})
+    server.enqueue_text("async answer")
+    conversation = _conversation(server, work)
+    conversation.send_message("Run from asyncio.")
+    asyncio.run(conversation.arun())
+    return {"status": str(conversation.state.execution_status.value)}

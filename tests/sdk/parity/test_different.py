@@ -156,6 +156,11 @@ def test_navigating_to_the_empty_tree_starts_a_new_root(compare: Compare) -> Non
     assert got["result"]["roles_of_last_request"] == ["user"]
 
 
+def test_arun_writes_and_sends_what_run_does_in_the_sdk(compare: Compare) -> None:
+    got, _ = compare("arun")
+    assert got["result"]["status"] == "finished"
+
+
 def test_hello_writes_the_sdk_files_and_no_state_update_events(compare: Compare) -> None:
     got, _ = compare("hello")
     kinds = got["conversations"][0]["event_kinds"]

@@ -51,6 +51,7 @@ process: the object holds the conversation's writer lock (`trajkit.store.writer_
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import contextvars
 import os
@@ -494,6 +495,25 @@ class Conversation:
                 st._iteration = 0
             with call_context(str(self.id)):
                 self._run_loop()
+
+    async def arun(self) -> None:
+        """`run` for asyncio code (the SDK's ``arun``): the run goes on in a worker thread
+        while the event loop stays free. Cancelling the awaiting task interrupts it, as the
+        SDK's cancelled ``arun``: the model call in flight is abandoned, the status becomes
+        ``paused`` with an ``InterruptEvent``, and the task ends without raising
+        ``CancelledError``; ``interrupt()`` from anywhere does the same.
+
+        Raises:
+            ConversationRunError: as `run`.
+        """
+        loop = asyncio.get_running_loop()
+        context = contextvars.copy_context()
+        future = loop.run_in_executor(None, context.run, self.run)
+        try:
+            await asyncio.shield(future)
+        except asyncio.CancelledError:
+            self.interrupt()
+            await future  # the run records the interrupt and stops
 
     def _run_loop(self) -> None:
         st = self.state

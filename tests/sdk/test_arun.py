@@ -1,0 +1,75 @@
+"""``Conversation.arun``: the SDK's async run, awaited from an event loop."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from tests.sdk.helpers import make_agent
+from tests.support.llm_server import ScriptedLLMServer
+from trajkit.sdk import Conversation
+from trajkit.sdk.conversation import ConversationRunError
+
+WAIT = 120.0
+
+
+def _conversation(server: ScriptedLLMServer, folder: Path) -> Conversation:
+    return Conversation(
+        agent=make_agent(server, tools=(), num_retries=0),
+        workspace=folder / "ws",
+        persistence_dir=folder / "c",
+        visualizer=None,
+    )
+
+
+def test_two_conversations_run_together_on_one_loop(tmp_path: Path) -> None:
+    with ScriptedLLMServer() as server:
+        server.enqueue_text("one", delay=0.3)
+        server.enqueue_text("two", delay=0.3)
+        conversations = [_conversation(server, tmp_path / str(i)) for i in range(2)]
+        for c in conversations:
+            c.send_message("Hi.")
+        ticks = 0
+
+        async def main() -> None:
+            nonlocal ticks
+            runs = asyncio.gather(*(c.arun() for c in conversations))
+            while not runs.done():  # the loop stays free while the runs work
+                ticks += 1
+                await asyncio.sleep(0.01)
+            await runs
+
+        asyncio.run(asyncio.wait_for(main(), WAIT))
+    assert [c.state.execution_status.value for c in conversations] == ["finished", "finished"]
+    assert ticks > 5
+
+
+def test_cancelling_the_task_interrupts_the_run(tmp_path: Path) -> None:
+    with ScriptedLLMServer() as server:
+        server.enqueue_text("too late", delay=30)
+        conversation = _conversation(server, tmp_path)
+        conversation.send_message("Take your time.")
+
+        async def main() -> None:
+            task = asyncio.create_task(conversation.arun())
+            while not server.requests:  # the model call is in flight
+                await asyncio.sleep(0.01)
+            task.cancel()
+            await task  # ends without raising CancelledError, as the SDK's arun
+
+        asyncio.run(asyncio.wait_for(main(), WAIT))
+    kinds = [e.kind for e in conversation.state.events]
+    assert kinds[-1] == "InterruptEvent"
+    assert conversation.state.execution_status.value == "paused"
+
+
+def test_a_failed_run_raises_from_arun(tmp_path: Path) -> None:
+    with ScriptedLLMServer() as server:
+        server.enqueue_error(400, "bad request")
+        conversation = _conversation(server, tmp_path)
+        conversation.send_message("Hi.")
+        with pytest.raises(ConversationRunError):
+            asyncio.run(asyncio.wait_for(conversation.arun(), WAIT))
+    assert conversation.state.execution_status.value == "error"
