@@ -11,7 +11,9 @@ One `Agent.step` is one LLM call plus the tool calls it asks for:
 1. The messages are the conversation's view (``state.view``, `trajkit.sdk.context.view`):
    kept live during a run, as the SDK keeps it, and rebuilt with the view properties on
    restore, so a restored conversation sends what ``trajkit convert --view condensed`` gives.
-2. Text without tool calls becomes an agent ``MessageEvent`` and the run is finished.
+2. Text without tool calls becomes an agent ``MessageEvent`` and the run is finished. A
+   reply the provider's content filter blocked becomes a user message asking the model to
+   rephrase, and the run goes on (as the SDK does).
 3. Every tool call becomes an ``ActionEvent`` (thought and reasoning on the first only); all of
    them are emitted before any runs. A call naming no known tool, or with arguments that are not
    valid JSON for the tool, gets ``action=None`` and, in its turn, an ``AgentErrorEvent`` that
@@ -58,6 +60,7 @@ from trajkit.sdk.condenser import LLMSummarizingCondenser
 from trajkit.sdk.confirmation import LLMSecurityAnalyzer
 from trajkit.sdk.llm import LLM
 from trajkit.sdk.llm.exceptions import (
+    LLMContentPolicyViolationError,
     LLMContextWindowExceedError,
     LLMMalformedConversationHistoryError,
 )
@@ -77,6 +80,12 @@ if TYPE_CHECKING:
     from trajkit.sdk.conversation import Conversation
 
 __all__ = ["Agent"]
+
+CONTENT_FILTERED = (
+    "The provider's content filter stopped your last reply before it reached me. Go on with "
+    "the task and word the reply differently."
+)
+"""Sent as a user message when the model's reply was blocked by the provider's filter."""
 
 
 class Agent(BaseModel):
@@ -251,6 +260,15 @@ class Agent(BaseModel):
             if not isinstance(self.condenser, LLMSummarizingCondenser):
                 raise
             conversation.emit(CondensationRequest())  # condensed at the next step (SDK)
+            return
+        except LLMContentPolicyViolationError:
+            # a refusal of this reply, not of the task: ask again, as the SDK does
+            conversation.emit(
+                MessageEvent(
+                    source="user",
+                    llm_message=Message(role="user", content=[TextContent(text=CONTENT_FILTERED)]),
+                )
+            )
             return
         except LLMMalformedConversationHistoryError:
             if not isinstance(self.condenser, LLMSummarizingCondenser):

@@ -721,3 +721,19 @@ def scenario_arun(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
     conversation.send_message("Run from asyncio.")
     asyncio.run(conversation.arun())
     return {"status": str(conversation.state.execution_status.value)}
+
+
+def scenario_content_filter_nudge(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    server.enqueue_error(400, "Output blocked by content filtering policy")
+    server.enqueue_text("A rephrased answer.")
+    conversation = _conversation(server, work)
+    conversation.send_message("Tell me something.")
+    conversation.run()
+    last = server.requests[-1].body["messages"]
+    return {
+        "status": str(conversation.state.execution_status.value),
+        "requests": len(server.requests),
+        "roles_of_last_request": [m["role"] for m in last],
+        "kinds": [type(e).__name__ for e in conversation.state.events],
+        "sources": [getattr(e, "source", None) for e in conversation.state.events],
+    }

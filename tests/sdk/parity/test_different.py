@@ -161,6 +161,17 @@ def test_arun_writes_and_sends_what_run_does_in_the_sdk(compare: Compare) -> Non
     assert got["result"]["status"] == "finished"
 
 
+def test_a_reply_blocked_by_the_content_filter_is_asked_again(tmp_path: Path) -> None:
+    # The nudge's wording is trajkit's own, so the requests are compared by shape only.
+    from tests.sdk.parity.harness import expected, run_trajkit
+
+    got = run_trajkit("content_filter_nudge", tmp_path)["result"]
+    want = expected("content_filter_nudge")["result"]
+    assert got == want
+    assert got["kinds"][2:] == ["MessageEvent", "MessageEvent"]
+    assert got["sources"][2:] == ["user", "agent"]
+
+
 def test_hello_writes_the_sdk_files_and_no_state_update_events(compare: Compare) -> None:
     got, _ = compare("hello")
     kinds = got["conversations"][0]["event_kinds"]

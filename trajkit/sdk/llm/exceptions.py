@@ -90,6 +90,7 @@ _MALFORMED = (
     "must be followed by tool messages responding to each 'tool_call_id'",
     "failed to parse tool call arguments as json",
 )
+_CONTENT_POLICY = ("content_policy", "content filtering policy", "blocked by content filtering")
 _AUTH = ("invalid api key", "incorrect api key", "invalid_api_key", "unauthorized")
 
 
@@ -115,7 +116,9 @@ def llm_error_class(kind: str, status_code: int | None, text: str) -> type[LLMEr
         "BadGatewayError",
     ) or (status_code is not None and status_code >= 500):
         return LLMServiceUnavailableError
-    if kind == "ContentPolicyViolationError":
+    if kind == "ContentPolicyViolationError" or (
+        status_code in (None, 400) and any(s in lowered for s in _CONTENT_POLICY)
+    ):
         return LLMContentPolicyViolationError
     if kind in ("BadRequestError", "NotFoundError", "UnprocessableEntityError") or (
         status_code is not None and 400 <= status_code < 500
