@@ -133,6 +133,8 @@ def test_lookup_secret_fetches_and_protects_headers(secret_http):
     reg.update_secrets({"API_TOKEN": lookup})
     assert reg.env_for_command("echo $API_TOKEN") == {"API_TOKEN": "looked-up-value-42"}
     assert seen[0]["Authorization"] == "Bearer hdr-token-777"
+    reg.env_for_command("echo $API_TOKEN again")
+    assert len(seen) == 2  # fetched for each command that names it, as the SDK does
     assert reg.mask("v=looked-up-value-42") == f"v={HIDDEN}"
     masked = json.loads(reg.model_dump_json())
     # every header of a lookup is a secret, whatever its name (issue 14: odd names leaked)

@@ -1,9 +1,9 @@
 """Secrets: sources, the registry a conversation keeps, and how they reach disk.
 
 ``conversation.update_secrets({"GITHUB_TOKEN": "ghp_…"})`` stores each value as a
-`StaticSecret`; a `LookupSecret` fetches its value from a URL (with headers) when first needed;
-a subclass of `SecretSource` with its own ``get_value`` (the SDK's custom-secrets pattern) is
-asked each time a command names it (``trajkit.sdk.secret`` is the SDK's import path).
+`StaticSecret`; a `LookupSecret` fetches its value from a URL (with headers), and a subclass
+of `SecretSource` with its own ``get_value`` (the SDK's custom-secrets pattern) computes it,
+each time a command names the secret, as in the SDK (``trajkit.sdk.secret`` is its path).
 The terminal exports a secret as an environment variable only for a command that names it
 (`SecretRegistry.env_for_command`, case-insensitive like the SDK), and every registered value is
 replaced by ``<secret-hidden>`` in what tools return (`SecretRegistry.mask`, `mask_data`).
@@ -216,9 +216,8 @@ class SecretRegistry(BaseModel):
     secret_sources: dict[str, SecretSource] = Field(default_factory=dict)
     """Secret sources by name (the environment variable name)."""
 
-    _looked_up: dict[str, str] = PrivateAttr(default_factory=dict)
     _given: dict[str, str] = PrivateAttr(default_factory=dict)
-    """Values custom sources gave, by name (hidden in output like the others)."""
+    """The last value each lookup or custom source gave, by name (hidden in output)."""
 
     def update_secrets(self, secrets: Mapping[str, SecretValue]) -> None:
         """Add or replace secrets; plain strings become `StaticSecret`s."""
@@ -229,26 +228,23 @@ class SecretRegistry(BaseModel):
                 text = value.get_secret_value() if isinstance(value, SecretStr) else str(value)
                 source = StaticSecret(value=SecretStr(text))
             self.secret_sources[name] = source
-            self._looked_up.pop(name, None)
             self._given.pop(name, None)
 
     def get_value(self, name: str) -> str | None:
-        """The secret's value (a lookup is fetched once and kept in memory)."""
+        """The secret's value now (lookups and custom sources are asked each time)."""
         source = self.secret_sources.get(name)
         if source is None:
             return None
-        if isinstance(source, LookupSecret):
-            if name not in self._looked_up:
-                self._looked_up[name] = source.get_value()
-            return self._looked_up[name]
         if isinstance(source, StaticSecret | UnavailableSecret):
             return source.get_value()
-        try:  # a custom source: asked every time, as in the SDK
+        try:  # a lookup or a custom source: asked every time, as in the SDK
             value = source.get_value()
+        except SecretError:
+            raise
         except Exception as exc:  # noqa: BLE001 (user code; the command runs without it)
             raise SecretError(f"secret source {source_kind(source)} failed: {exc}") from exc
         if value:
-            self._given[name] = value
+            self._given[name] = value  # hidden in output from now on
         return value
 
     def find_secrets_in_text(self, text: str) -> set[str]:
@@ -274,7 +270,6 @@ class SecretRegistry(BaseModel):
         values = [
             s.get_value() for s in self.secret_sources.values() if isinstance(s, StaticSecret)
         ]
-        values.extend(self._looked_up.values())
         values.extend(self._given.values())
         return [v for v in values if v]
 
