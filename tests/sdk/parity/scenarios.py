@@ -737,3 +737,22 @@ def scenario_content_filter_nudge(server: ScriptedLLMServer, work: Path) -> dict
         "kinds": [type(e).__name__ for e in conversation.state.events],
         "sources": [getattr(e, "source", None) for e in conversation.state.events],
     }
+
+
+def scenario_switch_llm(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    server.enqueue_text("from the first model")
+    server.enqueue_text("from the second model")
+    conversation = _conversation(server, work)
+    conversation.send_message("First.")
+    conversation.run()
+    conversation.switch_llm(_llm(server, model="openai/gpt-4.1", usage_id="agent"))
+    conversation.send_message("Second.")
+    conversation.run()
+    stats = conversation.conversation_stats.usage_to_metrics
+    return {
+        "models": [r.body.get("model") for r in server.requests],
+        "agent_model": conversation.agent.llm.model,
+        "state_model": conversation.state.agent.llm.model,
+        "usage_ids": sorted(stats),
+        "agent_calls": len(stats["agent"].token_usages),
+    }

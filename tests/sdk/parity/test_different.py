@@ -172,6 +172,14 @@ def test_a_reply_blocked_by_the_content_filter_is_asked_again(tmp_path: Path) ->
     assert got["sources"][2:] == ["user", "agent"]
 
 
+def test_switch_llm_changes_the_model_from_the_next_step(compare: Compare) -> None:
+    got, _ = compare("switch_llm")
+    assert got["result"]["models"] == ["gpt-4o", "gpt-4.1"]
+    assert got["result"]["state_model"] == "openai/gpt-4.1"
+    assert got["result"]["agent_calls"] == 2  # one metrics object for the usage id
+    assert got["conversations"][0]["base_state"]["agent"]["llm"]["model"] == "openai/gpt-4.1"
+
+
 def test_hello_writes_the_sdk_files_and_no_state_update_events(compare: Compare) -> None:
     got, _ = compare("hello")
     kinds = got["conversations"][0]["event_kinds"]

@@ -601,6 +601,45 @@ class Conversation:
 
         return generate_title(self, llm, max_length)
 
+    def switch_llm(self, llm: LLM) -> None:
+        """Give the agent ``llm`` from the next step on (the SDK's ``switch_llm``), persisted
+        in ``base_state.json``. Usage already recorded under ``llm.usage_id`` keeps counting
+        on it; a condenser that used the agent's LLM configuration follows the switch (its
+        own usage id and metrics kept).
+        """
+        from trajkit.sdk.condenser import LLMSummarizingCondenser
+        from trajkit.sdk.conversation.extras import ASK_AGENT_USAGE_ID
+
+        with self.state as st:
+            recorded = st.stats.usage_to_metrics.get(llm.usage_id)
+            if isinstance(recorded, Metrics) and recorded is not llm.metrics:
+                llm.restore_metrics(recorded)
+            update: dict[str, Any] = {"llm": llm}
+            condenser = self.agent.condenser
+            if isinstance(condenser, LLMSummarizingCondenser) and _same_llm(
+                condenser.llm, self.agent.llm
+            ):
+                follower = llm.model_copy(update={"usage_id": condenser.llm.usage_id})
+                follower.restore_metrics(condenser.llm.metrics)
+                update["condenser"] = condenser.model_copy(update={"llm": follower})
+            self.agent = self.agent.model_copy(update=update)
+            st.agent = self.agent
+            for model in self.agent.llms():
+                st.stats.usage_to_metrics[model.usage_id] = model.metrics
+            self._side_llms.pop(ASK_AGENT_USAGE_ID, None)  # made again from the new LLM
+
+    def execute_tool(self, tool_name: str, action: Any) -> Any:
+        """Run one tool directly, outside the agent loop (the SDK's ``execute_tool``): no
+        confirmation, no event recorded; returns the tool's observation.
+
+        Raises:
+            KeyError: the conversation has no tool of that name.
+        """
+        tool = self.tools.get(tool_name)
+        if tool is None:
+            raise KeyError(f"Tool '{tool_name}' not found. Available tools: {list(self.tools)}")
+        return tool.execute(action, self)
+
     def navigate_to(self, event_id: str | None) -> None:
         """Move the HEAD to ``event_id`` (``None``: the empty tree), as the SDK's
         ``navigate_to``: the next request is made of the branch ending there, and the next
@@ -832,6 +871,13 @@ class Conversation:
         if verdict is not None:
             logger.warning("conversation %s is stuck: %s", self.id, verdict.detail)
         return verdict is not None
+
+
+def _same_llm(a: LLM, b: LLM) -> bool:
+    """The same configuration, secrets included, whatever the usage id."""
+    context = {"expose_secrets": True}
+    dump_a = a.model_dump(mode="json", context=context, exclude={"usage_id"})
+    return bool(dump_a == b.model_dump(mode="json", context=context, exclude={"usage_id"}))
 
 
 def _make_visualizer(
