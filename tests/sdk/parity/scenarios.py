@@ -756,3 +756,31 @@ def scenario_switch_llm(server: ScriptedLLMServer, work: Path) -> dict[str, Any]
         "usage_ids": sorted(stats),
         "agent_calls": len(stats["agent"].token_usages),
     }
+
+
+def scenario_switch_profile(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    from openhands.sdk import LLMProfileStore
+
+    store = LLMProfileStore(base_dir=str(work / "profiles"))
+    store.save("second", _llm(server, model="openai/gpt-4.1"), include_secrets=True)
+    server.enqueue_text("first model")
+    server.enqueue_text("profile model")
+    from openhands.sdk import Agent, LocalConversation
+
+    conversation = LocalConversation(
+        agent=Agent(llm=_llm(server), tools=[]),
+        workspace=str(work / "ws"),
+        persistence_dir=str(work / "conversations"),
+        visualizer=None,
+        profile_store_dir=str(work / "profiles"),
+    )
+    conversation.send_message("First.")
+    conversation.run()
+    conversation.switch_profile("second")
+    conversation.send_message("Second.")
+    conversation.run()
+    return {
+        "models": [r.body.get("model") for r in server.requests],
+        "usage_id": conversation.agent.llm.usage_id,
+        "usage_ids": sorted(conversation.conversation_stats.usage_to_metrics),
+    }

@@ -180,6 +180,12 @@ def test_switch_llm_changes_the_model_from_the_next_step(compare: Compare) -> No
     assert got["conversations"][0]["base_state"]["agent"]["llm"]["model"] == "openai/gpt-4.1"
 
 
+def test_switch_profile_loads_a_saved_llm_under_its_profile_usage_id(compare: Compare) -> None:
+    got, _ = compare("switch_profile")
+    assert got["result"]["usage_id"] == "profile:second"
+    assert got["result"]["usage_ids"] == ["agent", "profile:second"]
+
+
 def test_hello_writes_the_sdk_files_and_no_state_update_events(compare: Compare) -> None:
     got, _ = compare("hello")
     kinds = got["conversations"][0]["event_kinds"]

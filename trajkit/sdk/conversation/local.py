@@ -161,6 +161,7 @@ class Conversation:
         visualizer: type[ConversationVisualizerBase]
         | ConversationVisualizerBase
         | None = DefaultConversationVisualizer,
+        profile_store_dir: str | os.PathLike[str] | None = None,
         **_: object,
     ) -> None:
         # Keyword arguments the SDK accepts for features trajkit does not have (plugins,
@@ -173,6 +174,7 @@ class Conversation:
         refuse_outside_links(folder)
         # One live writer per conversation, for as long as this object lives (store.writer_lock)
         self._writer_lock = _ProcessWriterLock(folder)
+        self._profile_store_dir = profile_store_dir
         try:
             self._open(
                 agent,
@@ -627,6 +629,25 @@ class Conversation:
             for model in self.agent.llms():
                 st.stats.usage_to_metrics[model.usage_id] = model.metrics
             self._side_llms.pop(ASK_AGENT_USAGE_ID, None)  # made again from the new LLM
+
+    def switch_profile(self, profile_name: str) -> None:
+        """`switch_llm` to an LLM profile saved with `trajkit.sdk.llm.LLMProfileStore` (in
+        ``profile_store_dir``, by default ``~/.openhands/profiles``), under the usage id
+        ``profile:<name>``, as the SDK's ``switch_profile``.
+
+        Raises:
+            FileNotFoundError: no profile of that name.
+        """
+        from trajkit.sdk.llm import LLMProfileStore
+
+        usage_id = f"profile:{profile_name}"
+        llm = self._side_llms.get(usage_id)
+        if llm is None:
+            where = self._profile_store_dir
+            loaded = LLMProfileStore(Path(where) if where is not None else None).load(profile_name)
+            llm = loaded.model_copy(update={"usage_id": usage_id})
+            self._side_llms[usage_id] = llm
+        self.switch_llm(llm)
 
     def execute_tool(self, tool_name: str, action: Any) -> Any:
         """Run one tool directly, outside the agent loop (the SDK's ``execute_tool``): no
