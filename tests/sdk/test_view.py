@@ -182,3 +182,17 @@ def test_token_count_includes_the_offered_tools(tmp_path: Path) -> None:
         llm = conversation.agent.llm
         bare = llm.get_token_count(events_to_messages(events))
         assert view_tokens(events, llm) > bare
+
+
+def test_the_models_context_window_caps_the_token_limit(tmp_path: Path) -> None:
+    with ScriptedLLMServer() as server:
+        llm = make_llm(server)  # openai/gpt-4o: litellm knows its context window
+        assert llm.effective_max_input_tokens == 128000
+        assert make_llm(server, max_input_tokens=900).effective_max_input_tokens == 900
+        condenser = LLMSummarizingCondenser(llm=make_llm(server, usage_id="condenser"))
+        assert condenser._token_limit(llm) == 128000
+        small = condenser.model_copy(update={"max_tokens": 5000})
+        assert small._token_limit(llm) == 5000
+        unknown = make_llm(server, model="openai/no-such-model-xyz")
+        assert unknown.effective_max_input_tokens is None
+        assert condenser._token_limit(unknown) is None

@@ -6,7 +6,8 @@ Behaviour of openhands-sdk 1.58.2's condenser of the same name (checked against 
 - It runs at the start of an agent step, on the view the step would send
   (`trajkit.sdk.context.view`, ``state.view``). It condenses when the view holds more than
   ``max_size`` events, when its tokens (the agent LLM's count, tools included) pass
-  ``max_tokens`` (or the agent LLM's ``max_input_tokens``, the smaller), or when a
+  ``max_tokens`` (or the agent LLM's context window, ``effective_max_input_tokens``: its
+  ``max_input_tokens`` or the model's, the smaller), or when a
   ``CondensationRequest`` (``conversation.condense()``, a context-window overflow, a history
   the provider refused) has no ``Condensation`` after it.
 - What is forgotten: from ``keep_first`` (never the system prompt) up to the point that
@@ -147,7 +148,7 @@ class LLMSummarizingCondenser(BaseModel):
     """Events in the view above which it condenses."""
     max_tokens: int | None = Field(default=None, gt=0)
     """Tokens of the view (the agent LLM's count, tools included) above which it condenses;
-    the agent LLM's ``max_input_tokens``, when set, caps it."""
+    the agent LLM's context window (``effective_max_input_tokens``) caps it."""
     keep_first: int = Field(default=2, ge=0)
     """Events at the start that are never forgotten."""
     minimum_progress: float = Field(default=0.1, gt=0.0, lt=1.0)
@@ -206,7 +207,7 @@ class LLMSummarizingCondenser(BaseModel):
             return self._hard_reset(events)
 
     def _token_limit(self, agent_llm: LLM | None) -> int | None:
-        limits = [self.max_tokens, agent_llm.max_input_tokens if agent_llm else None]
+        limits = [self.max_tokens, agent_llm.effective_max_input_tokens if agent_llm else None]
         present = [n for n in limits if n is not None]
         return min(present) if present else None
 

@@ -295,6 +295,15 @@ class LLM(BaseModel):
         return "claude" in self.model.lower() or self.model.startswith("anthropic/")
 
     # -- capabilities ----------------------------------------------------------------
+    @property
+    def effective_max_input_tokens(self) -> int | None:
+        """The context window used at run time: ``max_input_tokens`` when set, else the
+        model's as litellm's model information gives it (None when unknown)."""
+        if self.max_input_tokens:
+            return self.max_input_tokens
+        known = self._info().get("max_input_tokens")
+        return known if isinstance(known, int) and known > 0 else None
+
     def _info(self) -> dict[str, Any]:
         if self._model_info is None:
             litellm = _import_litellm()
