@@ -56,7 +56,7 @@ from trajkit.events import (
     TextContent,
 )
 from trajkit.sdk.builtins import DEFAULT_TOOL_NAMES
-from trajkit.sdk.condenser import LLMSummarizingCondenser
+from trajkit.sdk.condenser import CONDENSERS, Condenser
 from trajkit.sdk.confirmation import LLMSecurityAnalyzer
 from trajkit.sdk.llm import LLM
 from trajkit.sdk.llm.exceptions import (
@@ -113,8 +113,9 @@ class Agent(BaseModel):
     """Security policy inserted in the prompt: a bundled name, an absolute path, or "" for none."""
     system_prompt_kwargs: dict[str, Any] = Field(default_factory=dict)
     """Template variables, e.g. ``cli_mode``; ``llm_security_analyzer`` defaults to true."""
-    condenser: LLMSummarizingCondenser | dict[str, Any] | None = None
-    """``LLMSummarizingCondenser`` (other kinds are kept as given and not run)."""
+    condenser: Condenser | dict[str, Any] | None = None
+    """``LLMSummarizingCondenser``, ``PipelineCondenser`` or ``NoOpCondenser`` (other kinds
+    are kept as given and not run)."""
     critic: dict[str, Any] | None = None
     """Critic configuration (kept as given)."""
     tool_concurrency_limit: int = Field(default=1, ge=1)
@@ -176,9 +177,15 @@ class Agent(BaseModel):
     def llms(self) -> list[LLM]:
         """The agent's LLM and the condenser's (each keeps its metrics under its usage id)."""
         out = [self.llm]
-        if isinstance(self.condenser, LLMSummarizingCondenser):
-            out.append(self.condenser.llm)
+        if isinstance(self.condenser, CONDENSERS):
+            out.extend(self.condenser.llms())
         return out
+
+    def handles_condensation_requests(self) -> bool:
+        """Whether the condenser answers a ``CondensationRequest`` (the SDK's check)."""
+        return isinstance(self.condenser, CONDENSERS) and (
+            self.condenser.handles_condensation_requests()
+        )
 
     def tool_names(self) -> list[str]:
         """Names of the spec'd tools plus the built-in ones (for the restore check)."""
@@ -257,7 +264,7 @@ class Agent(BaseModel):
         try:
             response = conversation.call_llm(lambda: self.llm.call(messages, list(tools.values())))
         except LLMContextWindowExceedError:
-            if not isinstance(self.condenser, LLMSummarizingCondenser):
+            if not self.handles_condensation_requests():
                 raise
             conversation.emit(CondensationRequest())  # condensed at the next step (SDK)
             return
@@ -271,7 +278,7 @@ class Agent(BaseModel):
             )
             return
         except LLMMalformedConversationHistoryError:
-            if not isinstance(self.condenser, LLMSummarizingCondenser):
+            if not self.handles_condensation_requests():
                 raise
             # The live view may be what the provider refused: rebuild it with the view
             # properties enforced, then condense at the next step (as the SDK recovers).
@@ -313,7 +320,7 @@ class Agent(BaseModel):
 
     def _condensation(self, conversation: Conversation) -> Condensation | None:
         """The condensation the condenser wants before this step's model call, if any."""
-        if not isinstance(self.condenser, LLMSummarizingCondenser):
+        if not isinstance(self.condenser, CONDENSERS):
             return None
         return self.condenser.condense(conversation.state.view, agent_llm=self.llm)
 

@@ -50,9 +50,13 @@ from trajkit.sdk.context.view import View
 from trajkit.sdk.llm import LLM, LLMError
 
 __all__ = [
+    "CONDENSERS",
+    "Condenser",
     "LLMSummarizingCondenser",
     "NoCondensationAvailable",
     "NoCondensationAvailableException",
+    "NoOpCondenser",
+    "PipelineCondenser",
     "safe_cuts",
     "view_tokens",
 ]
@@ -172,6 +176,10 @@ class LLMSummarizingCondenser(BaseModel):
     def handles_condensation_requests(self) -> bool:
         """Whether ``conversation.condense()`` can use it (always)."""
         return True
+
+    def llms(self) -> list[LLM]:
+        """Its summarising LLM."""
+        return [self.llm]
 
     def condense(self, view: View, agent_llm: LLM | None = None) -> Condensation | None:
         """The condensation this step needs, or None (see the module docstring).
@@ -293,3 +301,57 @@ class LLMSummarizingCondenser(BaseModel):
             summary_offset=offset,
             llm_response_id=response.id,
         )
+
+
+class NoOpCondenser(BaseModel):
+    """Leaves the view as it is (the SDK's ``NoOpCondenser``, mostly for tests)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    kind: Literal["NoOpCondenser"] = "NoOpCondenser"
+    """Condenser class name."""
+
+    def handles_condensation_requests(self) -> bool:
+        """Never: ``conversation.condense()`` refuses it."""
+        return False
+
+    def condense(self, view: View, agent_llm: LLM | None = None) -> Condensation | None:
+        """Nothing to do."""
+        del view, agent_llm
+        return None
+
+    def llms(self) -> list[LLM]:
+        return []
+
+
+class PipelineCondenser(BaseModel):
+    """Condensers tried in order; the first that condenses wins (the SDK's
+    ``PipelineCondenser``: trajkit's condensers leave the view whole or condense it)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    condensers: list[LLMSummarizingCondenser | NoOpCondenser | PipelineCondenser]
+    """The condensers, in order."""
+    kind: Literal["PipelineCondenser"] = "PipelineCondenser"
+    """Condenser class name."""
+
+    def handles_condensation_requests(self) -> bool:
+        """When one of its condensers does."""
+        return any(c.handles_condensation_requests() for c in self.condensers)
+
+    def condense(self, view: View, agent_llm: LLM | None = None) -> Condensation | None:
+        """The first condensation one of the condensers makes, or None."""
+        for condenser in self.condensers:
+            result = condenser.condense(view, agent_llm=agent_llm)
+            if result is not None:
+                return result
+        return None
+
+    def llms(self) -> list[LLM]:
+        """The summarising LLMs of its condensers."""
+        return [llm for c in self.condensers for llm in c.llms()]
+
+
+Condenser = LLMSummarizingCondenser | NoOpCondenser | PipelineCondenser
+"""The condensers trajkit runs."""
+CONDENSERS = (LLMSummarizingCondenser, NoOpCondenser, PipelineCondenser)

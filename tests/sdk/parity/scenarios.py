@@ -784,3 +784,43 @@ def scenario_switch_profile(server: ScriptedLLMServer, work: Path) -> dict[str, 
         "usage_id": conversation.agent.llm.usage_id,
         "usage_ids": sorted(conversation.conversation_stats.usage_to_metrics),
     }
+
+
+def scenario_condense_pipeline(server: ScriptedLLMServer, work: Path) -> dict[str, Any]:
+    from openhands.sdk import Agent
+    from openhands.sdk.context.condenser import (
+        LLMSummarizingCondenser,
+        NoOpCondenser,
+        PipelineCondenser,
+    )
+
+    for i in range(3):
+        server.enqueue_tool_call("think", {"thought": f"step {i}"})
+    server.enqueue_text("SUMMARY-P: three thoughts.")
+    server.enqueue_tool_call("think", {"thought": "after the summary"})
+    server.enqueue_text("All done.")
+    summarizing = LLMSummarizingCondenser(
+        llm=_llm(server, usage_id="condenser"), max_size=6, keep_first=1
+    )
+    pipeline = PipelineCondenser(condensers=[NoOpCondenser(), summarizing])
+    conversation = _conversation(
+        server, work, agent=Agent(llm=_llm(server), tools=[], condenser=pipeline)
+    )
+    conversation.send_message("Think a few times, then stop.")
+    conversation.run()
+    noop = _conversation(
+        server,
+        work,
+        agent=Agent(llm=_llm(server), tools=[], condenser=NoOpCondenser()),
+    )
+    try:
+        noop.condense()
+        refused = None
+    except ValueError as e:
+        refused = type(e).__name__
+    return {
+        "status": str(conversation.state.execution_status.value),
+        "request_kinds": _request_kinds(server),
+        "usage_ids": sorted(conversation.conversation_stats.usage_to_metrics),
+        "noop_condense": refused,
+    }

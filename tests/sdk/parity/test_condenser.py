@@ -37,6 +37,15 @@ def test_condenses_automatically_past_max_size(compare: Compare) -> None:
     assert after["messages"][1]["content"][0]["text"].startswith("SUMMARY-1")
 
 
+def test_a_pipeline_condenses_with_its_first_condenser_that_does(compare: Compare) -> None:
+    got, want = compare("condense_pipeline")
+    _same_condensation(got, want)
+    assert got["result"]["usage_ids"] == ["agent", "condenser"]
+    assert got["result"]["noop_condense"] == "ValueError"  # NoOp does not condense on request
+    saved = got["conversations"][0]["base_state"]["agent"]["condenser"]
+    assert [c["kind"] for c in saved["condensers"]] == ["NoOpCondenser", "LLMSummarizingCondenser"]
+
+
 def test_a_failed_summary_for_the_size_rule_skips_the_condensation(compare: Compare) -> None:
     got, _ = compare("condense_summary_fails")
     assert "Condensation" not in got["conversations"][0]["event_kinds"]

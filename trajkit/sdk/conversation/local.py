@@ -682,11 +682,15 @@ class Conversation:
         Raises:
             ValueError: the agent has no condenser that handles requests.
         """
-        from trajkit.sdk.condenser import LLMSummarizingCondenser
-
-        if not isinstance(self.agent.condenser, LLMSummarizingCondenser):
+        if not self.agent.handles_condensation_requests():
+            what = (
+                "has no condenser"
+                if self.agent.condenser is None
+                else f"has a condenser that does not condense on request "
+                f"({type(self.agent.condenser).__name__})"
+            )
             raise ValueError(
-                "cannot condense: the agent has no condenser; give it one, e.g. "
+                f"cannot condense: the agent {what}; give it one, e.g. "
                 "Agent(llm=llm, condenser=LLMSummarizingCondenser(llm=llm.model_copy("
                 'update={"usage_id": "condenser"}), max_size=120, keep_first=4))'
             )

@@ -4,10 +4,14 @@ from trajkit.sdk.condenser import (
     LLMSummarizingCondenser,
     NoCondensationAvailable,
     NoCondensationAvailableException,
+    NoOpCondenser,
+    PipelineCondenser,
 )
 
 __all__ = [
     "LLMSummarizingCondenser",
     "NoCondensationAvailable",
     "NoCondensationAvailableException",
+    "NoOpCondenser",
+    "PipelineCondenser",
 ]
