@@ -7,6 +7,10 @@ folder under /tmp (records of about 1 MB: 100 events each, terminal outputs of 1
 100 KB), runs `trajkit export` on it in a child process, samples the resident memory of the
 command and its workers every 20 ms from /proc, prints the figures, and deletes everything
 (unless `--keep`). Target: peak RSS (all processes together) below 500 MB.
+
+RSS summed over the command and its forked workers counts the pages they share (imports) once
+per process; PSS (`/proc/<pid>/smaps_rollup`) counts them once overall and is printed too. Memory
+is flat in the input size (one record per worker at a time), so a 0.3-0.6 GB run stands for 2 GB.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import resource
 import shutil
 import subprocess
 import sys
@@ -23,7 +28,39 @@ import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_export import _PeakSampler  # noqa: E402 (benchmarks are scripts)
+from bench_export import _descendants, _PeakSampler, _rss_kib  # noqa: E402 (benchmarks are scripts)
+
+
+class _ProcessPeaks(_PeakSampler):
+    """`_PeakSampler` that also keeps each process's own peak (the command, then its workers)."""
+
+    def __init__(self, pid: int) -> None:
+        super().__init__(pid)
+        self.peaks: dict[int, int] = {}
+        self.peak_pss = 0
+
+    def run(self) -> None:
+        while not self.done.is_set():
+            rss = {p: _rss_kib(p) for p in _descendants(self.pid)}
+            for p, kib in rss.items():
+                self.peaks[p] = max(self.peaks.get(p, 0), kib)
+            self.peak_sum = max(self.peak_sum, sum(rss.values()))
+            self.peak_one = max(self.peak_one, max(rss.values(), default=0))
+            self.processes = max(self.processes, len([r for r in rss.values() if r]))
+            self.peak_pss = max(self.peak_pss, sum(_pss_kib(p) for p in rss))
+            time.sleep(0.02)
+
+
+def _pss_kib(pid: int) -> int:
+    """Proportional set size: pages shared by forked workers counted once over all of them."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
 
 
 def _record(n: int, rng: random.Random) -> dict[str, object]:
@@ -85,15 +122,18 @@ def main() -> int:
             f"generated {records} records, {size / 1e9:.2f} GB in {time.perf_counter() - started:.0f} s"
         )
         cmd = [sys.executable, "-m", "trajkit", "export", str(src), "-o", str(work / "ds")]
-        cmd += ["--workers", str(args.workers)]
+        cmd += ["--jobs", str(args.workers)]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
-        sampler = _PeakSampler(proc.pid)
+        sampler = _ProcessPeaks(proc.pid)
         sampler.start()
         _, err = proc.communicate()
         seconds = time.perf_counter() - started
         sampler.done.set()
         sampler.join()
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         if proc.returncode != 0:
             print(err[-2000:])
             return 1
@@ -102,6 +142,13 @@ def main() -> int:
             f"export: {seconds:.1f} s, {size / 1e6 / seconds:.0f} MB/s, "
             f"peak RSS {sampler.peak_sum / 1024:.0f} MB all processes "
             f"(largest {sampler.peak_one / 1024:.0f} MB, {sampler.processes} processes)"
+        )
+        command = sampler.peaks.pop(proc.pid, 0)
+        workers = ", ".join(f"{kib / 1024:.0f}" for kib in sorted(sampler.peaks.values()))
+        print(
+            f"CPU {cpu:.1f} s (user+sys, all processes); peak RSS of the command "
+            f"{command / 1024:.0f} MB, of each worker [{workers}] MB; peak PSS (shared pages "
+            f"counted once) {sampler.peak_pss / 1024:.0f} MB all processes"
         )
         return 0
     finally:

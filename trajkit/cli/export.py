@@ -32,6 +32,18 @@ if TYPE_CHECKING:
     from trajkit.filters import ConversationFilters
 
 
+def _lean_arrow_pool() -> None:
+    """Arrow's jemalloc pool for this export and its workers, unless the user chose a pool.
+
+    Set before pyarrow is imported (the variable is read once, at import). pyarrow 26's default
+    pool, mimalloc, keeps freed pages around: an export worker writing row group after row group
+    peaked 20-30 MB higher (synthetic 0.3 GB evaluation output, 2 workers: 538 MB for the three
+    processes with mimalloc, 498 MB with jemalloc). Linux only, where the wheels have jemalloc.
+    """
+    if sys.platform.startswith("linux") and "pyarrow" not in sys.modules:
+        os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "jemalloc")
+
+
 @click.command("export")
 @paths_argument()
 @click.option("-o", "--output", "out_dir", type=PATH_OR_URL, required=True, metavar="OUT_DIR",
@@ -62,6 +74,7 @@ def export_command(
     address: str | None,
 ) -> None:
     """Export conversations to Parquet tables for training and analysis."""
+    _lean_arrow_pool()
     from trajkit.cli._output import (
         check_output_folder,
         display_path,

@@ -134,6 +134,7 @@ def write_chunk(settings: ChunkSettings, task: ChunkTask) -> ChunkResult:
             if small
             else settings.row_group_rows,
             shard_rows=max(1, settings.shard_rows // 10) if small else settings.shard_rows,
+            row_group_bytes=ROW_GROUP_BYTES,
         )
     result = ChunkResult(task.number)
     seen: dict[str, str] = {}
@@ -182,6 +183,15 @@ def write_chunk(settings: ChunkSettings, task: ChunkTask) -> ChunkResult:
     return result
 
 
+ROW_GROUP_BYTES = 8 * 2**20
+"""Arrow bytes a shard writer buffers before writing a row group (the `ShardWriter` default is
+32 MiB). With rows of big tool outputs, the row group being built and encoded is a large part
+of a worker's memory: on a synthetic 0.3 GB evaluation `output.jsonl` (2 workers, jemalloc
+pool, loaded machine), 32 MiB peaked at 640 MB RSS for the three processes, 8 MiB at 528 MB,
+4 MiB at 492 MB, at the same CPU time within noise. 8 MiB is still hundreds of event rows.
+(`trajkit export` also picks Arrow's jemalloc pool: see `trajkit.cli.export`.)"""
+
+
 def _conversation_rows(
     location: Path | V0Input, options: RowOptions, previous: str | None
 ) -> ConversationRows | Unchanged | Filtered | Skipped:
@@ -210,8 +220,14 @@ def _duplicate(rows: ConversationRows, seen: dict[str, str]) -> Skipped | None:
     return None
 
 
-BUFFER_BYTES = 8 * 2**20
-"""About how many bytes of text rows a `_TableBuffer` holds before making a record batch."""
+BUFFER_BYTES = 4 * 2**20
+"""About how many bytes of text rows a `_TableBuffer` holds before making a record batch.
+
+The estimate counts `event_json` (or `conversion`) twice, while a row also holds its LLM text,
+arguments and messages: 8 MiB of estimate was 60-70 MB of Python rows and Arrow arrays per
+worker with big tool outputs. On a synthetic 0.3 GB evaluation output (2 workers, loaded
+machine) 8 MiB peaked at 496 MB RSS for the three processes, 4 MiB at 446 MB, 2 MiB at 398 MB;
+4 MiB still batches dozens of short conversations per Arrow call."""
 
 
 class _TableBuffer:

@@ -394,8 +394,9 @@ class _ChunkSizer:
 
 
 CHUNK_DATA_BYTES = int(os.environ.get("TRAJKIT_EXPORT_CHUNK_BYTES", 8 * 2**20))
-"""Most bytes of records carried inside one chunk's tasks (evaluation-output lines travel to the
-worker with the task): a chunk of 250 records of 1 MB would otherwise hold 250 MB. 8 MiB: on a
+"""Most bytes of records carried inside one chunk's tasks (V0 evaluation-output lines travel to
+the worker with the task; V1 evaluation records travel as a byte range the worker reads, see
+`ShapeRef.span`): a chunk of 250 records of 1 MB would otherwise hold 250 MB. 8 MiB: on a
 synthetic 0.3 GB output.jsonl (2 workers), 32 MiB peaked at 907 MB for the three processes,
 8 MiB at 630 MB, 2 MiB at 481 MB (but four records per shard); `TRAJKIT_EXPORT_CHUNK_BYTES`
 overrides it."""

@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -51,6 +51,7 @@ __all__ = [
     "SHAPES",
     "v0_refs",
     "find_locations",
+    "open_input",
     "open_shape",
     "shape_of",
     "shape_refs",
@@ -81,11 +82,27 @@ def digest(data: bytes) -> str:
 # -- sniffing ------------------------------------------------------------------------------
 
 
+def open_input(path: str | os.PathLike[str]) -> BinaryIO:
+    """`path` opened for reading through the store's guard (`open_regular`).
+
+    Every shape reader opens files through this: a FIFO, device or socket is refused before a
+    byte is read (it never blocks the command), as for the files of a conversation folder.
+    Raises `InputError` naming the path.
+    """
+    from trajkit.store.guard import open_regular
+
+    try:
+        fd, _ = open_regular(path)
+    except OSError as exc:
+        raise InputError(path, "", (exc.strerror or str(exc)).lower()) from None
+    return os.fdopen(fd, "rb")
+
+
 def _head(path: Path) -> bytes:
     try:
-        with open(path, "rb") as fh:
+        with open_input(path) as fh:
             return fh.read(_SNIFF)
-    except OSError:
+    except (OSError, InputError):
         return b""
 
 
@@ -94,13 +111,13 @@ def _first_line(path: Path) -> Any:
     from trajkit.migrate.containers import MAX_V0_BYTES, _iter_lines
 
     try:
-        with open(path, "rb") as fh:
+        with open_input(path) as fh:
             for _, line, _size in _iter_lines(fh, MAX_V0_BYTES):
                 if line is None:
                     return None
                 if line.strip():
                     return orjson.loads(line)
-    except (OSError, orjson.JSONDecodeError):
+    except (OSError, InputError, orjson.JSONDecodeError):
         return None
     return None
 
@@ -196,10 +213,13 @@ def _takes_archive(path: Path) -> bool:
 
 
 def _eval_refs(path: Path) -> Iterator[ShapeRef]:
+    """One handle per record: its key, line and byte range (the bytes are not kept)."""
     from trajkit.migrate.containers import MAX_V0_BYTES, _iter_lines
 
-    with open(path, "rb") as fh:
+    offset = 0
+    with open_input(path) as fh:
         for number, line, size in _iter_lines(fh, MAX_V0_BYTES):
+            start, offset = offset, offset + size
             if line is None:
                 raise InputError(
                     f"{path}:{number}",
@@ -211,7 +231,7 @@ def _eval_refs(path: Path) -> Iterator[ShapeRef]:
                 continue
             match = _INSTANCE_RE.search(line, 0, 4096) or _INSTANCE_RE.search(line)
             key = _unescape(match.group(1)) if match else str(number)
-            yield ShapeRef("eval-v1", str(path), key, number, line)
+            yield ShapeRef("eval-v1", str(path), key, number, span=(start, size))
 
 
 def _unescape(raw: bytes) -> str:
@@ -234,14 +254,31 @@ def _one(shape: str) -> Callable[[Path], Iterator[ShapeRef]]:
 def _open_eval(ref: ShapeRef) -> MemoryConversation:
     from trajkit.shapes.eval_output import eval_record_conversation
 
-    data = ref.data if ref.data is not None else _read_line(Path(ref.file), ref.line or 0)
+    if ref.data is not None:
+        data = ref.data
+    elif ref.span is not None:
+        data = _read_span(Path(ref.file), ref.line or 0, *ref.span)
+    else:
+        data = _read_line(Path(ref.file), ref.line or 0)
     return eval_record_conversation(ref, data)
+
+
+def _read_span(path: Path, line: int, offset: int, length: int) -> bytes:
+    """The bytes of record `line` at `offset` (as listed); an error if the file changed since."""
+    with open_input(path) as fh:
+        fh.seek(offset)
+        data = fh.read(length)
+    if len(data) != length or not data.strip():
+        raise InputError(
+            f"{path}:{line}", "", "the file changed while it was read; run the command again"
+        )
+    return data
 
 
 def _read_line(path: Path, line: int) -> bytes:
     from trajkit.migrate.containers import MAX_V0_BYTES, _iter_lines
 
-    with open(path, "rb") as fh:
+    with open_input(path) as fh:
         for number, data, _ in _iter_lines(fh, MAX_V0_BYTES):
             if number == line and data is not None:
                 return data
@@ -255,7 +292,7 @@ def _open_events_jsonl(ref: ShapeRef) -> MemoryConversation:
     path = Path(ref.file)
     events: list[bytes] = []
     h = hashlib.blake2b(digest_size=16)
-    with open(path, "rb") as fh:
+    with open_input(path) as fh:
         for number, line, size in _iter_lines(fh, min(MAX_V0_BYTES, MAX_FILE_BYTES)):
             if line is None:
                 raise InputError(f"{path}:{number}", "", f"line of {size} bytes above the limit")

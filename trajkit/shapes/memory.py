@@ -62,6 +62,10 @@ class ShapeRef:
     """The record's bytes when already read (a JSONL line), so a worker need not read again."""
     container: str = ""
     """For V0 input (`shape == "v0"`): the `trajkit.migrate` container that reads it."""
+    span: tuple[int, int] | None = None
+    """`(offset, length)` of a JSONL record in `file`: the worker that opens the conversation
+    reads those bytes itself, so a listing of a 2 GB `output.jsonl` carries no record bytes
+    from the parent process to its workers."""
 
     @property
     def label(self) -> str:
