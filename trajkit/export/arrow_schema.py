@@ -31,8 +31,11 @@ __all__ = [
     "schema_for",
 ]
 
-SCHEMA_VERSION = "1"
-"""Version of both schemas, written in each shard's metadata as `trajkit.schema_version`."""
+SCHEMA_VERSION = "2"
+"""Version of both schemas, written in each shard's metadata as `trajkit.schema_version`.
+
+2: `conversations` gained `title` and `tags` (the agent server's `meta.json`, else the base
+state's `tags`)."""
 
 TOOL_CALL_TYPE = pa.struct(
     [
@@ -105,6 +108,17 @@ CONVERSATIONS_SCHEMA = pa.schema(
         ),
         _doc(
             "n_redactions", pa.int64(), "Secrets masked in this conversation's rows (both tables)."
+        ),
+        _doc(
+            "title",
+            pa.string(),
+            "The agent server's title (`meta.json`), else the base state's `tags.title`.",
+        ),
+        _doc(
+            "tags",
+            pa.list_(pa.struct([pa.field("key", pa.string()), pa.field("value", pa.string())])),
+            "The agent server's tags (`meta.json`), else the base state's `tags` (no `title`), "
+            "as key/value pairs sorted by key (Hugging Face `datasets` has no map type).",
         ),
     ],
     metadata={"trajkit.table": "conversations", "trajkit.schema_version": SCHEMA_VERSION},

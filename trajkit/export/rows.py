@@ -29,7 +29,7 @@ import orjson
 
 from trajkit.errors import InputError
 from trajkit.export.redaction import Redactor, secret_values
-from trajkit.export.summary import Loaded, conversation_row, is_error
+from trajkit.export.summary import Loaded, conversation_row, is_error, tag_pairs
 from trajkit.filters import ConversationFilters
 from trajkit.gc_pause import paused_gc
 from trajkit.shapes.memory import ShapeRef
@@ -244,6 +244,8 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
     loaded = Loaded(conv.id, source_format, state_json, state, events, paths, files)
     conv_path = Path(path.label) if isinstance(path, ShapeRef) else path
     result = _finish(loaded, source, fingerprint, options, conv_path=conv_path)
+    if isinstance(result, ConversationRows) and not isinstance(path, ShapeRef):
+        _add_server_meta(path, result, options)
     if errors and isinstance(result, ConversationRows):  # kept with --keep-invalid
         result.conversation["problems"] = [*errors, *result.conversation["problems"]]
     return result
@@ -346,6 +348,30 @@ def _finish(
         event_columns,
         redactor.count if redactor else 0,
     )
+
+
+def _add_server_meta(path: Path, result: ConversationRows, options: RowOptions) -> None:
+    """Title, tags, model and cost of an agent server's `meta.json` (`trajkit.shapes`)."""
+    from trajkit.shapes.agent_server import read_server_meta
+
+    row = result.conversation
+    try:
+        meta = read_server_meta(path)
+    except InputError as exc:
+        row["problems"] = [*row["problems"], str(exc)]
+        return
+    if meta is None:
+        return
+    redactor = Redactor(set()) if options.redact else None  # API-key-looking text is masked
+    title = meta.title or row["title"]
+    row["title"] = redactor.text(title) if redactor and title else title
+    if meta.tags:
+        row["tags"] = tag_pairs(
+            {k: redactor.text(v) if redactor else v for k, v in meta.tags.items()}
+        )
+    row["model"] = row["model"] or meta.model
+    if row["accumulated_cost"] is None:
+        row["accumulated_cost"] = meta.cost
 
 
 def _redact_conversation(row: dict[str, Any], redactor: Redactor, dirty: bool) -> dict[str, Any]:

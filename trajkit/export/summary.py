@@ -102,7 +102,24 @@ def conversation_row(
         "conversion": orjson.dumps({"messages": chat, "tools": tools}),
         "problems": problems,
         "n_redactions": 0,
+        **state_title_tags(loaded.state_json),
     }
+
+
+def tag_pairs(tags: dict[str, str]) -> list[dict[str, str]]:
+    """The `tags` column's value: `{key, value}` pairs sorted by key."""
+    return [{"key": k, "value": tags[k]} for k in sorted(tags)]
+
+
+def state_title_tags(state_json: Any) -> dict[str, Any]:
+    """`title` and `tags` columns from the base state's `tags` (the agent server's `meta.json`
+    takes precedence: `trajkit.export.rows` fills it in)."""
+    tags = state_json.get("tags") if isinstance(state_json, dict) else None
+    if not isinstance(tags, dict):
+        return {"title": None, "tags": None}
+    title = tags.get("title")
+    rest = tag_pairs({str(k): str(v) for k, v in tags.items() if k != "title"})
+    return {"title": title if isinstance(title, str) and title else None, "tags": rest or None}
 
 
 def _chat_conversion(

@@ -56,7 +56,11 @@ def usage_totals(state: BaseState | Mapping[str, Any] | None) -> Usage:
         stats = state.stats.model_dump(exclude_none=True)
     else:
         stats = None
-    metrics = stats.get("usage_to_metrics") if isinstance(stats, Mapping) else None
+    metrics = (
+        stats.get("usage_to_metrics", stats.get("service_to_metrics"))  # before SDK 1.0: service_
+        if isinstance(stats, Mapping)
+        else None
+    )
     if not isinstance(metrics, Mapping):
         return Usage()
     cost: float | None = None

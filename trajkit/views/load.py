@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from trajkit.events import BaseState, Event
     from trajkit.migrate import MigratedConversation
     from trajkit.shapes import ShapeRef
+    from trajkit.shapes.agent_server import ServerMeta
 
 __all__ = [
     "Broken",
@@ -70,6 +71,8 @@ class LoadedConversation:
     notes: list[str] = field(default_factory=list)
     """What the reader did that the user should know (older SDK upgraded, base state unknown);
     not problems: nothing was skipped."""
+    meta: ServerMeta | None = None
+    """The agent server's `meta.json` (title, times, tags, metrics), when the folder has one."""
 
 
 def eval_outcome(record: dict[str, object] | None) -> tuple[str | None, str | None]:
@@ -215,6 +218,8 @@ def _count_inside(path: Path, limit: int = 1000) -> str:
 
 
 def _load_v1(folder: Path | ShapeRef, event_range: tuple[int, int | None]) -> LoadedConversation:
+    from trajkit.shapes.agent_server import read_server_meta
+    from trajkit.shapes.memory import MemoryConversation
     from trajkit.store.reader import parse_event_bytes
 
     conv = open_conversation(folder)
@@ -238,6 +243,11 @@ def _load_v1(folder: Path | ShapeRef, event_range: tuple[int, int | None]) -> Lo
             continue
         loaded.items.append((pos, event))
     loaded.notes.extend(conv.upgrade_notes())
+    if isinstance(folder, Path) and not isinstance(conv, MemoryConversation):
+        try:
+            loaded.meta = read_server_meta(folder)
+        except TrajkitError as exc:
+            loaded.problems.append(f"{exc} (meta.json skipped)")
     return loaded
 
 

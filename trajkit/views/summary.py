@@ -28,7 +28,7 @@ import orjson
 
 from trajkit.errors import InputError, TrajkitError
 from trajkit.gc_pause import paused_gc
-from trajkit.shapes.memory import ShapeRef
+from trajkit.shapes.memory import BareFolderConversation, MemoryConversation, ShapeRef
 from trajkit.store import open_conversation
 from trajkit.store.location import as_location, exists, is_location, is_remote
 
@@ -120,12 +120,17 @@ class ConversationRow:
     cost: float | None
     first_message: str
     problems: list[str] = field(default_factory=list)
+    title: str | None = None
+    """The agent server's title (`meta.json`), else the base state's `tags.title`."""
+    tags: dict[str, str] = field(default_factory=dict)
+    """The agent server's tags (`meta.json`), else the base state's `tags`."""
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-able values (problems left out when there are none)."""
+        """JSON-able values (problems, title and tags left out when there are none)."""
         data = dict(self.__dict__)
-        if not self.problems:
-            data.pop("problems")
+        for key in ("problems", "title", "tags"):
+            if not data[key]:
+                data.pop(key)
         return data
 
 
@@ -234,21 +239,49 @@ def _row(conv: StoredConversation) -> ConversationRow:
         cost=header.accumulated_cost,
         first_message="",
     )
-    if header.has_base_state:
-        _check_state_json(conv, row.problems)
+    state = _check_state_json(conv, row.problems) if header.has_base_state else None
+    tags = state.get("tags") if isinstance(state, dict) else None
+    if isinstance(tags, dict):
+        row.tags = {str(k): str(v) for k, v in tags.items() if k != "title"}
+        title = tags.get("title")
+        row.title = title if isinstance(title, str) and title else None
+    _add_server_meta(conv, row)
     row.first_message = _first_user_message(conv, row.problems)
     return row
 
 
-def _check_state_json(conv: StoredConversation, problems: list[str]) -> None:
+def _add_server_meta(conv: StoredConversation, row: ConversationRow) -> None:
+    """Title, tags, times and metrics of an agent server's `meta.json` (`trajkit.shapes`)."""
+    from trajkit.shapes.agent_server import read_server_meta
+
+    if isinstance(conv, MemoryConversation | BareFolderConversation):
+        return
+    try:
+        meta = read_server_meta(conv.path)
+    except InputError as exc:
+        row.problems.append(str(exc))
+        return
+    if meta is None:
+        return
+    row.title = meta.title or row.title
+    row.tags = meta.tags or row.tags
+    row.first_time = row.first_time or meta.created_at
+    row.last_time = row.last_time or meta.updated_at
+    row.model = row.model or meta.model
+    row.cost = row.cost if row.cost is not None else meta.cost
+
+
+def _check_state_json(conv: StoredConversation, problems: list[str]) -> Any:
+    """The base state's JSON (None when it cannot be read: the reason goes to `problems`)."""
     try:
         raw = conv.base_state_raw()
         if raw and raw.strip():
-            orjson.loads(raw)
+            return orjson.loads(raw)
     except InputError as exc:
         problems.append(str(exc))
     except orjson.JSONDecodeError as exc:
         problems.append(f"{conv.base_state_path}: not valid JSON: {exc}")
+    return None
 
 
 def _first_user_message(conv: StoredConversation, problems: list[str]) -> str:

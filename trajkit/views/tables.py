@@ -73,7 +73,10 @@ def format_rows(
             for i, (v, w) in enumerate(zip(c, widths, strict=True))
         ]
         line = "  ".join(parts)
-        message = visible_controls(" ".join(row.first_message.split()), keep_layout=False)
+        message = " ".join(row.first_message.split())
+        if row.title:  # the agent server's title, an evaluation record's instance id
+            message = f"{' '.join(row.title.split())}: {message}" if message else row.title
+        message = visible_controls(message, keep_layout=False)
         if width is not None:
             room = width - len(line) - 2
             if len(message) > room:

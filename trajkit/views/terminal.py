@@ -141,9 +141,17 @@ def render_conversation(
 
 def _header(loaded: LoadedConversation) -> RenderableType:
     t = conversation_totals(loaded.state)
+    meta = loaded.meta
+    if meta is not None:  # the agent server's meta.json fills what the base state lacks
+        t.model = t.model or meta.model
+        t.cost = t.cost if t.cost is not None else meta.cost
+        if not t.prompt_tokens and not t.completion_tokens:
+            t.prompt_tokens = meta.prompt_tokens or 0
+            t.completion_tokens = meta.completion_tokens or 0
     text = Text()
     text.append(f"Conversation {visible_controls(loaded.id, keep_layout=False)}\n", style="bold")
-    rows = [
+    rows = [("title", meta.title)] if meta is not None and meta.title else []
+    rows += [
         ("path", str(loaded.path) + ("" if loaded.origin == "v1" else f"  [{loaded.origin}]")),
         ("model", t.model or "?"),
         ("status", t.status or "?"),
@@ -153,6 +161,10 @@ def _header(loaded: LoadedConversation) -> RenderableType:
         ("tokens", f"{t.prompt_tokens:,} prompt, {t.completion_tokens:,} completion"),
         ("cost", f"${t.cost:.4f}" if t.cost is not None else "?"),
     ]
+    if meta is not None and (meta.created_at or meta.updated_at):
+        rows.append(("created", f"{meta.created_at or '?'}, updated {meta.updated_at or '?'}"))
+    if meta is not None and meta.tags:
+        rows.append(("tags", ", ".join(f"{k}={v}" for k, v in sorted(meta.tags.items()))))
     if loaded.outcome:
         rows.append(("outcome", loaded.outcome))
     for key, value in rows:
