@@ -235,3 +235,31 @@ def test_export_into_a_non_empty_prefix_is_refused(corpus_dir, s3):
     assert _invoke("export", corpus_dir, "-o", "s3://corpus/datasets/busy", "--overwrite")[0] == 0
     body = s3.client().get_object(Bucket="corpus", Key="datasets/busy/notes.txt")["Body"].read()
     assert body == b"mine"  # not the export's: left alone
+
+
+def test_an_invalid_conversation_in_a_bucket_gets_the_shared_verdict(s3, tmp_path):
+    # fixtures/bad/index_gap: validate rejects it; export and convert skip it with that reason,
+    # or keep it with --keep-invalid and its errors recorded, as for the same folder on disk
+    from tests.support import fixtures as fx
+
+    s3.upload_tree(fx.FIXTURES / "bad", "corpus", "bad")
+    url = "s3://corpus/bad/index_gap"
+    code, out, err = _invoke("validate", url)
+    assert code == 1 and "index" in out + err
+    code, _, err = _invoke("export", url, "-o", tmp_path / "ds")
+    assert code == 1
+    assert "; invalid, skipped (--keep-invalid keeps it)" in err
+    code, _, err = _invoke("export", url, "-o", tmp_path / "kept", "--keep-invalid")
+    assert code == 0, err
+    (row,) = pq.read_table(tmp_path / "kept" / "conversations").to_pylist()
+    assert row["source_path"] == url and row["problems"]
+    local = _invoke(
+        "export", fx.FIXTURES / "bad" / "index_gap", "-o", tmp_path / "l", "--keep-invalid"
+    )
+    assert local[0] == 0
+    (local_row,) = pq.read_table(tmp_path / "l" / "conversations").to_pylist()
+    assert [_drop(p, url, str(fx.FIXTURES / "bad" / "index_gap")) for p in row["problems"]] == [
+        _drop(p, url, str(fx.FIXTURES / "bad" / "index_gap")) for p in local_row["problems"]
+    ]
+    code, _, err = _invoke("convert", url, "-o", tmp_path / "c.jsonl")
+    assert code == 1 and "; invalid, skipped (--keep-invalid keeps it)" in err

@@ -67,7 +67,10 @@ TABLE = [
     (STATE_ONLY, "convert", 0, '"messages": []'),
     (STATE_ONLY, "inspect", 0, "no events yet"),
     (JSONL, "validate", 1, "/action_id: names no event of this conversation"),
-    (JSONL, "convert", 0, "left out of the condensed view"),
+    # an observation answers an action the file does not hold: convert and export agree with
+    # validate (the one verdict), and --keep-invalid converts it all the same
+    (JSONL, "convert", 1, "('70274abb-c9e1-4914-b778-29464d7bf293'); invalid, skipped (--keep"),
+    (JSONL, "convert-keep-invalid", 0, "left out of the condensed view"),
     (JSONL, "inspect", 0, "base state unknown"),
     (V0_EVAL, "ls", 0, "gpt-4o-2024-05-13"),
     (V0_EVAL, "validate", 1, "an OpenHands V0 evaluation output (history of V0 events)"),
@@ -76,6 +79,7 @@ TABLE = [
 _ARGS = {
     "validate": ["validate"],
     "convert": ["convert", "--to", "chat"],
+    "convert-keep-invalid": ["convert", "--to", "chat", "--keep-invalid"],
     "ls": ["ls"],
     "stats": ["stats"],
     "inspect": ["inspect", "--no-pager"],
@@ -99,10 +103,21 @@ def test_export_reads_every_wild_shape(tmp_path: Path) -> None:
     import pyarrow.parquet as pq
 
     result = CliRunner().invoke(main, ["export", str(WILD), "-o", str(tmp_path / "ds")])
-    assert result.exit_code == 0, result.output
+    # the one invalid sample (validate rejects it) is skipped with validate's reason
+    assert result.exit_code == 1, result.output
+    assert f"{WILD / JSONL}/6:/action_id: names no event of this conversation" in result.output
+    table = pq.read_table(tmp_path / "ds" / "conversations")
+    formats = sorted(set(table.column("source_format").to_pylist()))
+    assert formats == ["v1", "v1:bare-events", "v1:eval-v1", "v1:events-json"]
+    kept = CliRunner().invoke(
+        main, ["export", str(WILD), "-o", str(tmp_path / "ds"), "--overwrite", "--keep-invalid"]
+    )
+    assert kept.exit_code == 0, kept.output
     table = pq.read_table(tmp_path / "ds" / "conversations")
     formats = sorted(set(table.column("source_format").to_pylist()))
     assert formats == ["v1", "v1:bare-events", "v1:eval-v1", "v1:events-json", "v1:events-jsonl"]
+    (jsonl,) = [r for r in table.to_pylist() if r["source_format"] == "v1:events-jsonl"]
+    assert any("names no event of this conversation" in p for p in jsonl["problems"])
     sources = table.column("source_path").to_pylist()
     assert any(s.endswith("openagentsafety_output.jsonl#safety-misconfig") for s in sources)
     rows = {r["source_path"]: r for r in table.to_pylist()}

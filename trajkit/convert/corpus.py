@@ -49,8 +49,7 @@ def _convert_one(
     from trajkit.validate.verdict import conversation_errors, invalid_reason
 
     try:
-        # the check validate and export make too (V1 folders; other shapes are converted)
-        errors = conversation_errors(path) if isinstance(path, Path) and path.is_dir() else []
+        errors = conversation_errors(path)  # the check validate and export make too
         if errors and not keep_invalid:
             return CorpusItem(path, error=invalid_reason(errors))
         result = convert_conversation(path, to=to, options=options)

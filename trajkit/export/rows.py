@@ -198,8 +198,7 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
             return Unchanged(source, fingerprint)
     # else: a first export; the fingerprint is made from the `fstat`s of the reads below
     # (the same sizes and times `os.stat` gives), saving one `stat` per event file.
-    # the check validate and convert make too (V1 folders; other shapes are checked on read)
-    errors = conversation_errors(path) if isinstance(path, Path) and path.is_dir() else []
+    errors = conversation_errors(path)  # the check validate and convert make too, any shape
     if errors and not options.keep_invalid:
         return Skipped(source, invalid_reason(errors))
     raw_state = conv.base_state_raw()
@@ -254,6 +253,7 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
 def _v0_rows(location: V0Input, source: str, options: RowOptions, previous: str | None) -> Result:
     from trajkit.events import dump_event
     from trajkit.migrate.mapping import v0_to_v1
+    from trajkit.validate.verdict import invalid_reason
 
     fingerprint = _fingerprint_v0(location)
     if previous is not None and fingerprint == previous:
@@ -277,8 +277,33 @@ def _v0_rows(location: V0Input, source: str, options: RowOptions, previous: str 
     events: list[tuple[int, Event, str | bytes]] = [
         (i, e, dump_event(e)) for i, e in enumerate(migrated.events)
     ]
+    errors = _migrated_errors(migrated.id, source, state_json, events)
+    if errors and not options.keep_invalid:
+        return Skipped(source, invalid_reason(errors))
     loaded = Loaded(migrated.id, f"v0:{location.container}", state_json, state, events)
-    return _finish(loaded, source, fingerprint, options, conv_path=None)
+    result = _finish(loaded, source, fingerprint, options, conv_path=None)
+    if errors and isinstance(result, ConversationRows):  # kept with --keep-invalid
+        result.conversation["problems"] = [*errors, *result.conversation["problems"]]
+    return result
+
+
+def _migrated_errors(
+    conversation_id: str,
+    source: str,
+    state_json: dict[str, Any],
+    events: list[tuple[int, Event, str | bytes]],
+) -> list[str]:
+    """validate's verdict on the V1 conversation a V0 input migrates to (the shared check)."""
+    from trajkit.shapes.memory import MemoryConversation
+    from trajkit.validate.verdict import opened_errors
+
+    conv = MemoryConversation(
+        source,
+        conversation_id=conversation_id,
+        state=state_json,
+        events=[raw.encode() if isinstance(raw, str) else raw for _, _, raw in events],
+    )
+    return opened_errors(conv, source)
 
 
 def _fingerprint_files(paths: Sequence[Path], stats: str = "") -> str:

@@ -16,7 +16,8 @@ from pathlib import Path
 
 from trajkit import redact
 from trajkit.errors import TrajkitError
-from trajkit.shapes.memory import BareFolderConversation, ShapeRef
+from trajkit.shapes.memory import BareFolderConversation, MemoryConversation, ShapeRef
+from trajkit.store.reader import StoredConversation
 from trajkit.validate.conversation import (
     ConversationReport,
     _event_secret_problems,
@@ -28,6 +29,7 @@ from trajkit.validate.conversation import (
     upgrade_problems,
 )
 from trajkit.validate.files import (
+    MAX_FILE_BYTES,
     FileCheck,
     check_base_state_bytes,
     check_event_bytes,
@@ -36,7 +38,7 @@ from trajkit.validate.files import (
 )
 from trajkit.validate.problems import Problem, error, warning
 
-__all__ = ["validate_shape"]
+__all__ = ["validate_opened", "validate_shape"]
 
 
 def validate_shape(
@@ -63,16 +65,47 @@ def _problems(
             "shape",
         )
         return
-    for note in getattr(conv, "notes", ()):
-        yield warning(where, "", note, "shape")
-    upgrades: Counter[str] = Counter()
-    state_data = None
-    raw_state = conv.base_state_raw()
     state_path = (
         Path(ref.label + "#/baseState")
         if ref.shape != "archive"
         else Path(ref.label + "/base_state.json")
     )
+    yield from _opened_problems(
+        conv, report, where, state_path, max_file_bytes=max_file_bytes, thorough=thorough
+    )
+
+
+def validate_opened(conv: MemoryConversation, label: str) -> ConversationReport:
+    """`validate_shape` for a conversation already in memory (a V0 input just migrated)."""
+    report = ConversationReport(path=Path(label))
+    where = Path(label)
+    report.problems.extend(
+        _opened_problems(
+            conv,
+            report,
+            where,
+            Path(label + "#/baseState"),
+            max_file_bytes=MAX_FILE_BYTES,
+            thorough=False,
+        )
+    )
+    return report
+
+
+def _opened_problems(
+    conv: StoredConversation,
+    report: ConversationReport,
+    where: Path,
+    state_path: Path,
+    *,
+    max_file_bytes: int,
+    thorough: bool,
+) -> Iterator[Problem]:
+    for note in getattr(conv, "notes", ()):
+        yield warning(where, "", note, "shape")
+    upgrades: Counter[str] = Counter()
+    state_data = None
+    raw_state = conv.base_state_raw()
     if raw_state is not None:
         check = FileCheck(raw=raw_state)
         if decode_object(state_path, check) is not None:

@@ -1,7 +1,8 @@
 """Is a conversation valid? The one answer `validate`, `convert` and `export` share.
 
 `convert` and `export` call `conversation_errors()` before they read a conversation for their
-own work, so a conversation `trajkit validate` rejects is rejected by them too, with the same
+own work (of any shape: V1 folders on disk or in storage, `trajkit.shapes` conversations, V0
+input through its migration), so a conversation `trajkit validate` rejects is rejected by them too, with the same
 first message: skipped with its reason, or kept with `--keep-invalid` and its problems recorded
 (in `convert`'s warnings and in the export row's `problems`). Warnings (unknown kinds, stray
 files) never make a conversation invalid, as in `validate` without `--strict`.
@@ -15,18 +16,44 @@ only lose it.
 from __future__ import annotations
 
 import os
+from typing import Any
 
-__all__ = ["conversation_errors", "invalid_reason"]
+__all__ = ["conversation_errors", "invalid_reason", "opened_errors"]
 
 
-def conversation_errors(folder: str | os.PathLike[str]) -> list[str]:
-    """The errors `trajkit validate` reports for this conversation folder, formatted; [] if valid."""
+def conversation_errors(location: str | os.PathLike[str] | Any) -> list[str]:
+    """The errors `trajkit validate` reports for this conversation, formatted; [] if valid.
+
+    `location` is any conversation the readers take: a V1 folder (on disk or in object
+    storage), a `trajkit.shapes` handle (an evaluation record, an events array or JSONL file, a
+    baseState document, a folder of bare event files, an archive folder), or a V0 input
+    (`trajkit.migrate.V0Input`, or its handle), checked as the V1 conversation its migration
+    gives in memory.
+    """
     from pathlib import Path
 
+    from trajkit.shapes.memory import ShapeRef
     from trajkit.validate.conversation import validate_conversation
+    from trajkit.validate.files import MAX_FILE_BYTES
+    from trajkit.validate.shapes import validate_shape
 
-    path = folder if not isinstance(folder, str) else Path(folder)
-    report = validate_conversation(path)  # type: ignore[arg-type]
+    if not isinstance(location, ShapeRef | str | os.PathLike) and hasattr(location, "container"):
+        location = ShapeRef(  # a V0Input: its migration, as `convert` and `ls` read it
+            "v0", location.path, "", location.line, location.data, location.container
+        )
+    if isinstance(location, ShapeRef):
+        report = validate_shape(location, max_file_bytes=MAX_FILE_BYTES)
+    else:
+        path = Path(location) if isinstance(location, str) else location
+        report = validate_conversation(path)  # type: ignore[arg-type]  # Path or storage path
+    return [p.format() for p in report.problems if p.severity == "error" and p.code != "secret"]
+
+
+def opened_errors(conv: Any, label: str) -> list[str]:
+    """`conversation_errors` of a conversation already in memory (`MemoryConversation`)."""
+    from trajkit.validate.shapes import validate_opened
+
+    report = validate_opened(conv, label)
     return [p.format() for p in report.problems if p.severity == "error" and p.code != "secret"]
 
 
