@@ -439,7 +439,20 @@ def _locations(
         try:
             yield from iter_conversation_paths([path])
         except InputError as exc:
-            skipped.append(Skipped(os.fspath(path), str(exc)))
+            skipped.append(Skipped(os.fspath(path), _v0_hint(path, str(exc))))
+
+
+def _v0_hint(path: str | os.PathLike[str], message: str) -> str:
+    """`message`, plus what to pass when `path` holds OpenHands V0 trajectories."""
+    from trajkit.migrate.containers import SkippedInput, iter_v0_inputs
+
+    try:
+        first = next(iter(iter_v0_inputs([path])), None)
+    except (OSError, InputError):
+        return message
+    if first is None or isinstance(first, SkippedInput):
+        return message
+    return f"{os.fspath(path)}: holds OpenHands V0 trajectories; pass --from-v0 to export them"
 
 
 # -- OUT_DIR -------------------------------------------------------------------------------

@@ -51,7 +51,7 @@ def iter_migration_inputs(paths: Iterable[str | os.PathLike[str]], out: Path) ->
     """
     from trajkit.errors import InputError
     from trajkit.migrate.containers import SkippedInput, iter_v0_inputs
-    from trajkit.shapes import find_locations
+    from trajkit.shapes import find_locations, shape_of
 
     for raw in paths:
         try:
@@ -73,14 +73,16 @@ def iter_migration_inputs(paths: Iterable[str | os.PathLike[str]], out: Path) ->
         for item in iter_v0_inputs([raw], exclude=out):
             if isinstance(item, SkippedInput):
                 if handled and (
-                    "already a V1" in item.message or "no V0 trajectory" in item.message
+                    "already a V1" in item.message
+                    or "no V0 trajectory" in item.message
+                    or shape_of(Path(item.path)) is not None  # e.g. trajectory.json of events.json
                 ):
                     continue  # the V1 side answered for these
                 yield item
             elif not any(
                 _below(Path(item.path), h) or Path(item.path).resolve() == h for h in handled
-            ):
-                yield item
+            ) and not (handled and shape_of(Path(item.path)) is not None):
+                yield item  # (a V1 shape, e.g. the trajectory.json of an events.json, is not V0)
 
 
 def _below(path: Path, folder: Path) -> bool:

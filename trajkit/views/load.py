@@ -278,12 +278,13 @@ def _load_v0(path: Path, container: str, event_range: tuple[int, int | None]) ->
             extra += 1
     if found is None:
         raise InputError(path, "", problems[0] if problems else "no V0 trajectory found")
-    if extra:
-        problems.append(
-            f"{path}: holds {extra + 1} trajectories; only the first is shown "
+    loaded = migrated_to_loaded(path, found, container, event_range, problems)
+    if extra:  # said, but nothing was skipped: the first trajectory is what was asked for
+        loaded.notes.append(
+            f"holds {extra + 1} trajectories; only the first is shown "
             "(`trajkit migrate` writes each one to its own folder)"
         )
-    return migrated_to_loaded(path, found, container, event_range, problems)
+    return loaded
 
 
 def migrated_to_loaded(
