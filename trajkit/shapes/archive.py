@@ -1,7 +1,10 @@
 """Conversation folders inside a `.zip` or `.tar.gz` ("download trajectory"), read in place.
 
 Nothing is unpacked to disk: members are listed from the archive's index (zip) or one pass
-over it (tar), and a conversation's members are read into memory when it is opened. A folder in
+over it (tar), and a conversation's members are read into memory when it is opened. A tar
+(compressed or not) is read forward once per process for all its conversations (`_TarStream`):
+conversations come in archive order and each is read on from where the last one stopped,
+instead of decompressing the archive again per conversation. A folder in
 the archive is a conversation when it holds `base_state.json` or `events/event-*.json` (the
 agent server's `event_service/` level included); it is addressed `archive.zip#<folder>` (`.`
 for the archive's root).
@@ -54,6 +57,25 @@ def _is_zip(path: Path) -> bool:
 
 
 def _members(path: Path) -> list[_Member]:
+    """The archive's entries in archive order, listed once per process while it is unchanged."""
+    key = _version(path)
+    cached = _INDEX.get(key)
+    if cached is None:
+        cached = _list_members(path)
+        _INDEX.clear()  # one archive at a time: a command reads its archives one after another
+        _INDEX[key] = cached
+    return cached
+
+
+def _version(path: Path) -> tuple[str, int, int, int]:
+    try:
+        st = path.stat()
+    except OSError as exc:
+        raise InputError(path, "", f"not a readable archive ({exc.strerror or exc})") from None
+    return (os.path.abspath(path), st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def _list_members(path: Path) -> list[_Member]:
     try:
         if _is_zip(path):
             with zipfile.ZipFile(path) as zf:
@@ -61,10 +83,14 @@ def _members(path: Path) -> list[_Member]:
                 _check_count(path, len(infos))
                 return [_zip_member(i) for i in infos if not i.is_dir()]
         members: list[_Member] = []
-        with tarfile.open(path, "r:*") as tf:
+        stream = _stream(path)
+        with tarfile.open(path, "r|*") as tf:  # forward only, as the read that follows
             for info in tf:
-                members.append(_tar_member(info))
+                member = _tar_member(info)
+                members.append(member)
                 _check_count(path, len(members))
+                if member.name and not member.unsafe and _folder_of(member.name) is not None:
+                    stream.keep_ahead(tf, info)  # a small archive: read in the listing pass
         return [m for m in members if m.name]
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as exc:
         raise InputError(path, "", f"not a readable archive ({exc})") from None
@@ -113,8 +139,9 @@ def _folder_of(name: str) -> str | None:
 
 
 def archive_refs(path: Path) -> Iterator[ShapeRef]:
-    """One `ShapeRef` per conversation folder in the archive, sorted by folder."""
-    folders: set[str] = set()
+    """One `ShapeRef` per conversation folder in the archive, in archive order (of each folder's
+    first member): the order a tar stream is read in, so one pass serves every conversation."""
+    folders: dict[str, None] = {}
     unsafe: list[_Member] = []
     for member in _members(path):
         if member.unsafe:
@@ -122,7 +149,7 @@ def archive_refs(path: Path) -> Iterator[ShapeRef]:
             continue
         folder = _folder_of(member.name)
         if folder is not None:
-            folders.add(folder)
+            folders.setdefault(folder)
     if unsafe and not folders:
         first = unsafe[0]
         raise UnsafePath(path, "", f"member {first.name!r} is a {first.unsafe}; not read")
@@ -130,7 +157,7 @@ def archive_refs(path: Path) -> Iterator[ShapeRef]:
         raise InputError(
             path, "", "the archive holds no conversation folder (base_state.json or events/)"
         )
-    for folder in sorted(folders):
+    for folder in folders:
         yield ShapeRef("archive", str(path), folder)
 
 
@@ -170,20 +197,126 @@ def open_archive_conversation(ref: ShapeRef) -> MemoryConversation:
 
 
 def _read_members(path: Path, wanted: dict[str, _Member]) -> dict[str, bytes]:
-    out: dict[str, bytes] = {}
-    if _is_zip(path):
+    if _is_zip(path):  # an index at the end: each member is read where it is
+        out: dict[str, bytes] = {}
         with zipfile.ZipFile(path) as zf:
             for name in wanted:
                 with zf.open(name) as member:
                     out[name] = _read_limited(member, name)
         return out
-    with tarfile.open(path, "r:*") as tf:
-        for info in tf:
-            if info.name in wanted and info.isfile():
-                fh = tf.extractfile(info)
-                if fh is not None:
-                    out[info.name] = _read_limited(fh, info.name)
-    return out
+    return _stream(path).take(wanted)
+
+
+_INDEX: dict[tuple[str, int, int, int], list[_Member]] = {}
+_STREAMS: dict[tuple[str, int, int, int], _TarStream] = {}
+
+
+def _stream(path: Path) -> _TarStream:
+    """The open forward-only reader of `path` (a new one if the archive changed)."""
+    key = _version(path)
+    stream = _STREAMS.get(key)
+    if stream is None:
+        for old in _STREAMS.values():
+            old.close()
+        _STREAMS.clear()
+        stream = _STREAMS[key] = _TarStream(path)
+    return stream
+
+
+class _TarStream:
+    """A tar archive (gzip, bz2, xz or plain) read forward once, conversation after conversation.
+
+    A compressed tar cannot seek: reading one conversation's members used to decompress the
+    whole archive again for each conversation. Conversations are opened in listing order, which
+    is archive order when the archive was written folder by folder (as `tar czf` and the
+    download do), so one pass serves them all: `take()` reads on from where the last one
+    stopped. Members of other conversations met on the way are kept (up to
+    `_AHEAD_BYTES`) for when they are asked for; a conversation asked for after the stream
+    passed it (out of order) starts a new pass, so the answer is always complete.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._tf: tarfile.TarFile | None = None
+        self._ahead: dict[str, bytes] = {}
+        self._ahead_bytes = 0
+        self._passed: set[str] = set()
+        """Members the stream went past (read out or skipped): asking again starts over."""
+        self._last: tuple[frozenset[str], dict[str, bytes]] | None = None
+        """The last conversation read (convert and export check it, then read it)."""
+
+    def take(self, wanted: dict[str, _Member]) -> dict[str, bytes]:
+        """The bytes of each wanted member (regular files only), reading on as needed."""
+        key = frozenset(wanted)
+        if self._last is not None and self._last[0] == key:
+            return dict(self._last[1])  # the same conversation again (validated, then read)
+        out = self._take(wanted)
+        self._last = (key, out)
+        return dict(out)
+
+    def _take(self, wanted: dict[str, _Member]) -> dict[str, bytes]:
+        out = {n: self._ahead.pop(n) for n in list(wanted) if n in self._ahead}
+        self._ahead_bytes -= sum(len(b) for b in out.values())
+        missing = {n for n in wanted if n not in out}
+        if missing & self._passed:
+            self.close()  # asked out of order: read again from the start
+        try:
+            while missing:
+                info = self._next()
+                if info is None:
+                    break
+                if not info.isfile() or _folder_of(info.name) is None:
+                    continue
+                self._passed.add(info.name)
+                if info.name in missing:
+                    out[info.name] = self._read(info)
+                    missing.discard(info.name)
+                elif self._ahead_bytes + info.size <= _AHEAD_BYTES and info.size <= MAX_FILE_BYTES:
+                    data = self._read(info)
+                    self._ahead[info.name] = data
+                    self._ahead_bytes += len(data)
+        except (tarfile.TarError, EOFError, OSError) as exc:
+            self.close()
+            raise InputError(self.path, "", f"not a readable archive ({exc})") from None
+        return out
+
+    def keep_ahead(self, tf: tarfile.TarFile, info: tarfile.TarInfo) -> None:
+        """During the listing pass: keep a member's bytes while they fit in `_AHEAD_BYTES`,
+        so the conversations of a small archive need no second pass."""
+        self._passed.add(info.name)
+        if self._tf is None and info.size <= MAX_FILE_BYTES:
+            if self._ahead_bytes + info.size > _AHEAD_BYTES:
+                return
+            fh = tf.extractfile(info)
+            try:
+                data = b"" if fh is None else _read_limited(fh, info.name)
+            except InputError:
+                return  # inflates beyond its size: refused when its conversation is opened
+            self._ahead[info.name] = data
+            self._ahead_bytes += len(data)
+
+    def _next(self) -> tarfile.TarInfo | None:
+        if self._tf is None:
+            # stream mode: forward only, no seeks; kept open across calls, closed by close()
+            self._tf = tarfile.open(self.path, "r|*")  # noqa: SIM115
+            self._passed.clear()
+        return self._tf.next()
+
+    def _read(self, info: tarfile.TarInfo) -> bytes:
+        assert self._tf is not None
+        fh = self._tf.extractfile(info)
+        return b"" if fh is None else _read_limited(fh, info.name)
+
+    def close(self) -> None:
+        if self._tf is not None:
+            self._tf.close()
+            self._tf = None
+        self._ahead.clear()
+        self._ahead_bytes = 0
+
+
+_AHEAD_BYTES = 64 * 2**20
+"""Most bytes of members read ahead (other conversations' members met on the way) kept."""
 
 
 def _read_limited(fh: IO[bytes], name: str) -> bytes:
