@@ -63,10 +63,10 @@ def read_server_meta(folder: str | os.PathLike[str]) -> ServerMeta | None:
     """
     from trajkit.store.guard import outside_error
     from trajkit.store.layout import link_outside
+    from trajkit.store.location import is_remote
     from trajkit.store.reader import read_file_bytes
-    from trajkit.store.remote import RemotePath
 
-    if isinstance(folder, RemotePath):
+    if is_remote(folder):
         return None  # object storage: listing only what the store reads
     path = Path(folder) / META_FILE
     if not os.path.lexists(path):
