@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import IO
 
 from trajkit.errors import InputError, UnsafePath
+from trajkit.shapes.detect import open_input
 from trajkit.shapes.memory import MemoryConversation, ShapeRef
 from trajkit.store.layout import AGENT_SERVER_DIR, BASE_STATE, EVENTS_DIR, parse_event_file_name
 from trajkit.store.reader import MAX_FILE_BYTES
@@ -78,13 +79,13 @@ def _version(path: Path) -> tuple[str, int, int, int]:
 def _list_members(path: Path) -> list[_Member]:
     try:
         if _is_zip(path):
-            with zipfile.ZipFile(path) as zf:
+            with open_input(path) as fh, zipfile.ZipFile(fh) as zf:
                 infos = zf.infolist()
                 _check_count(path, len(infos))
                 return [_zip_member(i) for i in infos if not i.is_dir()]
         members: list[_Member] = []
         stream = _stream(path)
-        with tarfile.open(path, "r|*") as tf:  # forward only, as the read that follows
+        with open_input(path) as fh, tarfile.open(fileobj=fh, mode="r|*") as tf:  # forward only
             for info in tf:
                 member = _tar_member(info)
                 members.append(member)
@@ -199,7 +200,7 @@ def open_archive_conversation(ref: ShapeRef) -> MemoryConversation:
 def _read_members(path: Path, wanted: dict[str, _Member]) -> dict[str, bytes]:
     if _is_zip(path):  # an index at the end: each member is read where it is
         out: dict[str, bytes] = {}
-        with zipfile.ZipFile(path) as zf:
+        with open_input(path) as fh, zipfile.ZipFile(fh) as zf:
             for name in wanted:
                 with zf.open(name) as member:
                     out[name] = _read_limited(member, name)
@@ -238,6 +239,7 @@ class _TarStream:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._tf: tarfile.TarFile | None = None
+        self._fh: IO[bytes] | None = None
         self._ahead: dict[str, bytes] = {}
         self._ahead_bytes = 0
         self._passed: set[str] = set()
@@ -298,7 +300,8 @@ class _TarStream:
     def _next(self) -> tarfile.TarInfo | None:
         if self._tf is None:
             # stream mode: forward only, no seeks; kept open across calls, closed by close()
-            self._tf = tarfile.open(self.path, "r|*")  # noqa: SIM115
+            self._fh = open_input(self.path)
+            self._tf = tarfile.open(fileobj=self._fh, mode="r|*")  # noqa: SIM115
             self._passed.clear()
         return self._tf.next()
 
@@ -311,6 +314,9 @@ class _TarStream:
         if self._tf is not None:
             self._tf.close()
             self._tf = None
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
         self._ahead.clear()
         self._ahead_bytes = 0
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -329,9 +330,16 @@ def _open_events_json(ref: ShapeRef) -> MemoryConversation:
 
 def _sibling_state(path: Path, events: list[Any]) -> tuple[dict[str, Any] | None, list[str]]:
     """The `baseState` of a `trajectory.json` beside an `events.json` (the visualizer's pair)."""
+    from trajkit.store.layout import link_outside
+
     sibling = path.with_name("trajectory.json")
     if sibling == path or not sibling.is_file():
         return None, ["base state unknown: the file holds events only (no base_state.json)"]
+    if sibling.is_symlink() and (real := link_outside(sibling, path.parent)) is not None:
+        return None, [  # as for base_state.json: a link outside the folder is never read
+            f"base state unknown: {sibling.name} beside it is a symlink to {real}, outside "
+            "the folder; not read"
+        ]
     try:
         doc = _load_json(sibling)
     except InputError:
@@ -486,6 +494,7 @@ def shape_refs(path: str | os.PathLike[str]) -> Iterator[ShapeRef] | None:
     if not os.path.lexists(p) and "#" in os.fspath(path):
         head, _, key = os.fspath(path).rpartition("#")
         p = Path(head)
+    _refuse_special(p)
     name = shape_of(p)
     if name is None:
         return None
@@ -493,6 +502,18 @@ def shape_refs(path: str | os.PathLike[str]) -> Iterator[ShapeRef] | None:
     if not key:
         return refs
     return _select(p, refs, key)
+
+
+def _refuse_special(path: Path) -> None:
+    """A FIFO, device or socket named as input: the store's refusal, before anything opens it."""
+    from trajkit.store.guard import check_regular
+
+    try:
+        st = os.stat(path)
+    except OSError:
+        return  # missing or a broken link: each command says so its own way
+    if not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode):
+        check_regular(path, st)
 
 
 def _select(path: Path, refs: Iterator[ShapeRef], key: str) -> Iterator[ShapeRef]:
