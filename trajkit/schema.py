@@ -143,7 +143,18 @@ def drift(directory: str | Path) -> list[str]:
     return problems
 
 
-OUTPUT_COMMANDS = ("export", "ls", "migrate", "repair", "stats", "validate", "view")
+OUTPUT_COMMANDS = (
+    "convert",
+    "export",
+    "inspect",
+    "ls",
+    "migrate",
+    "repair",
+    "schema",
+    "stats",
+    "validate",
+    "view",
+)
 """Commands whose `--json` document has a shipped schema `trajkit.<command>/1`."""
 
 

@@ -59,6 +59,16 @@ def _json_args(name: str, tmp: Path) -> list[str]:
         "migrate": ["migrate", str(V0_FILE), "-o", str(tmp / "m"), "--json"],
         "export": ["export", str(A_TEXT), str(tmp / "missing"), "-o", str(tmp / "ds"), "--json"],
         "view": ["view", str(A_TEXT), "-o", str(tmp / "a.html"), "--json"],
+        "convert": [
+            "convert",
+            str(fx.SDK_FIXTURES),
+            str(fx.BAD_FIXTURES / "index_gap"),
+            "-o",
+            str(tmp / "c.jsonl"),
+            "--json",
+        ],
+        "inspect": ["inspect", str(fx.FIXTURES / "shapes" / "agent_server"), "--json"],
+        "schema": ["schema", "--check", "--json"],
     }[name]
 
 

@@ -30,8 +30,8 @@ def test_unknown_name_is_a_usage_error() -> None:
     result = CliRunner().invoke(main, ["schema", "nope"])
     assert result.exit_code == 2
     assert result.output == (
-        "Error: no schema named 'nope'; choose one of: event, base_state, "
-        "export, ls, migrate, repair, stats, validate, view\n"
+        "Error: no schema named 'nope'; choose one of: event, base_state, convert, export, "
+        "inspect, ls, migrate, repair, schema, stats, validate, view\n"
     )
 
 

@@ -13,12 +13,19 @@ import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import click
 
-from trajkit.cli._options import engine_options, filter_options, jobs_option, paths_argument
+from trajkit.cli._options import (
+    engine_options,
+    filter_options,
+    jobs_option,
+    json_option,
+    paths_argument,
+)
 
 if TYPE_CHECKING:
     from trajkit.filters import ConversationFilters
@@ -82,6 +89,10 @@ if TYPE_CHECKING:
 )
 @filter_options
 @jobs_option
+@json_option(
+    "With -o: print what was written as one JSON document (trajkit.convert/1) on stdout "
+    "(without -o the converted documents are the output)."
+)
 @engine_options
 def convert_command(
     paths: tuple[Path, ...],
@@ -96,6 +107,7 @@ def convert_command(
     overwrite: bool,
     keep_invalid: bool,
     jobs: int | None,
+    as_json: bool,
     engine: str,
     address: str | None,
     filters: ConversationFilters,
@@ -114,7 +126,15 @@ def convert_command(
         dangling=dangling,
         send_reasoning_content=reasoning_content,
     )
+    if as_json and output is None:
+        from trajkit.errors import UsageError
+
+        raise UsageError(
+            "--json reports what was written: pass -o FILE (without -o, the converted "
+            "documents themselves are printed)"
+        )
     _check_output(output, paths, overwrite)
+    report = _Report(to=to, output=output) if as_json else None
     single = paths[0].parent if len(paths) == 1 and paths[0].name == "events" else paths[0]
     one = len(paths) == 1 and single.is_dir() and is_conversation_folder(single)
     if filters:  # the shape follows what was asked: one document for one folder, else JSONL
@@ -124,16 +144,61 @@ def convert_command(
         if not paths:
             click.echo("no conversation left after the filters; nothing written", err=True)
             return
+    failed = 0
     if one:
-        _convert_one(single, output, to, options, keep_invalid=keep_invalid)
-    elif _convert_many(
-        paths, output, jobs, to, options, engine=engine, address=address, keep_invalid=keep_invalid
-    ):
+        _convert_one(single, output, to, options, keep_invalid=keep_invalid, report=report)
+    else:
+        failed = _convert_many(
+            paths,
+            output,
+            jobs,
+            to,
+            options,
+            engine=engine,
+            address=address,
+            keep_invalid=keep_invalid,
+            report=report,
+        )
+    if report is not None:
+        from trajkit.cli._output import echo_json
+
+        echo_json(report.to_json())
+    if failed:
         sys.exit(1)
 
 
+@dataclass
+class _Report:
+    """What `convert --json` prints (`trajkit.convert/1`)."""
+
+    to: str
+    output: Path | None
+    converted: int = 0
+    skipped: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        from trajkit.cli._output import display_path
+
+        written = self.output is not None and self.converted > 0
+        return {
+            "schema": "trajkit.convert/1",
+            "to": self.to,
+            "output": display_path(self.output) if written and self.output else None,
+            "converted": self.converted,
+            "skipped": self.skipped,
+            "warnings": self.warnings,
+        }
+
+
 def _convert_one(
-    path: Path, output: Path | None, to: Target, options: ConversionOptions, *, keep_invalid: bool
+    path: Path,
+    output: Path | None,
+    to: Target,
+    options: ConversionOptions,
+    *,
+    keep_invalid: bool,
+    report: _Report | None = None,
 ) -> None:
     from trajkit.convert import convert_conversation
     from trajkit.errors import TrajkitError
@@ -145,11 +210,16 @@ def _convert_one(
     for error in errors:
         click.echo(f"warning: {error} (kept: --keep-invalid)", err=True)
     result = convert_conversation(path, to=to, options=options)
-    for problem in result.pop("problems"):
+    problems = result.pop("problems")
+    for problem in problems:
         click.echo(f"warning: {path}: {problem}", err=True)
     del result["conversation_id"]
     with _open_output(output) as out:
         out.write(indented_json(result))
+    if report is not None:
+        report.converted = 1
+        report.warnings = [*(f"{e} (kept: --keep-invalid)" for e in errors)]
+        report.warnings += [f"{path}: {p}" for p in problems]
 
 
 def indented_json(document: Any) -> bytes:
@@ -178,6 +248,7 @@ def _convert_many(
     engine: str = "local",
     address: str | None = None,
     keep_invalid: bool = False,
+    report: _Report | None = None,
 ) -> int:
     """Write JSONL; returns the number of conversations skipped."""
     from trajkit.cli._output import close_iterator, display_path, progress
@@ -200,11 +271,16 @@ def _convert_many(
                     else:
                         converted += 1
                         out.write(item.line + b"\n")
+                    if report is not None:
+                        report.warnings += [f"{item.path}: {p}" for p in item.problems]
+                        report.skipped += [] if item.error is None else [str(item.error)]
                     bar.advance(note=item.path.name)
             finally:
                 close_iterator(items)  # a full disk: the workers stop now, not at exit
         if not converted and output is not None:
             raise _Unpublished  # no empty file: the output stays as it was
+    if report is not None:
+        report.converted = converted
     note = "" if converted or output is None else f"; {display_path(output)} not written"
     click.echo(f"converted {converted} conversation(s), skipped {failed}{note}", err=True)
     return failed

@@ -171,8 +171,12 @@ def _table_width() -> int | None:
     default=None,
     help="Page the output (default: on a terminal, for long conversations).",
 )
+@json_option(
+    "Print the conversation's summary (the header: model, status, counts, tokens, cost, "
+    "title, kinds of events) as one JSON document (trajkit.inspect/1), not its events."
+)
 def inspect_command(
-    path: Path, full: bool, start: int, stop: int | None, pager: bool | None
+    path: Path, full: bool, start: int, stop: int | None, pager: bool | None, as_json: bool
 ) -> None:
     """Show one conversation (V1 folder or V0 file) in the terminal."""
     from trajkit.errors import UsageError
@@ -182,6 +186,13 @@ def inspect_command(
     if stop is not None and stop < start:
         raise UsageError(f"--to {stop} is before --from {start}")
     loaded = load_conversation(path, event_range=(start, stop))
+    if as_json:
+        from trajkit.cli._output import echo_json
+        from trajkit.views.terminal import conversation_summary
+
+        problems = [*loaded.problems, *_empty(loaded)]
+        echo_json({**conversation_summary(loaded), "problems": [str(p) for p in problems]})
+        sys.exit(_report_skipped(problems))
     console = _console()
     use_pager = pager if pager is not None else (_stdout_is_terminal() and len(loaded.items) > 30)
     if use_pager:

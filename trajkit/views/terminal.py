@@ -17,6 +17,7 @@ import shlex
 import shutil
 import subprocess
 from collections.abc import Iterator
+from typing import Any
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.padding import Padding
@@ -34,7 +35,7 @@ from trajkit.views.entries import (
     usage_by_response,
 )
 from trajkit.views.load import LoadedConversation
-from trajkit.views.summary import conversation_totals
+from trajkit.views.summary import Totals, conversation_totals
 
 __all__ = ["FOLD_LINES", "page_conversation", "print_conversation", "render_conversation"]
 
@@ -139,7 +140,7 @@ def render_conversation(
         yield Text("(no events to show)", style="dim")
 
 
-def _header(loaded: LoadedConversation) -> RenderableType:
+def _totals(loaded: LoadedConversation) -> Totals:
     t = conversation_totals(loaded.state)
     meta = loaded.meta
     if meta is not None:  # the agent server's meta.json fills what the base state lacks
@@ -148,6 +149,46 @@ def _header(loaded: LoadedConversation) -> RenderableType:
         if not t.prompt_tokens and not t.completion_tokens:
             t.prompt_tokens = meta.prompt_tokens or 0
             t.completion_tokens = meta.completion_tokens or 0
+    return t
+
+
+def conversation_summary(loaded: LoadedConversation) -> dict[str, Any]:
+    """What `inspect` shows above the events, as data (`inspect --json`, `trajkit.inspect/1`)."""
+    from collections import Counter
+
+    t = _totals(loaded)
+    meta = loaded.meta
+    times = [ts for _, ev in loaded.items if (ts := getattr(ev, "timestamp", ""))]
+    kinds = Counter(getattr(ev, "kind", "unreadable") for _, ev in loaded.items)
+    shown = [loaded.items[0][0], loaded.items[-1][0]] if loaded.items else None
+    return {
+        "schema": "trajkit.inspect/1",
+        "id": loaded.id,
+        "path": str(loaded.path),
+        "origin": loaded.origin,
+        "title": meta.title if meta is not None else None,
+        "model": t.model,
+        "status": t.status,
+        "events": loaded.total_events,
+        "shown": shown,
+        "errors": sum(1 for e in iter_entries(loaded.items) if e.error),
+        "first_time": min(times) if times else None,
+        "last_time": max(times) if times else None,
+        "duration_s": seconds_between(min(times), max(times)) if times else None,
+        "tokens": {"prompt": t.prompt_tokens, "completion": t.completion_tokens},
+        "cost": t.cost,
+        "outcome": loaded.outcome,
+        "created_at": meta.created_at if meta is not None else None,
+        "updated_at": meta.updated_at if meta is not None else None,
+        "tags": dict(meta.tags) if meta is not None else {},
+        "kinds": dict(sorted(kinds.items())),
+        "notes": list(loaded.notes),
+    }
+
+
+def _header(loaded: LoadedConversation) -> RenderableType:
+    t = _totals(loaded)
+    meta = loaded.meta
     text = Text()
     text.append(f"Conversation {visible_controls(loaded.id, keep_layout=False)}\n", style="bold")
     rows = [("title", meta.title)] if meta is not None and meta.title else []
