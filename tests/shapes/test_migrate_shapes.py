@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from tests.shapes.test_wild_samples import WILD, needs_wild
@@ -72,3 +75,56 @@ def test_real_eval_output_and_old_folders_migrate_to_valid_folders(tmp_path: Pat
     )
     assert "migrated 9 conversation(s)" in output, output
     assert strict.splitlines()[-1] == "valid: 9 conversations (462 events)", strict
+
+
+SDK_PYTHON = Path(os.environ.get("TRAJKIT_SDK_PYTHON", "/work/sdk-venv/bin/python"))
+_SDK_LOAD = """
+import sys
+from pathlib import Path
+import openhands.tools  # noqa: F401  (registers the tools' action and observation kinds)
+from openhands.sdk.conversation.state import ConversationState
+from openhands.sdk.event import Event
+for folder in sorted(p for p in Path(sys.argv[1]).iterdir() if p.is_dir()):
+    state = ConversationState.model_validate_json((folder / "base_state.json").read_text())
+    names = sorted((folder / "events").glob("event-*.json"))
+    events = [Event.model_validate_json(f.read_text()) for f in names]
+    assert str(state.id).replace("-", "") == folder.name, folder
+    print("loaded", folder.name, len(events))
+"""
+
+
+@pytest.mark.skipif(
+    not SDK_PYTHON.exists(), reason=f"no openhands-sdk 1.58.2 venv at {SDK_PYTHON} (optional)"
+)
+def test_migrated_folders_load_in_openhands_sdk(tmp_path: Path) -> None:
+    inputs = [SHAPES]
+    if WILD.is_dir():
+        inputs += [
+            WILD / "benchmarks-v1-output" / "openagentsafety_output.jsonl",
+            WILD / "sdk-early" / "test_file_store",
+            WILD / "agent-server",
+        ]
+    out = tmp_path / "out"
+    migrated = CliRunner().invoke(main, ["migrate", *map(str, inputs), "-o", str(out)])
+    assert "migrated" in migrated.output, migrated.output
+    folders = sorted(p.name for p in out.iterdir() if p.is_dir())
+    env = {
+        **os.environ,
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",  # litellm's bundled prices: no network
+        "OPENHANDS_SUPPRESS_BANNER": "1",
+        # the SDK refuses, when an LLM is built, a model whose context window litellm does not
+        # know as long enough (a runtime check of the configuration, not of the format)
+        "ALLOW_SHORT_CONTEXT_WINDOWS": "true",
+    }
+    env.pop("PYTHONPATH", None)
+    result = subprocess.run(
+        [str(SDK_PYTHON), "-c", _SDK_LOAD, str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    loaded = [line.split()[1] for line in result.stdout.splitlines() if line.startswith("loaded ")]
+    assert loaded == folders and len(folders) >= 5
