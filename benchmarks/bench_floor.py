@@ -102,17 +102,51 @@ def _load_kept(folder: Path) -> int:
     return len(list(open_conversation(folder).iter_events()))
 
 
+_PEAK_RSS = (
+    "import atexit, os, runpy, sys\n"
+    "def _peak():\n"
+    "    with open('/proc/self/status') as f:\n"
+    "        kb = next(int(l.split()[1]) for l in f if l.startswith('VmHWM:'))\n"
+    "    os.write(int(os.environ['BENCH_PEAK_FD']), str(kb).encode())\n"
+    "atexit.register(_peak)\n"
+    "how, target, *rest = sys.argv[1:]\n"
+    "if how == '-m':\n"
+    "    sys.argv = [target, *rest]\n"
+    "    runpy.run_module(target, run_name='__main__', alter_sys=True)\n"
+    "else:\n"
+    "    sys.argv = ['-c', *rest]\n"
+    "    exec(compile(target, '<string>', 'exec'), {'__name__': '__main__'})\n"
+)
+"""Runs `-m module ...` or `-c code ...` and reports the child's own peak RSS (VmHWM) on a
+pipe at exit: `ru_maxrss` from wait4 also counts the parent's memory copied at the spawn, so
+a fresh child of a parent holding 10k parsed events showed the parent's 690 MB."""
+
+
 def _child(args: list[str]) -> tuple[float, float, bytes]:
     """CPU seconds, peak RSS in MB and stdout of a fresh `python <args>` process."""
-    env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
-    proc = subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, env=env, cwd=REPO)
+    read_fd, write_fd = os.pipe()
+    env = {
+        **os.environ,
+        "PYTHONPATH": f"{REPO}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+        "BENCH_PEAK_FD": str(write_fd),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _PEAK_RSS, *args],
+        stdout=subprocess.PIPE,
+        env=env,
+        cwd=REPO,
+        pass_fds=(write_fd,),
+    )
+    os.close(write_fd)
     assert proc.stdout is not None
     out = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
+    with os.fdopen(read_fd, "rb") as f:
+        peak_kb = f.read()
     if proc.returncode:
         raise SystemExit(f"{args}: exit {proc.returncode}")
-    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out
+    return usage.ru_utime + usage.ru_stime, int(peak_kb or 0) / 1024, out
 
 
 _LOAD = (
