@@ -26,7 +26,7 @@ Pure functions: no litellm, no I/O; the runtime's ``LLM.format_messages_for_llm`
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, assert_never
 
 from trajkit.convert.options import FormatOptions
@@ -37,6 +37,8 @@ __all__ = [
     "FORCE_STRING_SERIALIZER_MODELS",
     "SEND_REASONING_CONTENT_MODELS",
     "TOOL_IMAGE_NOTE",
+    "ToolImageMover",
+    "chat_settings",
     "message_to_chat",
     "messages_to_chat",
     "move_tool_images",
@@ -85,33 +87,32 @@ def messages_to_chat(
             config); the defaults are the SDK's for a model with no special rules.
     """
     o = options or _DEFAULT
-    model = o.model
-    caching = o.caching
+    settings = chat_settings(o)
+    marks = _cache_marks(messages) if o.caching else {}
+    out = [message_to_chat(m, **settings, _marks=marks, _index=i) for i, m in enumerate(messages)]
+    return move_tool_images(out) if o.tool_images == "user" else out
+
+
+def chat_settings(o: FormatOptions) -> dict[str, bool]:
+    """The keyword arguments of ``message_to_chat`` for the wire settings ``o`` (name rules
+    resolved)."""
     fss = (
-        _name_matches(model, FORCE_STRING_SERIALIZER_MODELS)
+        _name_matches(o.model, FORCE_STRING_SERIALIZER_MODELS)
         if o.force_string_serializer is None
         else o.force_string_serializer
     )
     send_rc = (
-        _name_matches(model, SEND_REASONING_CONTENT_MODELS)
+        _name_matches(o.model, SEND_REASONING_CONTENT_MODELS)
         if o.send_reasoning_content is None
         else o.send_reasoning_content
     )
-    marks = _cache_marks(messages) if caching else {}
-    out = [
-        message_to_chat(
-            m,
-            caching=caching,
-            vision=o.vision,
-            native_tool_calling=o.native_tool_calling,
-            force_string_serializer=fss,
-            send_reasoning_content=send_rc,
-            _marks=marks,
-            _index=i,
-        )
-        for i, m in enumerate(messages)
-    ]
-    return move_tool_images(out) if o.tool_images == "user" else out
+    return {
+        "caching": o.caching,
+        "vision": o.vision,
+        "native_tool_calling": o.native_tool_calling,
+        "force_string_serializer": fss,
+        "send_reasoning_content": send_rc,
+    }
 
 
 TOOL_IMAGE_NOTE = "[image output: see the next user message]"
@@ -122,11 +123,26 @@ def move_tool_images(dicts: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Chat dicts with each tool message's images moved to one user message after the run of
     tool messages (``tool_images="user"``); the tool message keeps its text, or a note."""
     out: list[dict[str, Any]] = []
-    pending: list[dict[str, Any]] = []
+    mover = ToolImageMover(out.append)
     for d in dicts:
-        if pending and d["role"] != "tool":
-            out.append({"content": pending, "role": "user"})
-            pending = []
+        mover.add(d)
+    mover.finish()
+    return out
+
+
+class ToolImageMover:
+    """``move_tool_images`` one chat dict at a time: ``add`` each, then ``finish``; the dicts
+    go to ``emit`` in order (a run of tool messages is followed by the user message that
+    holds their images)."""
+
+    def __init__(self, emit: Callable[[dict[str, Any]], object]) -> None:
+        self._emit = emit
+        self._pending: list[dict[str, Any]] = []
+
+    def add(self, d: dict[str, Any]) -> None:
+        if self._pending and d["role"] != "tool":
+            self._emit({"content": self._pending, "role": "user"})
+            self._pending = []
         content = d.get("content")
         if d["role"] == "tool" and isinstance(content, list):
             images = [p for p in content if p.get("type") == "image_url"]
@@ -134,11 +150,13 @@ def move_tool_images(dicts: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 texts = [p for p in content if p.get("type") != "image_url"]
                 d = {**d, "content": texts or [{"type": "text", "text": TOOL_IMAGE_NOTE}]}
                 label = f"Image output of tool call {d.get('tool_call_id')}:"
-                pending += [{"type": "text", "text": label}, *images]
-        out.append(d)
-    if pending:
-        out.append({"content": pending, "role": "user"})
-    return out
+                self._pending += [{"type": "text", "text": label}, *images]
+        self._emit(d)
+
+    def finish(self) -> None:
+        if self._pending:
+            self._emit({"content": self._pending, "role": "user"})
+            self._pending = []
 
 
 def _cache_marks(messages: Sequence[Message]) -> _CacheMarks:

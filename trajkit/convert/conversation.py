@@ -29,7 +29,13 @@ from trajkit.convert.newer import apply_newer_kinds
 from trajkit.convert.options import ConversionOptions, FormatOptions, Target, check_choice
 from trajkit.convert.responses import messages_to_responses, uses_responses_api
 from trajkit.convert.tools import tools_to_chat, tools_to_responses, unknown_tools
-from trajkit.convert.view import BranchError, active_branch, condensed_view, full_view
+from trajkit.convert.view import (
+    BranchError,
+    ViewEntry,
+    active_branch,
+    condensed_view,
+    full_view,
+)
 from trajkit.errors import InputError
 from trajkit.events import (
     BaseState,
@@ -241,7 +247,7 @@ def convert_conversation(
 
 def branch_input_error(
     exc: BranchError,
-    events: Sequence[Event],
+    events: Sequence[Event] | Sequence[ViewEntry],
     *,
     base_state_path: Path,
     event_paths: Sequence[Path] | None = None,

@@ -24,7 +24,13 @@ from typing import Any
 from trajkit.events import ImageContent, Message, MessageToolCall, ReasoningItemModel, TextContent
 from trajkit.events.truncate import DEFAULT_TEXT_CONTENT_LIMIT, maybe_truncate
 
-__all__ = ["RESPONSES_API_MODELS", "messages_to_responses", "uses_responses_api"]
+__all__ = [
+    "RESPONSES_API_MODELS",
+    "join_instructions",
+    "message_to_responses",
+    "messages_to_responses",
+    "uses_responses_api",
+]
 
 RESPONSES_API_MODELS = ("gpt-5", "gpt-6", "codex-mini-latest")
 """Model-name substrings that use the Responses API when nothing else decides (1.58.2)."""
@@ -61,19 +67,31 @@ def messages_to_responses(
     instructions: str | None = None
     items: list[dict[str, Any]] = []
     for m in messages:
-        role = m.role
-        if role == "system":
-            text = "\n".join(c.text for c in m.content if isinstance(c, TextContent) and c.text)
-            text = text.strip()
-            if text:
-                instructions = text if instructions is None else f"{instructions}\n\n---\n\n{text}"
-        elif role == "user":
-            items.append(_user_item(m, vision))
-        elif role == "assistant":
-            _assistant_items(m, items)
-        elif role == "tool":
-            _tool_items(m, vision, items)
+        text = message_to_responses(m, items, vision=vision)
+        if text:
+            instructions = join_instructions(instructions, text)
     return instructions, items
+
+
+def join_instructions(instructions: str | None, text: str) -> str:
+    """``instructions`` with one more system message's ``text`` (the SDK's separator)."""
+    return text if instructions is None else f"{instructions}\n\n---\n\n{text}"
+
+
+def message_to_responses(m: Message, items: list[dict[str, Any]], *, vision: bool = True) -> str:
+    """Append one message's input items to ``items``; a system message's text is returned
+    instead (empty otherwise), for ``join_instructions``."""
+    role = m.role
+    if role == "system":
+        text = "\n".join(c.text for c in m.content if isinstance(c, TextContent) and c.text)
+        return text.strip()
+    if role == "user":
+        items.append(_user_item(m, vision))
+    elif role == "assistant":
+        _assistant_items(m, items)
+    elif role == "tool":
+        _tool_items(m, vision, items)
+    return ""
 
 
 def _user_item(m: Message, vision: bool) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import errno
 from collections import Counter
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -88,10 +88,14 @@ def iter_conversation_problems(
     max_file_bytes: int = MAX_FILE_BYTES,
     thorough: bool = False,
     _report: ConversationReport | None = None,
+    on_event: Callable[[Path, FileCheck], object] | None = None,
 ) -> Iterator[Problem]:
     """Yield every problem of the conversation in `folder`.
 
     `thorough` also runs `jsonschema` on files the model accepts (see `files.py`).
+    `on_event(path, check)` is called for each event file read, in index order, while its
+    bytes (`check.raw`) and parsed event (`check.event`) are at hand: a caller that needs the
+    events too (`convert`) reads each file once.
     """
     state = yield from _base_state_problems(folder, max_file_bytes, thorough)
     secrets = redact.registered_secret_values(state.data) if state else {}
@@ -110,6 +114,8 @@ def iter_conversation_problems(
         check, fact = check_event_file(
             path, index=index, name_id=name_id, max_bytes=max_file_bytes, thorough=thorough
         )
+        if on_event is not None:
+            on_event(path, check)
         yield from check.problems
         yield from _event_secret_problems(path, check, secrets)
         upgrades.update(check.upgrades)

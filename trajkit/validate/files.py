@@ -70,6 +70,9 @@ class FileCheck:
     """The file's bytes, when it was read (used for secret scanning, then dropped)."""
     upgrades: list[str] = field(default_factory=list)
     """Upgrade rules (`trajkit.events.upgrade`) the file needed: an older SDK's shape."""
+    event: Any = None
+    """The event the model built, when the file's own bytes passed the strict fast path
+    (what the reader would parse from them: `convert` streams it instead of parsing twice)."""
 
 
 # --- rungs 1-3: read and decode -----------------------------------------------------------------
@@ -310,6 +313,7 @@ def _fast_event_check(path: Path, check: FileCheck, facts: EventFacts, *, thorou
         return False
     # Fields read from __dict__: getattr of a field the kind lacks takes pydantic's slow
     # missing-attribute path (__getattr__ raising AttributeError), ~1 us each.
+    check.event = event
     fields = event.__dict__
     facts.id = fields["id"]
     facts.kind = kind

@@ -16,9 +16,13 @@ only lose it.
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["conversation_errors", "invalid_reason", "opened_errors"]
+if TYPE_CHECKING:
+    from trajkit.validate.problems import Problem
+
+__all__ = ["conversation_errors", "invalid_reason", "opened_errors", "verdict_errors"]
 
 
 def conversation_errors(location: str | os.PathLike[str] | Any) -> list[str]:
@@ -46,7 +50,7 @@ def conversation_errors(location: str | os.PathLike[str] | Any) -> list[str]:
     else:
         path = Path(location) if isinstance(location, str) else location
         report = validate_conversation(path)  # type: ignore[arg-type]  # Path or storage path
-    return [p.format() for p in report.problems if p.severity == "error" and p.code != "secret"]
+    return verdict_errors(report.problems)
 
 
 def opened_errors(conv: Any, label: str) -> list[str]:
@@ -54,7 +58,12 @@ def opened_errors(conv: Any, label: str) -> list[str]:
     from trajkit.validate.shapes import validate_opened
 
     report = validate_opened(conv, label)
-    return [p.format() for p in report.problems if p.severity == "error" and p.code != "secret"]
+    return verdict_errors(report.problems)
+
+
+def verdict_errors(problems: Iterable[Problem]) -> list[str]:
+    """The problems that make a conversation invalid, formatted (see the module docstring)."""
+    return [p.format() for p in problems if p.severity == "error" and p.code != "secret"]
 
 
 def invalid_reason(errors: list[str]) -> str:

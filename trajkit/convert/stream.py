@@ -1,0 +1,733 @@
+"""Convert one stored conversation straight into a JSON document, without holding it.
+
+``write_conversation`` gives the bytes ``trajkit convert`` writes for one folder (the document
+of ``convert_conversation`` through ``indented_json``: ``json.dumps(indent=2)``'s layout), with
+memory that does not grow with the conversation:
+
+1. One validation pass (``trajkit.validate``, the verdict ``convert`` shares with ``validate``
+   and ``export``) reads every event file once; the event the validator parses is kept only
+   long enough to note a ``ViewEntry`` (ids, kind flags, call and response ids), the call ids
+   its message makes and answers, and the tools of a ``SystemPromptEvent``.
+2. The entries give the active branch, the condensed (or full) view and the events the view
+   properties drop, with the same code as the in-memory path (``convert.view``); the call ids
+   give the answered/called sets of the dangling-call rule (``convert.adjust``).
+3. A second pass reads only the events of the view, in order, and each becomes its message,
+   adjusted and serialized at once: calls of one response are batched, plain user turns
+   merged, dangling calls dropped or answered, reasoning/system/images options applied, cache
+   marks set (the marked last user or tool message is held until a later one arrives), images
+   moved out of tool messages, and each message is written as soon as it is final.
+
+Peak memory is the entries plus one message at a time (about 250 bytes an event), against
+~10 KB an event for holding the parsed conversation. The case the streaming path does not take
+(a conversation validate rejects but ``keep_invalid`` converts, a newer SDK's
+``SystemPromptUpdateEvent``, an empty call id) is converted in memory, so the bytes are always
+the in-memory path's (``tests/convert/test_stream.py`` checks every fixture).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import tempfile
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+import orjson
+
+from trajkit.convert.adjust import (
+    SYNTHETIC_RESULT,
+    DanglingCall,
+    _without_calls,
+    drop_reasoning,
+    replace_images,
+)
+from trajkit.convert.chat import ToolImageMover, chat_settings, message_to_chat
+from trajkit.convert.conversation import (
+    _llm_config,
+    branch_input_error,
+    convert_conversation,
+    resolve_target,
+)
+from trajkit.convert.options import (
+    ConversionOptions,
+    DanglingPolicy,
+    FormatOptions,
+    Target,
+    check_choice,
+)
+from trajkit.convert.responses import join_instructions, message_to_responses
+from trajkit.convert.tools import tools_to_chat, tools_to_responses, unknown_tools
+from trajkit.convert.view import (
+    CONDENSATION,
+    LLM,
+    RESULT,
+    SUMMARY,
+    UNKNOWN,
+    BranchError,
+    ViewEntry,
+    branch_entries,
+    condensed_entries,
+    entry_of,
+    full_entries,
+    summary_event,
+)
+from trajkit.errors import InputError, TrajkitError
+from trajkit.events import (
+    ActionEvent,
+    Event,
+    Message,
+    MessageEvent,
+    SystemPromptEvent,
+    TextContent,
+    UnknownEvent,
+)
+from trajkit.events.base import ROOT_PARENT
+from trajkit.events.llm_messages import _batch_message, _is_plain_user
+from trajkit.gc_pause import paused_gc
+from trajkit.store import StoredConversation, open_conversation
+from trajkit.store.guard import check_json_nodes
+
+if TYPE_CHECKING:
+    from trajkit.events.state import BaseState
+    from trajkit.validate.files import FileCheck
+
+__all__ = ["Written", "indented_json", "write_conversation"]
+
+_DEFAULT = ConversionOptions()
+_INDENT = orjson.OPT_INDENT_2
+_UPDATE = "SystemPromptUpdateEvent"  # convert.newer: applied by the in-memory path
+
+
+@dataclass(frozen=True)
+class Written:
+    """What ``write_conversation`` has to say besides the document."""
+
+    errors: list[str] = field(default_factory=list)
+    """Why validate rejects the conversation (converted anyway: ``keep_invalid``)."""
+    problems: list[str] = field(default_factory=list)
+    """The conversion's warnings, as ``convert_conversation``'s ``problems``."""
+
+
+def indented_json(document: Any) -> bytes:
+    """`json.dumps(document, indent=2, ensure_ascii=False)` + newline, as UTF-8, made by orjson.
+
+    `indent` makes the standard library fall back to its pure-Python encoder (0.35 s and
+    +360 MB at 10k events); orjson writes the same bytes about 20x faster. The one known
+    difference is a float written with a negative exponent (`1e-7`, json: `1e-07`), the same
+    number. An integer beyond 64 bits (orjson refuses it) goes through json.
+    """
+    try:
+        return orjson.dumps(document, option=_INDENT | orjson.OPT_APPEND_NEWLINE)
+    except TypeError:
+        import json
+
+        return json.dumps(document, indent=2, ensure_ascii=False).encode() + b"\n"
+
+
+@paused_gc()
+def write_conversation(
+    path_or_stored: str | os.PathLike[str] | StoredConversation,
+    out: IO[bytes],
+    *,
+    to: Target = "chat",
+    options: ConversionOptions = _DEFAULT,
+    keep_invalid: bool = False,
+) -> Written:
+    """Write the converted document of one conversation folder to ``out`` (see the module).
+
+    The document is ``convert_conversation``'s without ``conversation_id`` and ``problems``
+    (those come back in ``Written``), indented as ``indented_json`` writes it.
+
+    Raises:
+        TrajkitError: validate rejects the conversation (its first error), unless
+            ``keep_invalid``; nothing is written then.
+        InputError: an unreadable event, or parent links that do not reach the leaf.
+    """
+    from trajkit.validate.conversation import iter_conversation_problems
+    from trajkit.validate.verdict import invalid_reason, verdict_errors
+
+    check_choice("to", to, ("chat", "responses", "auto"))
+    conv = (
+        path_or_stored
+        if isinstance(path_or_stored, StoredConversation)
+        else open_conversation(path_or_stored)
+    )
+    try:
+        state: BaseState | None = conv.base_state()
+        readable = True
+    except (TrajkitError, ValueError):  # validate says what is wrong with it
+        state, readable = None, False
+    with tempfile.TemporaryFile() as spool:
+        index = _Index(_speculation(state, spool, to, options) if readable else None)
+        errors = verdict_errors(iter_conversation_problems(conv.path, on_event=index.add))
+        if errors and not keep_invalid:
+            raise TrajkitError(invalid_reason(errors))
+        if errors or index.in_memory:
+            result = convert_conversation(conv, to=to, options=options)
+            problems = result.pop("problems")
+            del result["conversation_id"]
+            out.write(indented_json(result))
+            return Written(errors, problems)
+        if index.error is not None:
+            raise index.error
+        if not readable:
+            state = conv.base_state()  # raises what the in-memory path raises
+        return _write(conv, state, index, out, to, options)
+
+
+def _write(
+    conv: StoredConversation,
+    state: BaseState | None,
+    index: _Index,
+    out: IO[bytes],
+    to: Target,
+    options: ConversionOptions,
+) -> Written:
+    conv.upgrades.update(index.upgrades)
+    notes = [*getattr(conv, "notes", ()), *conv.upgrade_notes()]
+    try:
+        branch = branch_entries(
+            index.entries,
+            leaf_event_id=state.leaf_event_id if state else None,
+            head_is_empty=bool(state and state.head_is_empty),
+        )
+    except BranchError as exc:
+        files = conv.event_files()
+        raise branch_input_error(
+            exc, index.entries, base_state_path=conv.base_state_path, files=files
+        ) from None
+    dropped: list[tuple[str, ViewEntry]] = []
+    if options.view == "condensed":
+        view = condensed_entries(branch, dropped=dropped)
+    else:
+        view = full_entries(branch)
+    tools = next((index.tools[e.pos] for e in branch if e.pos in index.tools), [])
+    target = resolve_target(to, state)
+    answered = {index.answers[e.pos] for e in view if e.pos in index.answers}
+    called = {c for e in view if e.pos in index.calls for c in index.calls[e.pos]}
+    spec = index.speculation
+    if spec is not None and spec.finish(view, answered, called):
+        found = spec.converter.finish()
+        out.write(_head(target, spec.converter.instructions))
+        _copy(spec.spool, out)
+    else:  # the second pass: read the events of the view again
+        converter = _Converter(out, options, options.format_for(_llm_config(state)), target)
+        converter.answered.update(answered)  # the sets the dangling rule holds
+        converter.called.update(called)
+        loaded: dict[int, Event] = {}
+        instructions = None
+        if target == "responses" and options.system:  # instructions come first
+            for e in view:
+                if e.pos in index.system:
+                    loaded[e.pos] = event = _load(e)
+                    text = message_to_responses(event.to_llm_message(), [])  # type: ignore[attr-defined]
+                    if text:
+                        instructions = join_instructions(instructions, text)
+        out.write(_head(target, instructions))
+        for e in view:
+            kept = loaded.pop(e.pos, None) if e.pos >= 0 else None
+            converter.add(kept if kept is not None else _load(e))
+        found = converter.finish()
+    listed = tools_to_chat(tools) if target == "chat" else tools_to_responses(tools)
+    out.write(_tail(spec.converter.items if spec and spec.used else converter.items, listed))
+    problems = [f"{e.kind} {e.id} left out of the condensed view ({rule})" for rule, e in dropped]
+    problems += [d.describe() for d in found]
+    unknown = sorted({e.kind for e in branch if e.flags & UNKNOWN})
+    if unknown:
+        problems.append(f"events of unknown kind left out: {', '.join(unknown)}")
+    problems += [
+        f"tool {n!r}: parameter schema unknown, sent as an open object"
+        for n in unknown_tools(tools)
+    ]
+    return Written([], [*notes, *problems])
+
+
+def _head(target: str, instructions: str | None) -> bytes:
+    if target == "chat":
+        return b'{\n  "messages": ['
+    return b'{\n  "instructions": ' + orjson.dumps(instructions) + b',\n  "input": ['
+
+
+def _tail(items: _Items, tools: list[Any]) -> bytes:
+    listed = orjson.dumps(tools, option=_INDENT).replace(b"\n", b"\n  ")
+    return items.closing() + b',\n  "tools": ' + listed + b"\n}\n"
+
+
+def _copy(spool: IO[bytes], out: IO[bytes]) -> None:
+    """The spooled items onto ``out`` (``sendfile``: the kernel copies, no Python buffers)."""
+    spool.flush()
+    size = spool.tell()
+    out.flush()
+    try:
+        out_fd = out.fileno()
+        sent = 0
+        while sent < size:
+            n = os.sendfile(out_fd, spool.fileno(), sent, size - sent)
+            if n == 0:
+                break
+            sent += n
+        if sent == size:
+            return
+        spool.seek(sent)
+    except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
+        spool.seek(0)
+    shutil.copyfileobj(spool, out, 1 << 20)
+
+
+def _speculation(
+    state: BaseState | None, spool: IO[bytes], to: Target, options: ConversionOptions
+) -> _Speculation | None:
+    """The single-pass conversion (None when there is nothing to convert)."""
+    if state is not None and state.head_is_empty:
+        return None
+    formatting = options.format_for(_llm_config(state))
+    converter = _Converter(spool, options, formatting, resolve_target(to, state))
+    leaf = state.leaf_event_id if state else None
+    return _Speculation(converter, spool, condensed=options.view == "condensed", leaf=leaf)
+
+
+class _Index:
+    """The first pass: one entry per event file (as ``iter_events(skip_empty=True)`` reads it)."""
+
+    def __init__(self, speculation: _Speculation | None = None) -> None:
+        self.entries: list[ViewEntry] = []
+        self.upgrades: Counter[str] = Counter()
+        self.tools: dict[int, list[Any]] = {}
+        """Position of each ``SystemPromptEvent`` -> its tools."""
+        self.calls: dict[int, list[str]] = {}
+        """Position -> the call ids of its (assistant) message."""
+        self.answers: dict[int, str] = {}
+        """Position -> the call id its tool message answers."""
+        self.system: set[int] = set()
+        """Positions whose message is a system message."""
+        self.in_memory = False
+        """A case only the in-memory path converts (see the module docstring)."""
+        self.error: InputError | None = None
+        """What the reader would have raised on a file (the first such file)."""
+        self.speculation = speculation
+
+    def add(self, path: Path, check: FileCheck) -> None:
+        raw = check.raw
+        if not raw or raw.isspace() or self.error is not None:
+            return  # empty: skipped as the SDK does (and an error of validate's)
+        event = check.event if not check.upgrades else None
+        try:
+            check_json_nodes(path, raw)
+            if event is None:
+                from trajkit.store.reader import parse_event_bytes
+
+                event = parse_event_bytes(path, raw, self.upgrades)
+        except InputError as exc:
+            self.error = exc
+            return
+        self._note(event, path)
+
+    def _note(self, event: Event, path: Path) -> None:
+        pos = len(self.entries)
+        entry = entry_of(event, pos)
+        entry.path = path
+        self.entries.append(entry)
+        calls: list[str] = []
+        answer = None
+        if isinstance(event, ActionEvent):
+            calls = self.calls[pos] = [event.tool_call.id]
+        elif entry.tool_call_id is not None:  # a result: a tool message
+            answer = self.answers[pos] = entry.tool_call_id
+        elif isinstance(event, SystemPromptEvent):
+            self.tools[pos] = list(event.tools)
+            self.system.add(pos)
+        elif isinstance(event, MessageEvent):
+            m = event.llm_message
+            if m.role == "system":
+                self.system.add(pos)
+            elif m.role == "tool" and m.tool_call_id is not None:
+                answer = self.answers[pos] = m.tool_call_id
+            elif m.role == "assistant" and m.tool_calls:
+                calls = self.calls[pos] = [tc.id for tc in m.tool_calls]
+        elif isinstance(event, UnknownEvent) and event.kind == _UPDATE:
+            self.in_memory = True
+        if answer == "" or "" in calls:
+            self.in_memory = True
+        if self.speculation is not None and self.speculation.active:
+            self.speculation.add(entry, event, calls, answer)
+
+
+class _Speculation:
+    """The view guessed while the first pass reads, converted at once into a spool file.
+
+    The guess: a linear branch with no condensation, every LLM-convertible event in it, the
+    first result of each call; an event making calls is held (with what follows) until every
+    call is answered, so what reaches the converter is what the view properties keep in a
+    well-formed log. ``finish`` checks the guess against the exact view of the index; when
+    it holds, the held tail is converted as the exact view says and the spool is the document.
+    Anything else (a branch, a condensation, a call answered too late) stops the guess, and
+    the second pass converts from the index.
+    """
+
+    HELD_LIMIT = 2_000
+    """Events held at most while calls wait for results; beyond, two passes are cheaper."""
+
+    def __init__(
+        self, converter: _Converter, spool: IO[bytes], *, condensed: bool, leaf: str | None
+    ) -> None:
+        self.converter = converter
+        self.spool = spool
+        self.active = True
+        self.used = False
+        self._condensed = condensed
+        self._leaf = leaf
+        self._done = False
+        self._prev: str | None = None
+        self._released: list[int] = []
+        self._held: list[tuple[ViewEntry, Event]] = []
+        self._open: set[str] = set()
+        self._results: set[str | None] = set()
+        self._answered = converter.answered
+        self._called = converter.called
+
+    def add(self, entry: ViewEntry, event: Event, calls: list[str], answer: str | None) -> None:
+        if self._done:
+            return
+        parent = entry.parent_id
+        if parent is not None and parent != (self._prev if entry.pos else ROOT_PARENT):
+            self._stop()  # not the linear case (or a root that names no root)
+            return
+        self._prev = entry.id
+        self._done = entry.id == self._leaf
+        flags = entry.flags
+        if flags & CONDENSATION and self._condensed:
+            self._stop()
+            return
+        if not flags & LLM or (flags & SUMMARY and not self._condensed):
+            return
+        if flags & RESULT and self._condensed:
+            if entry.tool_call_id in self._results:
+                return  # observation uniqueness: the first result wins
+            self._results.add(entry.tool_call_id)
+        self._called.update(calls)
+        if answer is not None:
+            self._answered.add(answer)
+            self._open.discard(answer)
+        waiting = [c for c in calls if c not in self._answered]
+        if self._held or waiting:
+            self._held.append((entry, event))
+            self._open.update(waiting)
+            if not self._open:
+                self._release()
+            elif len(self._held) > self.HELD_LIMIT:
+                self._stop()
+            return
+        self._released.append(entry.pos)
+        self.converter.add(event)
+
+    def _release(self) -> None:
+        for entry, event in self._held:
+            self._released.append(entry.pos)
+            self.converter.add(event)
+        self._held = []
+
+    def _stop(self) -> None:
+        self.active = False
+        self._held = []
+        self._released = []
+
+    def finish(self, view: list[ViewEntry], answered: set[str], called: set[str]) -> bool:
+        """Whether the guess was the exact view; if so the held tail is converted too."""
+        if not self.active:
+            return False
+        n = len(self._released)
+        if len(view) < n or any(e.pos != p for e, p in zip(view, self._released, strict=False)):
+            return False
+        held = {entry.pos: event for entry, event in self._held}
+        tail = view[n:]
+        if any(e.pos not in held for e in tail):
+            return False
+        if any(  # a call judged unanswered, or a result judged unasked, while reading
+            d.tool_call_id in (called if d.orphan else answered) for d in self.converter.found
+        ):
+            return False
+        self.converter.answered.clear()
+        self.converter.answered.update(answered)
+        self.converter.called.clear()
+        self.converter.called.update(called)
+        for e in tail:
+            self.converter.add(held[e.pos])
+        self.used = True
+        return True
+
+
+class _Converter:
+    """Messages -> document items on ``sink``: ``events_to_messages``, ``fix_dangling``, the
+    options, the wire format, one event at a time; ``answered``/``called`` are the call ids
+    the dangling rule sees (filled by the caller)."""
+
+    def __init__(
+        self, sink: IO[bytes], options: ConversionOptions, formatting: FormatOptions, target: str
+    ) -> None:
+        self.items = _Items(sink)
+        self.answered: set[str] = set()
+        self.called: set[str] = set()
+        self._writer: _ChatWriter | _ResponsesWriter
+        if target == "chat":
+            self._writer = _ChatWriter(formatting, self.items)
+        else:
+            self._writer = _ResponsesWriter(formatting.vision, self.items)
+        self._fixer = _DanglingFixer(
+            options.dangling, self.answered, self.called, _Adjust(options, self._writer.add).add
+        )
+        self._builder = _MessageBuilder(self._fixer.add)
+
+    @property
+    def found(self) -> list[DanglingCall]:
+        return self._fixer.found
+
+    @property
+    def instructions(self) -> str | None:
+        return getattr(self._writer, "instructions", None)
+
+    def add(self, event: Event) -> None:
+        self._builder.add(event)
+
+    def finish(self) -> list[DanglingCall]:
+        self._builder.finish()
+        self._fixer.finish()
+        self._writer.finish()
+        return self._fixer.found
+
+
+def _load(entry: ViewEntry) -> Event:
+    from trajkit.store.reader import parse_event_bytes, read_file_bytes
+
+    if entry.pos < 0:
+        return summary_event(entry)
+    raw = read_file_bytes(entry.path)
+    check_json_nodes(entry.path, raw)
+    return parse_event_bytes(entry.path, raw)
+
+
+class _Items:
+    """The array being written: one indented JSON value per ``add``."""
+
+    def __init__(self, out: IO[bytes]) -> None:
+        self._out = out
+        self._n = 0
+
+    def add(self, item: dict[str, Any]) -> None:
+        try:
+            data = orjson.dumps(item, option=_INDENT)
+        except TypeError:  # an integer beyond 64 bits, as indented_json does
+            import json
+
+            data = json.dumps(item, indent=2, ensure_ascii=False).encode()
+        # JSON strings hold no raw newline: every b"\n" is layout, indented one level deeper
+        self._out.write(b",\n    " if self._n else b"\n    ")
+        self._out.write(data.replace(b"\n", b"\n    "))
+        self._n += 1
+
+    def closing(self) -> bytes:
+        return b"\n  ]" if self._n else b"]"
+
+
+class _MessageBuilder:
+    """``events_to_messages`` one event at a time (messages go to ``emit`` when final)."""
+
+    def __init__(self, emit: Callable[[Message], None]) -> None:
+        self._emit = emit
+        self._batch: list[ActionEvent] = []
+        self._held: Message | None = None  # the next plain user turn may merge into it
+
+    def add(self, event: Any) -> None:
+        if isinstance(event, ActionEvent):
+            if self._batch and self._batch[0].llm_response_id == event.llm_response_id:
+                self._batch.append(event)
+                return
+            self._close_batch()
+            self._batch = [event]
+            return
+        self._close_batch()
+        self._message(event.to_llm_message())
+
+    def finish(self) -> None:
+        self._close_batch()
+        if self._held is not None:
+            self._emit(self._held)
+            self._held = None
+
+    def _close_batch(self) -> None:
+        if self._batch:
+            batch, self._batch = self._batch, []
+            self._message(_batch_message(batch) if len(batch) > 1 else batch[0].to_llm_message())
+
+    def _message(self, m: Message) -> None:
+        held = self._held
+        if held is not None and _is_plain_user(m) and _is_plain_user(held):
+            self._held = held.model_copy(update={"content": [*held.content, *m.content]})
+            return
+        if held is not None:
+            self._emit(held)
+        self._held = m
+
+
+class _DanglingFixer:
+    """``fix_dangling`` one message at a time, given the call ids answered and called anywhere
+    in the messages (which decide, as in ``find_dangling``, what dangles)."""
+
+    def __init__(
+        self,
+        policy: DanglingPolicy,
+        answered: set[str],
+        called: set[str],
+        emit: Callable[[Message], None],
+    ) -> None:
+        self._policy = policy
+        self._answered = answered
+        self._called = called
+        self._emit = emit
+        self.found: list[DanglingCall] = []
+        self._pending: dict[str, tuple[str, int]] = {}
+        self._dangling: list[DanglingCall] = []  # of the open assistant message, reported later
+        self._synth: list[Message] = []
+        self._i = 0
+
+    def add(self, m: Message) -> None:
+        i = self._i
+        self._i += 1
+        if m.role == "tool":
+            cid = m.tool_call_id
+            if cid is not None and self._pending.pop(cid, None) is None and cid not in self._called:
+                self.found.append(DanglingCall(cid, m.name or "", i, orphan=True))
+                if self._policy != "report":
+                    return
+            self._emit(m)
+            return
+        self._close()
+        if m.role == "assistant" and m.tool_calls:
+            self._pending = {tc.id: (tc.name, i) for tc in m.tool_calls}
+            self._dangling = [
+                DanglingCall(cid, name, idx)
+                for cid, (name, idx) in self._pending.items()
+                if cid not in self._answered
+            ]
+            if self._dangling and self._policy == "drop":
+                kept = _without_calls(m, {d.tool_call_id for d in self._dangling})
+                if kept is not None:
+                    self._emit(kept)
+                return
+            self._emit(m)
+            if self._policy == "synthesize":
+                self._synth = [_synthetic(d) for d in self._dangling]
+            return
+        self._emit(m)
+
+    def finish(self) -> None:
+        self._close()
+
+    def _close(self) -> None:
+        self.found.extend(self._dangling)
+        self._dangling = []
+        self._pending = {}
+        for s in self._synth:
+            self._emit(s)
+        self._synth = []
+
+
+def _synthetic(d: DanglingCall) -> Message:
+    return Message(
+        role="tool",
+        content=[TextContent(text=SYNTHETIC_RESULT)],
+        tool_call_id=d.tool_call_id,
+        name=d.name,
+    )
+
+
+class _Adjust:
+    """The options applied to one message: reasoning, system, images."""
+
+    def __init__(self, options: ConversionOptions, emit: Callable[[Message], None]) -> None:
+        self._options = options
+        self._emit = emit
+
+    def add(self, m: Message) -> None:
+        o = self._options
+        if not o.reasoning:
+            m = drop_reasoning([m])[0]
+        if not o.system and m.role == "system":
+            return
+        if o.images == "placeholder":
+            m = replace_images([m])[0]
+        self._emit(m)
+
+
+class _ChatWriter:
+    """``messages_to_chat`` one message at a time.
+
+    With caching the last user or tool message gets a cache mark: from each user or tool
+    message on, messages are held until the next one (or the end) says whether it was the last.
+    """
+
+    def __init__(self, formatting: FormatOptions, items: _Items) -> None:
+        self._settings = chat_settings(formatting)
+        self._caching = formatting.caching
+        self._mover = ToolImageMover(items.add) if formatting.tool_images == "user" else None
+        self._emit = self._mover.add if self._mover is not None else items.add
+        self._i = 0
+        self._held: list[tuple[int, Message]] = []
+
+    def add(self, m: Message) -> None:
+        i = self._i
+        self._i += 1
+        if not self._caching:
+            self._write(i, m, last=False)
+        elif m.role in ("user", "tool"):
+            self._release(last=False)
+            self._held = [(i, m)]
+        elif self._held:
+            self._held.append((i, m))
+        else:
+            self._write(i, m, last=False)
+
+    def finish(self) -> None:
+        self._release(last=True)
+        if self._mover is not None:
+            self._mover.finish()
+
+    def _release(self, *, last: bool) -> None:
+        for k, (i, m) in enumerate(self._held):
+            self._write(i, m, last=last and k == 0)
+        self._held = []
+
+    def _write(self, i: int, m: Message, *, last: bool) -> None:
+        marks: dict[tuple[int, int], bool] = {}
+        if self._caching:  # chat._cache_marks, for this message
+            if i == 0 and m.role == "system" and m.content:
+                marks[(0, 0)] = True
+                if len(m.content) > 1:
+                    marks[(0, 1)] = False
+            if last and m.content:
+                marks[(i, len(m.content) - 1)] = True
+        self._emit(message_to_chat(m, **self._settings, _marks=marks, _index=i))
+
+
+class _ResponsesWriter:
+    """``messages_to_responses`` one message at a time; ``instructions`` is what the system
+    messages add up to (written before the items, so known at the end or read beforehand)."""
+
+    def __init__(self, vision: bool, items: _Items) -> None:
+        self._vision = vision
+        self._items = items
+        self.instructions: str | None = None
+
+    def add(self, m: Message) -> None:
+        buffer: list[dict[str, Any]] = []
+        text = message_to_responses(m, buffer, vision=self._vision)
+        if text:
+            self.instructions = join_instructions(self.instructions, text)
+        for item in buffer:
+            self._items.add(item)
+
+    def finish(self) -> None:
+        pass
