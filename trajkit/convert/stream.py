@@ -161,7 +161,7 @@ def write_conversation(
         readable = True
     except (TrajkitError, ValueError):  # validate says what is wrong with it
         state, readable = None, False
-    with tempfile.TemporaryFile() as spool:
+    with tempfile.TemporaryFile(buffering=1 << 20) as spool:  # big items: few syscalls
         index = _Index(_speculation(state, spool, to, options) if readable else None)
         errors = verdict_errors(iter_conversation_problems(conv.path, on_event=index.add))
         if errors and not keep_invalid:
