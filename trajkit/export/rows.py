@@ -185,7 +185,8 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
     from trajkit.events.upgrade import upgrade_base_state
     from trajkit.store import open_conversation
     from trajkit.store.reader import input_error_from_validation, parse_event_bytes
-    from trajkit.validate.verdict import conversation_errors, invalid_reason
+    from trajkit.validate.conversation import iter_conversation_problems
+    from trajkit.validate.verdict import conversation_errors, invalid_reason, verdict_errors
 
     conv = open_conversation(path)
     files = conv.event_files()
@@ -198,7 +199,12 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
             return Unchanged(source, fingerprint)
     # else: a first export; the fingerprint is made from the `fstat`s of the reads below
     # (the same sizes and times `os.stat` gives), saving one `stat` per event file.
-    errors = conversation_errors(path)  # the check validate and convert make too, any shape
+    # the check validate and convert make too, any shape; a folder on disk hands over its reads
+    read = _Read()  # the files as the validation pass read them: each file read once
+    if isinstance(path, Path) and path.is_dir():
+        errors = verdict_errors(iter_conversation_problems(path, on_event=read.add))
+    else:
+        errors = conversation_errors(path)
     if errors and not options.keep_invalid:
         return Skipped(source, invalid_reason(errors))
     raw_state = conv.base_state_raw()
@@ -227,13 +233,14 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
     events: list[tuple[int, Event, str | bytes]] = []
     paths: list[Path] = []
     stats: list[str] = []
-    for f in files:
-        raw, st = f.read_bytes_stat()
+    reads = read.matching(files) if not errors else None
+    for f, (raw, st, event) in zip(files, reads or map(_read_file, files), strict=True):
         if fingerprint is None:
             stats.append(f"{f.path.name}:{st.st_size}:{st.st_mtime_ns}\n" if st else "")
         if not raw or raw.isspace():  # as `not raw.strip()`, without copying the file
             continue  # the SDK skips empty files when it iterates (named in branch errors)
-        event = parse_event_bytes(f.path, raw, conv.upgrades)
+        if event is None:
+            event = parse_event_bytes(f.path, raw, conv.upgrades)
         events.append((f.index, event, raw))  # parsed, so valid UTF-8: kept as bytes
         paths.append(f.path)
     if fingerprint is None:
@@ -248,6 +255,36 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
     if errors and isinstance(result, ConversationRows):  # kept with --keep-invalid
         result.conversation["problems"] = [*errors, *result.conversation["problems"]]
     return result
+
+
+_FileRead = tuple[bytes, "os.stat_result | None", "Event | None"]
+"""An event file's bytes, its `fstat` and its event when already parsed (else None)."""
+
+
+class _Read:
+    """What the validation pass read of each event file (its `on_event` hook)."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.reads: list[_FileRead] = []
+
+    def add(self, path: Path, check: Any) -> None:
+        self.names.append(path.name)
+        event = check.event if not check.upgrades else None  # upgraded: parsed as the reader does
+        self.reads.append((check.raw, check.stat, event))
+
+    def matching(self, files: Sequence[Any]) -> list[_FileRead] | None:
+        """The reads, when they are of exactly `files`, in order (else None: read again)."""
+        if len(files) != len(self.names) or any(
+            f.path.name != name for f, name in zip(files, self.names, strict=True)
+        ):
+            return None
+        return self.reads
+
+
+def _read_file(f: Any) -> _FileRead:
+    raw, st = f.read_bytes_stat()
+    return raw, st, None
 
 
 def _v0_rows(location: V0Input, source: str, options: RowOptions, previous: str | None) -> Result:

@@ -70,6 +70,8 @@ class FileCheck:
     """The file's bytes, when it was read (used for secret scanning, then dropped)."""
     upgrades: list[str] = field(default_factory=list)
     """Upgrade rules (`trajkit.events.upgrade`) the file needed: an older SDK's shape."""
+    stat: os.stat_result | None = None
+    """The `fstat` of the file read (None in object storage)."""
     event: Any = None
     """The event the model built, when the file's own bytes passed the strict fast path
     (what the reader would parse from them: `convert` streams it instead of parsing twice)."""
@@ -108,7 +110,7 @@ def read_file(path: Path, *, max_bytes: int = MAX_FILE_BYTES, what: str) -> File
 def _read_checked(
     path: Path, fd: int, check: FileCheck, max_bytes: int, what: str
 ) -> Problem | None:
-    st = os.fstat(fd)
+    st = check.stat = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
         return error(path, "", f"expected {what} file, got a folder or device", "not-a-file")
     if st.st_size > max_bytes:
