@@ -14,6 +14,7 @@ import io
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 import trajkit.convert.stream as stream
@@ -122,6 +123,29 @@ def test_streaming_equals_in_memory_on_every_fixture(folder: Path, to: str, pass
         return
     for options in OPTIONS.values():
         _assert_same(folder, to, options)
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: str(p.relative_to(p.parents[2])))
+@pytest.mark.parametrize("to", ["chat", "responses"])
+def test_jsonl_line_equals_in_memory_on_every_fixture(folder: Path, to: str, passes: str) -> None:
+    """`convert_corpus`'s line: compact, `conversation_id` first, as orjson dumps the document."""
+    keys = ("conversation_id", "messages", "instructions", "input", "tools")
+    for options in (OPTIONS["default"], OPTIONS["caching-images"], OPTIONS["full-synthesize"]):
+        try:
+            result = convert_conversation(folder, to=to, options=options)  # type: ignore[arg-type]
+        except TrajkitError:
+            continue  # compared as errors above
+        out = io.BytesIO()
+        written = write_conversation(
+            folder,
+            out,
+            to=to,  # type: ignore[arg-type]
+            options=options,
+            keep_invalid=True,
+            line=True,
+        )
+        assert out.getvalue() == orjson.dumps({k: result[k] for k in keys if k in result})
+        assert written.problems == result["problems"]
 
 
 def test_keep_invalid_converts_with_the_errors(tmp_path: Path) -> None:

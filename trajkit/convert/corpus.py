@@ -48,6 +48,8 @@ def _convert_one(
 ) -> CorpusItem:
     from trajkit.validate.verdict import conversation_errors, invalid_reason
 
+    if isinstance(path, Path) and path.is_dir():  # validated and converted in one read
+        return _convert_folder(path, to, options, keep_invalid)
     try:
         errors = conversation_errors(path)  # the check validate and export make too
         if errors and not keep_invalid:
@@ -58,6 +60,25 @@ def _convert_one(
     document = {k: result[k] for k in _DOCUMENT_KEYS if k in result}
     kept = tuple(f"{e} (kept: --keep-invalid)" for e in errors)
     return CorpusItem(path, line=orjson.dumps(document), problems=kept + tuple(result["problems"]))
+
+
+def _convert_folder(
+    path: Path, to: Target, options: ConversionOptions, keep_invalid: bool
+) -> CorpusItem:
+    """A V1 folder: the check validate and export make too, and the line, in one pass."""
+    import io
+
+    from trajkit.convert.stream import write_conversation
+
+    out = io.BytesIO()
+    try:
+        written = write_conversation(
+            path, out, to=to, options=options, keep_invalid=keep_invalid, line=True
+        )
+    except TrajkitError as exc:
+        return CorpusItem(path, error=str(exc))
+    kept = tuple(f"{e} (kept: --keep-invalid)" for e in written.errors)
+    return CorpusItem(path, line=out.getvalue(), problems=kept + tuple(written.problems))
 
 
 def _locations(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Any]:

@@ -136,11 +136,14 @@ def write_conversation(
     to: Target = "chat",
     options: ConversionOptions = _DEFAULT,
     keep_invalid: bool = False,
+    line: bool = False,
 ) -> Written:
     """Write the converted document of one conversation folder to ``out`` (see the module).
 
     The document is ``convert_conversation``'s without ``conversation_id`` and ``problems``
-    (those come back in ``Written``), indented as ``indented_json`` writes it.
+    (those come back in ``Written``), indented as ``indented_json`` writes it; with ``line``,
+    it is ``convert_corpus``'s JSONL line instead (compact, ``conversation_id`` first, no
+    newline).
 
     Raises:
         TrajkitError: validate rejects the conversation (its first error), unless
@@ -161,22 +164,22 @@ def write_conversation(
         readable = True
     except (TrajkitError, ValueError):  # validate says what is wrong with it
         state, readable = None, False
+    layout = _Layout(conv.id if line else None)
     with tempfile.TemporaryFile(buffering=1 << 20) as spool:  # big items: few syscalls
-        index = _Index(_speculation(state, spool, to, options) if readable else None)
+        index = _Index(_speculation(state, spool, to, options, layout) if readable else None)
         errors = verdict_errors(iter_conversation_problems(conv.path, on_event=index.add))
         if errors and not keep_invalid:
             raise TrajkitError(invalid_reason(errors))
         if errors or index.in_memory:
             result = convert_conversation(conv, to=to, options=options)
             problems = result.pop("problems")
-            del result["conversation_id"]
-            out.write(indented_json(result))
+            out.write(layout.document(result))
             return Written(errors, problems)
         if index.error is not None:
             raise index.error
         if not readable:
             state = conv.base_state()  # raises what the in-memory path raises
-        return _write(conv, state, index, out, to, options)
+        return _write(conv, state, index, out, to, options, layout)
 
 
 def _write(
@@ -186,6 +189,7 @@ def _write(
     out: IO[bytes],
     to: Target,
     options: ConversionOptions,
+    layout: _Layout,
 ) -> Written:
     conv.upgrades.update(index.upgrades)
     notes = [*getattr(conv, "notes", ()), *conv.upgrade_notes()]
@@ -212,10 +216,11 @@ def _write(
     spec = index.speculation
     if spec is not None and spec.finish(view, answered, called):
         found = spec.converter.finish()
-        out.write(_head(target, spec.converter.instructions))
+        out.write(layout.head(target, spec.converter.instructions))
         _copy(spec.spool, out)
     else:  # the second pass: read the events of the view again
-        converter = _Converter(out, options, options.format_for(_llm_config(state)), target)
+        formatting = options.format_for(_llm_config(state))
+        converter = _Converter(out, options, formatting, target, layout)
         converter.answered.update(answered)  # the sets the dangling rule holds
         converter.called.update(called)
         loaded: dict[int, Event] = {}
@@ -227,13 +232,14 @@ def _write(
                     text = message_to_responses(event.to_llm_message(), [])  # type: ignore[attr-defined]
                     if text:
                         instructions = join_instructions(instructions, text)
-        out.write(_head(target, instructions))
+        out.write(layout.head(target, instructions))
         for e in view:
             kept = loaded.pop(e.pos, None) if e.pos >= 0 else None
             converter.add(kept if kept is not None else _load(e))
         found = converter.finish()
     listed = tools_to_chat(tools) if target == "chat" else tools_to_responses(tools)
-    out.write(_tail(spec.converter.items if spec and spec.used else converter.items, listed))
+    items = spec.converter.items if spec and spec.used else converter.items
+    out.write(layout.tail(items, listed))
     problems = [f"{e.kind} {e.id} left out of the condensed view ({rule})" for rule, e in dropped]
     problems += [d.describe() for d in found]
     unknown = sorted({e.kind for e in branch if e.flags & UNKNOWN})
@@ -246,15 +252,57 @@ def _write(
     return Written([], [*notes, *problems])
 
 
-def _head(target: str, instructions: str | None) -> bytes:
-    if target == "chat":
-        return b'{\n  "messages": ['
-    return b'{\n  "instructions": ' + orjson.dumps(instructions) + b',\n  "input": ['
+_LINE_KEYS = ("conversation_id", "messages", "instructions", "input", "tools")
 
 
-def _tail(items: _Items, tools: list[Any]) -> bytes:
-    listed = orjson.dumps(tools, option=_INDENT).replace(b"\n", b"\n  ")
-    return items.closing() + b',\n  "tools": ' + listed + b"\n}\n"
+@dataclass(frozen=True)
+class _Layout:
+    """How the document is written: indented (``trajkit convert FOLDER``), or one compact line
+    led by ``conversation_id`` (``convert_corpus``) when that id is given."""
+
+    conversation_id: str | None = None
+
+    def document(self, result: dict[str, Any]) -> bytes:
+        """A whole document from ``convert_conversation``'s result (the in-memory path)."""
+        if self.conversation_id is None:
+            return indented_json({k: v for k, v in result.items() if k != "conversation_id"})
+        return orjson.dumps({k: result[k] for k in _LINE_KEYS if k in result})
+
+    def head(self, target: str, instructions: str | None) -> bytes:
+        if self.conversation_id is None:
+            if target == "chat":
+                return b'{\n  "messages": ['
+            return b'{\n  "instructions": ' + orjson.dumps(instructions) + b',\n  "input": ['
+        head = b'{"conversation_id":' + orjson.dumps(self.conversation_id)
+        if target == "chat":
+            return head + b',"messages":['
+        return head + b',"instructions":' + orjson.dumps(instructions) + b',"input":['
+
+    def item(self, item: dict[str, Any], first: bool) -> tuple[bytes, bytes]:
+        """(separator, the item's bytes) for one element of the array."""
+        if self.conversation_id is not None:
+            try:
+                return (b"" if first else b","), orjson.dumps(item)
+            except TypeError:  # an integer beyond 64 bits
+                import json
+
+                text = json.dumps(item, separators=(",", ":"), ensure_ascii=False)
+                return (b"" if first else b","), text.encode()
+        try:
+            data = orjson.dumps(item, option=_INDENT)
+        except TypeError:  # as indented_json does
+            import json
+
+            data = json.dumps(item, indent=2, ensure_ascii=False).encode()
+        # JSON strings hold no raw newline: every b"\n" is layout, indented one level deeper
+        return (b"\n    " if first else b",\n    "), data.replace(b"\n", b"\n    ")
+
+    def tail(self, items: _Items, tools: list[Any]) -> bytes:
+        if self.conversation_id is not None:
+            return b'],"tools":' + orjson.dumps(tools) + b"}"
+        listed = orjson.dumps(tools, option=_INDENT).replace(b"\n", b"\n  ")
+        closing = b"\n  ]" if items.count else b"]"
+        return closing + b',\n  "tools": ' + listed + b"\n}\n"
 
 
 def _copy(spool: IO[bytes], out: IO[bytes]) -> None:
@@ -279,13 +327,17 @@ def _copy(spool: IO[bytes], out: IO[bytes]) -> None:
 
 
 def _speculation(
-    state: BaseState | None, spool: IO[bytes], to: Target, options: ConversionOptions
+    state: BaseState | None,
+    spool: IO[bytes],
+    to: Target,
+    options: ConversionOptions,
+    layout: _Layout,
 ) -> _Speculation | None:
     """The single-pass conversion (None when there is nothing to convert)."""
     if state is not None and state.head_is_empty:
         return None
     formatting = options.format_for(_llm_config(state))
-    converter = _Converter(spool, options, formatting, resolve_target(to, state))
+    converter = _Converter(spool, options, formatting, resolve_target(to, state), layout)
     leaf = state.leaf_event_id if state else None
     return _Speculation(converter, spool, condensed=options.view == "condensed", leaf=leaf)
 
@@ -466,9 +518,14 @@ class _Converter:
     the dangling rule sees (filled by the caller)."""
 
     def __init__(
-        self, sink: IO[bytes], options: ConversionOptions, formatting: FormatOptions, target: str
+        self,
+        sink: IO[bytes],
+        options: ConversionOptions,
+        formatting: FormatOptions,
+        target: str,
+        layout: _Layout,
     ) -> None:
-        self.items = _Items(sink)
+        self.items = _Items(sink, layout)
         self.answered: set[str] = set()
         self.called: set[str] = set()
         self._writer: _ChatWriter | _ResponsesWriter
@@ -510,26 +567,19 @@ def _load(entry: ViewEntry) -> Event:
 
 
 class _Items:
-    """The array being written: one indented JSON value per ``add``."""
+    """The array being written: one JSON value per ``add``, laid out by ``layout``."""
 
-    def __init__(self, out: IO[bytes]) -> None:
+    def __init__(self, out: IO[bytes], layout: _Layout) -> None:
         self._out = out
-        self._n = 0
+        self._layout = layout
+        self.count = 0
 
     def add(self, item: dict[str, Any]) -> None:
-        try:
-            data = orjson.dumps(item, option=_INDENT)
-        except TypeError:  # an integer beyond 64 bits, as indented_json does
-            import json
-
-            data = json.dumps(item, indent=2, ensure_ascii=False).encode()
-        # JSON strings hold no raw newline: every b"\n" is layout, indented one level deeper
-        self._out.write(b",\n    " if self._n else b"\n    ")
-        self._out.write(data.replace(b"\n", b"\n    "))
-        self._n += 1
-
-    def closing(self) -> bytes:
-        return b"\n  ]" if self._n else b"]"
+        separator, data = self._layout.item(item, not self.count)
+        if separator:
+            self._out.write(separator)
+        self._out.write(data)
+        self.count += 1
 
 
 class _MessageBuilder:
