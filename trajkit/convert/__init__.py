@@ -2,7 +2,9 @@
 
 Modules: ``view`` (active branch, condensed view, full projection), ``chat`` and ``responses`` (one per wire format), ``tools`` (tool
 definitions from the ``SystemPromptEvent``), ``adjust`` (dangling calls, reasoning, system,
-images), ``conversation`` (``convert_conversation``), ``corpus`` (``convert_corpus``).
+images), ``conversation`` (``convert_conversation``), ``corpus`` (``convert_corpus``),
+``stream`` (``write_conversation``: one folder validated and converted in one read, written as
+produced, memory flat in the conversation's length).
 ``options`` holds the two typed option records, ``ConversionOptions`` (what to keep) and
 ``FormatOptions`` (how messages are written, from the LLM config). ``events_to_messages`` lives in ``trajkit.events.llm_messages`` (it needs only the event
 classes) and is re-exported here.
