@@ -109,3 +109,39 @@ def test_workers_see_the_environment_of_each_call_even_with_threads(monkeypatch)
     finally:
         stop.set()
     assert got == ["set-later", "set-later"]
+
+
+_STOP_EARLY = """
+import os, sys
+from trajkit.corpus import map_conversations
+
+def big(n):
+    return os.urandom(1) * (8 << 20)  # 8 MiB results: a worker is often sending when stopped
+
+class DiskFull(Exception):
+    pass
+
+try:
+    for i, _ in enumerate(map_conversations(big, range(40), workers=2)):
+        if i == 1:
+            raise DiskFull
+except DiskFull:
+    print("stopped", flush=True)
+"""
+
+
+def test_a_caller_that_fails_mid_stream_exits_without_hanging(tmp_path: Path) -> None:
+    # Workers killed while sending a result used to leave half a message in the pool's
+    # result pipe, and the process then waited for the rest for ever at exit.
+    import subprocess
+    import sys
+
+    script = tmp_path / "stop_early.py"
+    script.write_text(_STOP_EARLY)
+    env = {**os.environ, "PYTHONPATH": str(fx.REPO)}
+    for _ in range(6):
+        done = subprocess.run(
+            [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=90
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == "stopped"

@@ -130,12 +130,36 @@ def map_conversations(
             # Ctrl-C, the caller stopped early, or a worker failed: drop queued work and stop
             # the workers now rather than letting each finish its item (a big one takes many
             # seconds). Their half-written output is temp files, which the callers clean up.
+            # SIGTERM only interrupts a worker inside an item (see `_stop_requested`): killed
+            # while sending a result, it would leave half a message in the result pipe, and the
+            # pool's reader thread would wait for the rest for ever (the process then hangs at
+            # exit, seen under load with a full disk).
             for future in pending:
                 future.cancel()
-            pool.shutdown(wait=False, cancel_futures=True)
             for child in set(multiprocessing.active_children()) - others:
                 child.terminate()
+            pool.shutdown(wait=True, cancel_futures=True)
             raise
+
+
+class WorkerStopped(Exception):
+    """Raised inside a worker's item when the parent stops the pool (never reaches callers)."""
+
+
+_in_item = False
+"""True in a worker while it runs an item: only then may a stop request interrupt it."""
+
+
+def _stop_requested(signum: int, frame: object) -> None:
+    # Items still queued for this worker stop at once; between items (in the pool's own
+    # code, maybe sending a result) the worker goes on, and the parent's shutdown ends it.
+    global _stop_pending
+    _stop_pending = True
+    if _in_item:
+        raise WorkerStopped("stopped by the parent")
+
+
+_stop_pending = False
 
 
 def _use_environment(env: dict[str, str]) -> None:
@@ -147,10 +171,18 @@ def _use_environment(env: dict[str, str]) -> None:
     # Ctrl-C reaches the whole process group; the parent decides what stops (and stops the
     # workers itself), so a worker never dies half-way through an item on its own.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _stop_requested)
 
 
 def _apply_chunk(func: Callable[[T], R], chunk: list[T]) -> list[R]:
-    return [func(item) for item in chunk]
+    global _in_item
+    if _stop_pending:
+        raise WorkerStopped("stopped by the parent")
+    _in_item = True
+    try:
+        return [func(item) for item in chunk]
+    finally:
+        _in_item = False
 
 
 def _chunked(items: Iterator[T], size: int) -> Iterator[list[T]]:
