@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 import orjson
 
-from trajkit.errors import ConversationLockedError, InputError, UnsafePath
+from trajkit.errors import ConversationLockedError, InputError
 from trajkit.recovery import (
     RESTART_ERROR,
     head_after_crash,
@@ -42,7 +42,13 @@ from trajkit.recovery import (
     recovery_branch,
     unanswered_calls,
 )
-from trajkit.store.atomic import atomic_write, conversation_lock, is_temp_file, move_file
+from trajkit.store.atomic import (
+    atomic_write,
+    conversation_lock,
+    is_temp_file,
+    make_folder,
+    move_file,
+)
 from trajkit.store.guard import NotRegularFile, refuse_outside_links
 from trajkit.store.layout import BASE_STATE
 from trajkit.store.reader import open_conversation, parse_event_bytes
@@ -278,9 +284,7 @@ def _quarantine(folder: Path, fix: Fix) -> None:
     disk) leaves the file where it was, and no earlier record is ever dropped: a damaged
     ``reasons.json`` is kept aside as ``reasons.json.damaged[.N]``, not overwritten."""
     qdir = folder / QUARANTINE_DIR
-    if qdir.is_symlink() or (qdir.exists() and not qdir.is_dir()):
-        raise UnsafePath(qdir, "", "not a plain folder (a symlink?); move it away and run again")
-    qdir.mkdir(exist_ok=True)
+    make_folder(qdir, plain=True)
     target = _free_name(qdir, fix.path.name.lstrip("."))
     reasons_path = qdir / REASONS_FILE
     reasons = _read_reasons(reasons_path)

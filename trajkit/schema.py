@@ -120,10 +120,9 @@ def render(schema: dict[str, Any]) -> str:
 
 def write_schemas(directory: str | Path) -> list[Path]:
     """Write every schema into ``directory``; returns the paths written."""
-    from trajkit.store.atomic import atomic_write
+    from trajkit.store.atomic import atomic_write, make_folder
 
-    out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
+    out = make_folder(directory)
     written = []
     for name, schema in build_schemas().items():
         atomic_write(out / name, render(schema).encode("utf-8"))

@@ -158,3 +158,25 @@ def test_move_file_renames_into_another_folder(tmp_path):
     move_file(tmp_path / "events" / "bad.json", tmp_path / "quarantine" / "bad.json")
     assert os.listdir(tmp_path / "events") == []
     assert (tmp_path / "quarantine" / "bad.json").read_bytes() == b"{"
+
+
+def test_make_folder_creates_parents_keeps_a_folder_and_refuses_a_link_when_plain(tmp_path):
+    from trajkit.errors import UnsafePath
+    from trajkit.store.atomic import make_folder
+
+    made = make_folder(tmp_path / "out" / "c")
+    assert made == tmp_path / "out" / "c" and made.is_dir()
+    (made / "kept.html").write_bytes(b"x")
+    assert make_folder(str(made)) == made and (made / "kept.html").read_bytes() == b"x"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "conv").mkdir()
+    (tmp_path / "conv" / "quarantine").symlink_to(elsewhere)
+    assert make_folder(tmp_path / "conv" / "quarantine").is_dir()  # an output may be a link
+    with pytest.raises(UnsafePath, match=r"quarantine: not a plain folder"):
+        make_folder(tmp_path / "conv" / "quarantine", plain=True)
+    (tmp_path / "conv" / "file").write_bytes(b"")
+    with pytest.raises(UnsafePath, match=r"not a plain folder"):
+        make_folder(tmp_path / "conv" / "file", plain=True)
+    with pytest.raises(FileExistsError):
+        make_folder(tmp_path / "conv" / "file")

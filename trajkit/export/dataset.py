@@ -41,6 +41,7 @@ from trajkit.export.rows import (
     Unchanged,
     location_label,
 )
+from trajkit.store.atomic import make_folder
 
 if TYPE_CHECKING:
     from trajkit.engine import Engine
@@ -470,7 +471,7 @@ def _export_lock(out: Path) -> Iterator[None]:
     if out.exists() and not out.is_dir():
         raise OutputExists(out, "it is a file; choose a folder for the dataset")
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        make_folder(out)
         with tempfile.TemporaryFile(dir=out):
             pass
     except OSError as exc:

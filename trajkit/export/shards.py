@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from trajkit.store.atomic import atomic_writer, is_temp_file
+from trajkit.store.atomic import atomic_writer, is_temp_file, make_folder
 
 __all__ = [
     "SHARD_RE",
@@ -49,8 +49,8 @@ STAGING_DIR = ".staging"
 @contextlib.contextmanager
 def staged_file(target: Path, staging: Path) -> Iterator[BinaryIO]:
     """Write `target` through a temp file in `staging`; renamed into place on a clean exit."""
-    staging.mkdir(parents=True, exist_ok=True)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(staging)
+    make_folder(target.parent)
     with atomic_writer(target, temp_dir=staging) as f:
         yield f
 

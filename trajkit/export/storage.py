@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trajkit.errors import OutputExists, TrajkitError, UsageError
+from trajkit.store.atomic import make_folder
 from trajkit.store.location import StorageError, StorageFolder, check_location
 
 if TYPE_CHECKING:
@@ -63,7 +64,7 @@ def export_to_storage(
     shards_before = {k for k in existing if _is_shard(k, SHARD_RE)}
     with tempfile.TemporaryDirectory(prefix="trajkit-export-") as tmp:
         mirror = Path(tmp) / "dataset"
-        mirror.mkdir()
+        make_folder(mirror)
         kept: set[str] = set()  # shards of the earlier export, already in the bucket
         if not overwrite:
             if _MANIFEST in existing:
@@ -106,7 +107,7 @@ def _download_export(out: StorageFolder, mirror: Path) -> set[str]:
         return set()  # the local export reports the damaged manifest
     keys: set[str] = set()
     for table in _TABLES:
-        (mirror / table).mkdir(exist_ok=True)
+        make_folder(mirror / table)
         for name in shards.get(table, []):
             try:
                 out.download(f"{table}/{name}", mirror / table / name)

@@ -34,7 +34,7 @@ from trajkit.errors import InputError, OutputError, OutputExists, TrajkitError
 from trajkit.migrate.containers import SkippedInput, V0Input, iter_v0_inputs
 from trajkit.migrate.mapping import MigratedConversation, ToolNames, v0_to_v1
 from trajkit.migrate.report import REPORT_FILE, SIDECAR_FILE
-from trajkit.store.atomic import staged_folder, write_new_file
+from trajkit.store.atomic import make_folder, staged_folder, write_new_file
 from trajkit.store.guard import refuse_output_inside
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ def migrate_paths(
     if out.exists() and not out.is_dir():
         raise InputError(out, "", "output path exists and is not a folder")
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        make_folder(out)
     except OSError as exc:
         raise OutputError.from_os(out, exc) from None
     _remove_dead_temp_folders(out)

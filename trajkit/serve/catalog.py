@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trajkit.errors import TrajkitError
+from trajkit.store.atomic import make_folder
 from trajkit.views.summary import Skipped, iter_sources
 
 if TYPE_CHECKING:
@@ -89,7 +90,7 @@ class Catalog:
         self.version = 0
         self._facets: tuple[int, dict[str, list[str]]] | None = None
         self._local = threading.local()
-        db_path.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(db_path.parent)
         self._create()
 
     # -- storage -----------------------------------------------------------------------------

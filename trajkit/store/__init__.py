@@ -3,7 +3,8 @@
 - `layout`: event file names, sidecars, `<uuid hex>/` folders, `find_conversations()`.
 - `atomic`: `atomic_write()`/`atomic_writer()` (temp, fsync, rename, fsync folder; the temp file
   next to the target or in a chosen staging folder), `staged_folder()` + `write_new_file()` (a
-  whole folder published in one rename), `move_file()`, and `conversation_lock()`.
+  whole folder published in one rename), `move_file()`, `make_folder()` (a folder trajkit
+  writes into), and `conversation_lock()`.
 - `reader`: `open_conversation()` -> `StoredConversation` (streaming reads, cheap `header()`).
 - `writer`: `ConversationWriter` (`create()`, `append(event)`, `save_base_state(state)`).
 - `location`: one interface to local paths and object storage (`remote`: `s3://`, `gs://`).

@@ -28,6 +28,8 @@ clean exit every folder in it is fsynced and it is renamed to `final` (an existi
 with `overwrite`, is first renamed aside and removed once the new one is in place; on failure
 it is put back), then the parent is fsynced. On error the private folder is removed.
 `move_file(src, dst)` renames a file into another folder (quarantine) and fsyncs both folders.
+`make_folder(path)` creates a folder trajkit writes into (an output folder, a cache, repair's
+`quarantine/`); with `plain=True` a symlink there is refused, so writes cannot leave it.
 
 `conversation_lock(folder)` takes `events/.eventlog.lock` with `filelock.FileLock`, the same
 file and the same `flock` the SDK's `EventLog.append` uses, so trajkit and SDK processes
@@ -58,6 +60,7 @@ __all__ = [
     "conversation_lock",
     "fsync_dir",
     "is_temp_file",
+    "make_folder",
     "move_file",
     "staged_folder",
     "write_new_file",
@@ -182,6 +185,21 @@ def write_new_file(path: str | os.PathLike[str], data: bytes, *, mode: int = 0o6
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def make_folder(path: str | os.PathLike[str], *, plain: bool = False) -> Path:
+    """Create the folder `path` (and missing parents) for trajkit to write into; keep it if it is one.
+
+    With `plain`, `path` must be a real folder, not a symbolic link nor a file (a folder inside a
+    conversation, such as repair's `quarantine/`: files moved through a link would leave the
+    conversation): `UnsafePath`. Other failures raise `OSError` as `os.makedirs` does, for the
+    caller to say what the folder was for.
+    """
+    folder = Path(path)
+    if plain and (folder.is_symlink() or (folder.exists() and not folder.is_dir())):
+        raise UnsafePath(folder, "", "not a plain folder (a symlink?); move it away and run again")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def move_file(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 from trajkit.errors import TrajkitError
 from trajkit.shapes.memory import ShapeRef
 from trajkit.store import atomic_write
+from trajkit.store.atomic import make_folder
 from trajkit.store.location import is_location
 from trajkit.views.catalog import source_key, source_row
 from trajkit.views.html import conversation_to_html
@@ -47,7 +48,7 @@ def load_source(source: Any) -> LoadedConversation:
 def write_site(paths: Iterable[str | os.PathLike[str]], out: Path) -> SiteReport:
     """Write the site (see the module docstring) and report what was done."""
     report = SiteReport()
-    (out / "c").mkdir(parents=True, exist_ok=True)
+    make_folder(out / "c")
     rows: list[dict[str, Any]] = []
     for source in iter_sources(paths):
         if isinstance(source, Skipped):

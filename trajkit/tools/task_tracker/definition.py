@@ -133,9 +133,9 @@ class TaskTrackerTool(RuntimeTool):
         path = self.tasks_path
         if path is None:
             return
-        from trajkit.store.atomic import atomic_write
+        from trajkit.store.atomic import atomic_write, make_folder
 
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(path.parent)
         atomic_write(path, json.dumps([t.model_dump() for t in self.tasks], indent=2))
 
     def action_from_arguments(self, arguments: dict[str, Any]) -> Action:

@@ -301,12 +301,12 @@ def _error(action: TerminalAction, message: str) -> TerminalObservation:
 
 
 def _save(path: str, text: str) -> None:
-    from trajkit.store.atomic import atomic_write
+    from trajkit.store.atomic import atomic_write, make_folder
 
     p = Path(path)
     if p.exists():
         return
-    p.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(p.parent)
     atomic_write(p, text)
 
 
