@@ -93,4 +93,6 @@ def test_one_status_list() -> None:
     (status_option,) = [p for p in export_command.params if p.name == "status"]
     assert tuple(status_option.type.choices) == EXECUTION_STATUSES  # type: ignore[attr-defined]
     assert tuple(ConversationExecutionStatus) == EXECUTION_STATUSES
+    # the runtime's names spell the values (built from the list: a reordered list shows here)
+    assert [s.name.lower() for s in ConversationExecutionStatus] == list(EXECUTION_STATUSES)
     assert EXECUTION_STATUSES[0] == "idle" and len(EXECUTION_STATUSES) == 8

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from trajkit.events.state import EXECUTION_STATUSES
 from trajkit.sdk.agent import Agent
 from trajkit.sdk.confirmation import ConfirmationPolicy, LLMSecurityAnalyzer, NeverConfirm
 from trajkit.sdk.context.view import View
@@ -37,18 +38,21 @@ __all__ = ["ConversationExecutionStatus", "ConversationState", "LocalWorkspace"]
 class ConversationExecutionStatus(StrEnum):
     """Where a conversation's run stands.
 
-    The named members of ``trajkit.events.state.EXECUTION_STATUSES`` (the one list; mypy needs
-    the members spelled out, and tests/views/test_totals_agree.py checks they are that list).
+    The values are ``trajkit.events.state.EXECUTION_STATUSES``, the one list, in its order;
+    only the member names are written here (mypy reads them from the class body). A status
+    added to that list without a name here fails at import (too many values to unpack).
     """
 
-    IDLE = "idle"
-    RUNNING = "running"
-    PAUSED = "paused"
-    WAITING_FOR_CONFIRMATION = "waiting_for_confirmation"
-    FINISHED = "finished"
-    ERROR = "error"
-    STUCK = "stuck"
-    DELETING = "deleting"
+    (
+        IDLE,
+        RUNNING,
+        PAUSED,
+        WAITING_FOR_CONFIRMATION,
+        FINISHED,
+        ERROR,
+        STUCK,
+        DELETING,
+    ) = EXECUTION_STATUSES
 
 
 class LocalWorkspace(BaseModel):
