@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 __all__ = [
@@ -160,6 +160,20 @@ class LockTimeout(TrajkitError, TimeoutError):
 def json_pointer(parts: Iterable[str | int]) -> str:
     """RFC 6901 pointer for a path of keys and indices: `("a/b", 0)` gives `/a~1b/0`."""
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def value_at_pointer(data: Any, pointer: str) -> Any:
+    """The value `pointer` (RFC 6901, as `json_pointer` makes it) names in `data`; None if none."""
+    node = data
+    for part in pointer.split("/")[1:]:
+        key = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, Mapping):
+            node = node.get(key)
+        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
+            node = node[int(key)]
+        else:
+            return None
+    return node
 
 
 def pointer_for_loc(data: Any, loc: Sequence[str | int]) -> str:

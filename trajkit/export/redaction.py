@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from trajkit.errors import value_at_pointer
 from trajkit.redact import (
     MASK,
     SecretMasker,
@@ -135,7 +136,7 @@ def secret_values(
         return found
     found.extend(registered_secret_values(state).values())
     for pointer, _ in find_clear_secrets(state):
-        value = _at(state, pointer)
+        value = value_at_pointer(state, pointer)
         if isinstance(value, str) and value != MASK:
             found.append(value)
     if secret_key:
@@ -164,16 +165,3 @@ def _decrypted(state: Mapping[str, Any], secret_key: str) -> list[str]:
             if clear:
                 out.append(clear)
     return out
-
-
-def _at(data: Any, pointer: str) -> Any:
-    node = data
-    for part in pointer.split("/")[1:]:
-        key = part.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, Mapping):
-            node = node.get(key)
-        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
-            node = node[int(key)]
-        else:
-            return None
-    return node

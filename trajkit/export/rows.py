@@ -21,7 +21,7 @@ import hashlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
@@ -30,7 +30,7 @@ import orjson
 from trajkit.errors import InputError
 from trajkit.export.redaction import Redactor, secret_values
 from trajkit.export.summary import Loaded, conversation_row, is_error, tag_pairs
-from trajkit.filters import ConversationFilters
+from trajkit.filters import ConversationFilters, parse_timestamp
 from trajkit.gc_pause import paused_gc
 from trajkit.shapes.memory import ShapeRef
 from trajkit.store.location import is_location, is_remote, label, version_tag
@@ -385,7 +385,7 @@ def _finish(
 ) -> Result:
     from trajkit.events import ActionEvent
 
-    timestamps = [_timestamp(e.timestamp) for _, e, _ in loaded.events]
+    timestamps = [parse_timestamp(e.timestamp) for _, e, _ in loaded.events]
     created = next((t for t in timestamps if t is not None), None)
     tools_used = {e.tool_name for _, e, _ in loaded.events if isinstance(e, ActionEvent)}
     reason = _event_filter(created, tools_used, options.filters)
@@ -445,18 +445,6 @@ def _redact_conversation(row: dict[str, Any], redactor: Redactor, dirty: bool) -
         if isinstance(value, str):
             row[key] = redactor.text(value)
     return row
-
-
-def _timestamp(text: str | None) -> datetime | None:
-    if not text:
-        return None
-    try:
-        value = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    if value.tzinfo is not None:
-        value = value.astimezone(UTC).replace(tzinfo=None)
-    return value
 
 
 def _event_columns(

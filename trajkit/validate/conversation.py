@@ -29,6 +29,7 @@ from typing import Any
 import orjson
 
 from trajkit import redact
+from trajkit.errors import value_at_pointer
 from trajkit.gc_pause import paused_gc
 from trajkit.store.layout import (
     BASE_STATE,
@@ -182,7 +183,7 @@ def state_secret_value_problems(
     fields = dict(redact.find_clear_secrets(data))
     values = dict(redact.registered_secret_values(data))
     for pointer, name in fields.items():
-        value = _at_pointer(data, pointer)
+        value = value_at_pointer(data, pointer)
         if isinstance(value, str) and len(value) >= redact.MIN_SECRET_LENGTH:
             values.setdefault(name, value)
     maskers = {name: redact.SecretMasker([v]) for name, v in values.items()}
@@ -202,19 +203,6 @@ def state_secret_value_problems(
             if name not in parsed:
                 message = f"secret {name!r} in clear in the file text (a duplicate key hides it)"
                 yield error(path, "", message, "secret")
-
-
-def _at_pointer(data: Any, pointer: str) -> Any:
-    node = data
-    for part in pointer.split("/")[1:]:
-        key = part.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict):
-            node = node.get(key)
-        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
-            node = node[int(key)]
-        else:
-            return None
-    return node
 
 
 def upgrade_problems(where: Path, upgrades: Counter[str]) -> Iterator[Problem]:
