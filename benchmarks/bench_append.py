@@ -105,6 +105,7 @@ class Emit:
             agent=Agent(llm=llm, tools=[Tool(name="terminal")], include_default_tools=[]),
             workspace=base / "ws",
             persistence_dir=base / f"emit{per_step}",
+            visualizer=None,  # persistence only: rendering events to a terminal is not timed
         )
         # a live terminal session (bash on its PTY, the reader thread), as in a real run
         self.conv.tools["terminal"](TerminalAction(command="true"))
@@ -124,7 +125,7 @@ class Emit:
                 if self.per_step == 1:
                     conv.emit(events[0])
                     return
-                with conv.state:
+                with conv.state, conv._writer.group_commit():  # as Conversation._run_loop
                     for e in events:
                         conv.emit(e)
 

@@ -19,6 +19,11 @@ On any error before step 4 the temp file is removed and `path` is untouched. Tra
 fsyncs per write cost about a millisecond on a local SSD, which is why appending an event is not
 free; a crash between steps 1 and 4 can leave a `.tmp` file behind (harmless, ignored by
 readers, and the SDK 1.58 does the same); the folder fsync is skipped where the OS refuses it.
+Group commit (`ConversationWriter.group_commit`, the runtime's agent step) renames each event
+file at once, as above, but fsyncs `events/` once when the step ends instead of once per file:
+every file is whole and visible the moment its append returns (a killed process loses
+nothing), and the step's files are durable against a power cut when the step ends, before
+the step's `base_state.json` is saved.
 Nothing here makes the SDK's own non-atomic writers safe, it only keeps trajkit's writes whole.
 
 A whole new folder (a migrated conversation) is published at once instead: `staged_folder(final)`
@@ -71,7 +76,11 @@ LOCK_TIMEOUT_SECONDS = 30.0
 
 
 def atomic_write(
-    path: str | os.PathLike[str], data: bytes | str, *, mode: int | None = None
+    path: str | os.PathLike[str],
+    data: bytes | str,
+    *,
+    mode: int | None = None,
+    sync_folder: bool = True,
 ) -> None:
     """Replace `path` with `data` atomically (str is written as UTF-8).
 
@@ -79,10 +88,13 @@ def atomic_write(
         path: the file to create or replace; its folder must exist.
         data: the new contents.
         mode: file permissions; default is what `open()` would give (0o666 minus umask).
+        sync_folder: fsync the folder after the rename (step 5). Only a caller that fsyncs the
+            folder itself before it reports the write as durable passes False (group commit:
+            `ConversationWriter.group_commit`).
     """
     if isinstance(data, str):
         data = data.encode("utf-8")
-    with atomic_writer(path, mode=mode) as f:
+    with atomic_writer(path, mode=mode, sync_folder=sync_folder) as f:
         f.write(data)
 
 
@@ -92,11 +104,13 @@ def atomic_writer(
     *,
     mode: int | None = None,
     temp_dir: str | os.PathLike[str] | None = None,
+    sync_folder: bool = True,
 ) -> Iterator[BinaryIO]:
     """Open a temp file; on clean exit it replaces `path`, on error it is removed.
 
     The temp file is made next to `path`, or in `temp_dir` (an existing folder on the same file
-    system) so that `path`'s folder only ever holds whole files.
+    system) so that `path`'s folder only ever holds whole files. `sync_folder=False` leaves
+    step 5 (the folder's fsync) to the caller, as in `atomic_write`.
     """
     target = Path(path)
     if temp_dir is None:
@@ -116,7 +130,8 @@ def atomic_writer(
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
-    fsync_dir(target.parent)
+    if sync_folder:
+        fsync_dir(target.parent)
 
 
 _counter = itertools.count()

@@ -14,6 +14,13 @@
 6. moves the length marker, deleting the old one first (as the SDK does: an interrupted move
    leaves no marker, which only forces the next writer to rescan).
 
+`with writer.group_commit():` (the runtime wraps each agent step in it) makes step 5 of
+`atomic_write` - the fsync of `events/` - happen once, when the block ends, instead of once
+per event: each file is still written, fsynced and renamed into place before `append`
+returns, so a killed process loses no event whose append returned; against a power cut the
+block's events are durable when it ends (the runtime saves the step's base state after that).
+Appends from another thread than the block's own fsync the folder each time, as outside it.
+
 `save_base_state(state)` replaces `base_state.json` atomically. Like the SDK it does not take the
 lock: the rename already makes each rewrite whole, and the last writer wins.
 """
@@ -23,12 +30,14 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import threading
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trajkit.errors import StoreConflict, UnsafePath
-from trajkit.store.atomic import LOCK_TIMEOUT_SECONDS, atomic_write, conversation_lock
+from trajkit.store.atomic import LOCK_TIMEOUT_SECONDS, atomic_write, conversation_lock, fsync_dir
 from trajkit.store.layout import (
     BASE_STATE,
     EVENTS_DIR,
@@ -69,6 +78,9 @@ class ConversationWriter:
         self._next_index = 0
         self._ids: set[str] = set()
         self._stale_markers: list[str] = []
+        self._group_depth = 0
+        self._group_thread: int | None = None
+        self._group_unsynced = False  # an event renamed into events/ since the last fsync
 
     @classmethod
     def for_conversation(
@@ -83,6 +95,25 @@ class ConversationWriter:
     def create(self) -> None:
         """Make the folder and its `events/` (a new conversation, before its first base state)."""
         self._events_dir()
+
+    @contextlib.contextmanager
+    def group_commit(self) -> Iterator[None]:
+        """Appends in the block share one fsync of `events/`, made when it ends (docstring)."""
+        me = threading.get_ident()
+        if self._group_depth and self._group_thread != me:  # another thread's block: own fsyncs
+            yield
+            return
+        self._group_depth += 1
+        self._group_thread = me
+        try:
+            yield
+        finally:
+            self._group_depth -= 1
+            if self._group_depth == 0:
+                self._group_thread = None
+                if self._group_unsynced:
+                    self._group_unsynced = False
+                    fsync_dir(self.events_dir)
 
     def append(self, event: Event) -> int:
         """Persist `event` as the next file in the log and return its index."""
@@ -108,9 +139,15 @@ class ConversationWriter:
                     "names no event in this conversation"
                 )
             index = self._next_index
+            grouped = self._group_depth > 0 and self._group_thread == threading.get_ident()
             atomic_write(
-                self.events_dir / event_file_name(index, event_id), data, mode=self.file_mode
+                self.events_dir / event_file_name(index, event_id),
+                data,
+                mode=self.file_mode,
+                sync_folder=not grouped,
             )
+            if grouped:
+                self._group_unsynced = True
             previous = self._count
             self._ids.add(event_id)
             self._count += 1

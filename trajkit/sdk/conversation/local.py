@@ -552,9 +552,11 @@ class Conversation:
     def _step_once(self) -> bool:
         """One agent step; False when `interrupt` stopped it. Its events are each written at
         once and the base state (HEAD, metrics) once when the step ends, as the SDK does (a
-        crash in between is repaired on restore, `_move_head_forward`)."""
+        crash in between is repaired on restore, `_move_head_forward`); events/ is fsynced
+        once for the step (group commit), before that save."""
         try:
-            self.agent.step(self)
+            with self._writer.group_commit():
+                self.agent.step(self)
         except StepInterrupted:
             self._record_interrupt()
             return False
