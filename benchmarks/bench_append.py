@@ -7,11 +7,14 @@ Prints median / mean / p95 milliseconds per event for:
 - writer.append: `ConversationWriter.append(event)`: lock, atomic write of the event file
   (temp, fsync, rename, fsync folder), length marker;
 - emit, in a run: `Conversation.emit(event)` inside an agent step (the conversation has a live
-  PTY terminal session, as a real run does): the event file as above; the
-  base state is saved once per step (a step = an action and its observation here) and that
-  save is spread over the step's events. This is what a real run pays per event;
+  PTY terminal session, as a real run does; no visualizer): the event file as above, but
+  `events/` is fsynced once per step (group commit); the base state is saved once per step
+  (a step = an action and its observation here, `--per-step`) and those fsyncs are spread
+  over the step's events. This is what a real run pays per event;
 - emit, alone: `Conversation.emit(event)` outside a run (e.g. `send_message`): the event file
   plus an atomic `base_state.json` rewrite for every event;
+- durable reference (issue 20): the SDK's append made durable the plain way: flock, list
+  `events/`, write the event file in place, fsync it, fsync the folder;
 - sdk append + fsync: what the OpenHands SDK 1.58 does per event (flock, list `events/`, write
   the event file in place, rewrite `base_state.json` in place), with an fsync after each of the
   two writes, i.e. the SDK made durable; the issue quotes about 2 ms per event for it here.
@@ -168,20 +171,53 @@ class SdkAppend:
         return [_timed(self._one) for _ in range(n)]
 
 
+class DurableReference:
+    """Issue 20's durable reference, SDK-style: flock, list `events/`, write the event file in
+    place, fsync it, fsync the folder (no base state)."""
+
+    def __init__(self, base: Path, templates: list[Event]) -> None:
+        self.events = base / "ref" / uuid.uuid4().hex / "events"
+        self.events.mkdir(parents=True)
+        self.lock = filelock.FileLock(str(self.events / ".eventlog.lock"))
+        self.data = [dump_event(t).encode() for t in templates]
+        self.i = 0
+
+    def _one(self) -> None:
+        with self.lock:
+            n = sum(1 for name in os.listdir(self.events) if name.startswith("event-"))
+            with open(self.events / f"event-{n:05d}-{uuid.uuid4()}.json", "wb") as f:
+                f.write(self.data[self.i % len(self.data)])
+                f.flush()
+                os.fsync(f.fileno())
+            fd = os.open(self.events, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        self.i += 1
+
+    def run(self, n: int) -> list[float]:
+        return [_timed(self._one) for _ in range(n)]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--events", type=int, default=400, help="events per variant")
     ap.add_argument("--rounds", type=int, default=8, help="interleaved rounds")
     ap.add_argument("--dir", type=Path, default=None, help="where to write (default: a temp dir)")
+    ap.add_argument(
+        "--per-step", type=int, default=2, help="events per agent step (emit, in a run)"
+    )
     args = ap.parse_args()
     base = Path(tempfile.mkdtemp(prefix="bench-append-", dir=args.dir))
     templates = _templates()
-    in_run, alone = Emit(base, templates, 2), Emit(base, templates, 1)
+    in_run, alone = Emit(base, templates, args.per_step), Emit(base, templates, 1)
     variants: dict[str, Callable[[int], list[float]]] = {
         "writer.append": Writer(base, templates).run,
         "emit, in a run": in_run.run,
         "emit, alone": alone.run,
         "sdk append + fsync": SdkAppend(base, templates).run,
+        "durable reference": DurableReference(base, templates).run,
     }
     samples: dict[str, list[float]] = {name: [] for name in variants}
     per_round = max(2, args.events // args.rounds)
@@ -197,10 +233,12 @@ def main() -> None:
         alone.close()
         shutil.rmtree(base, ignore_errors=True)
     ours, sdk = medians["emit, in a run"], medians["sdk append + fsync"]
+    ref = medians["durable reference"]
     print(
         f"emit in a run: {ours:.3f} ms/event median; target <= {SDK_MS_PER_EVENT} ms: "
         f"{'met' if ours <= SDK_MS_PER_EVENT else 'missed'}; vs the durable SDK append measured "
-        f"in this run ({sdk:.3f} ms): {ours / sdk:.2f}x"
+        f"in this run ({sdk:.3f} ms): {ours / sdk:.2f}x; vs the durable reference (write, "
+        f"fsync file, fsync folder: {ref:.3f} ms): {ours / ref:.2f}x"
     )
 
 

@@ -14,6 +14,9 @@ is: open + read every event file, then ``orjson.loads`` it; nothing less can loa
 Load is measured the way its floor is: streamed (each event dropped once counted), or every
 event kept in a list (both sides pay for holding them); the "tight" floor skips ``Path``
 objects (one scandir, ``os.open``/``os.read``), the least any reader of the folder can do.
+The append rows put the durable reference of issue 20 in the floor column (flock, list
+`events/`, write the event file, fsync it, fsync the folder), measured in the same run,
+interleaved with trajkit's variants (wall-clock medians: fsync latency is the cost).
 Rows the run has no corpus for are printed with "-".
 """
 
@@ -166,12 +169,54 @@ def _row(name: str, sdk: str, trajkit: str, floor: str = "", ratio: str = "") ->
     print(f"| {name:<48} | {sdk:<28} | {trajkit:<26} | {floor:<12} | {ratio} |")
 
 
+def _append_rows(n: int) -> None:
+    """emit in a run (steps of 2 and of 4 events) and writer.append against the durable
+    reference, interleaved in 8 rounds of one run (medians, wall ms per event)."""
+    import shutil
+    import statistics
+    import tempfile
+
+    import bench_append as ba
+
+    base = Path(tempfile.mkdtemp(prefix="bench-floor-append-"))
+    templates = ba._templates()
+    steps2, steps4 = ba.Emit(base, templates, 2), ba.Emit(base, templates, 4)
+    variants = {
+        "emit, in a run (steps of 2 events)": steps2.run,
+        "emit, in a run (steps of 4 events)": steps4.run,
+        "writer.append (alone)": ba.Writer(base, templates).run,
+        "reference": ba.DurableReference(base, templates).run,
+    }
+    samples: dict[str, list[float]] = {name: [] for name in variants}
+    try:
+        for _ in range(8):
+            for name, run in variants.items():
+                samples[name] += run(max(4, n // 8))
+    finally:
+        steps2.close()
+        steps4.close()
+        shutil.rmtree(base, ignore_errors=True)
+    ms = {name: statistics.median(v) * 1000 for name, v in samples.items()}
+    ref = ms.pop("reference")
+    for name, value in ms.items():
+        _row(
+            f"durable append: {name}",
+            "1.14 ms (durable reference)",
+            f"{value:.3f} ms/event",
+            f"{ref:.3f} ms",
+            f"{value / ref:.2f}x reference",
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--c1k", type=Path)
     parser.add_argument("--c10k", type=Path)
     parser.add_argument("--c100k", type=Path)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--append", type=int, default=200, help="events per append variant (0: skip the rows)"
+    )
     args = parser.parse_args()
     r = args.repeat
     _row(
@@ -277,7 +322,10 @@ def main() -> None:
     else:
         _row("convert, 100k events", SDK["convert 100k"], "-")
         _row("load, 100k events", SDK["load 100k"], "-")
-    _row("durable append, in a run", "1.14 ms (durable reference)", "see bench_append.py")
+    if args.append:
+        _append_rows(args.append)
+    else:
+        _row("durable append, in a run", "1.14 ms (durable reference)", "-")
     _row("export, 100k-event corpus, 2 workers", "none", "see bench_export.py")
 
 
