@@ -141,3 +141,27 @@ def test_an_older_shape_is_upgraded_and_counted_alike(tmp_path):
     fast, general = _both(folder)
     assert fast == general
     assert sum(fast[1].values()) >= 1
+
+
+def test_order_sidecars_strangers_and_twins_read_alike(tmp_path):
+    folder = _copy(tmp_path, "a_text")
+    events = folder / "events"
+    files = sorted(events.glob("event-*.json"))
+    last = json.loads(files[-1].read_bytes())
+    files[-1].unlink()
+    ids = []
+    for index in (100000, 10001, 99999):  # name order is not log order past 99999
+        eid = f"{index:08x}-0000-4000-8000-000000000000"
+        ids.append(eid)
+        data = {**last, "id": eid}
+        (events / f"event-{index:05d}-{eid}.json").write_text(
+            json.dumps(data, separators=(",", ":"))
+        )
+    shutil.copy(files[1], events / f"event-00001-{'f' * 8}-0000-4000-8000-000000000000.json")
+    for stray in (".eventlog-len-3.marker", ".x.json.tmp", "README.txt", "event-1-short.json"):
+        (events / stray).write_bytes(b"")
+    fast, general = _both(folder)
+    assert fast == general
+    read_ids = [json.loads(e)["id"] for e in fast[0]]
+    assert read_ids[-3:] == [ids[1], ids[2], ids[0]]  # 10001, 99999, 100000
+    assert len(read_ids) == len(files) + 3
