@@ -37,16 +37,15 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
-import orjson
 from bench_export import _PeakSampler
 from bench_export import bench as bench_export
+from bench_floor import _cpu, _floor, _folder
 
 from trajkit.convert import convert_conversation
 from trajkit.convert.stream import write_conversation
-from trajkit.store import find_conversations, open_conversation
+from trajkit.store import find_conversations
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -73,28 +72,6 @@ _FLOOR_CHILD = (
     "    n += 1\n"
     "print(n)\n"
 )
-
-
-def _cpu(func: Callable[[], object], repeat: int) -> float:
-    func()  # warm-up: file cache, imports, lazy schemas
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.process_time()
-        func()
-        best = min(best, time.process_time() - start)
-    return best
-
-
-def _folder(corpus: Path) -> Path:
-    return next(iter(find_conversations([corpus])))  # type: ignore[arg-type]
-
-
-def _floor(folder: Path) -> int:
-    n = 0
-    for f in open_conversation(folder).iter_event_files():
-        orjson.loads(f.path.read_bytes())
-        n += 1
-    return n
 
 
 def _write(folder: Path) -> None:
