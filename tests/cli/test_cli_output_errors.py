@@ -13,13 +13,13 @@ import contextlib
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.support import fixtures as fx
+from tests.support.cli import run_trajkit
 
 REPO = fx.REPO
 A_TEXT = fx.sdk_conversation("a_text")
@@ -48,15 +48,7 @@ def _run(args: list[str], *, drop_dac: bool = False) -> subprocess.CompletedProc
             pytest.skip("as root, EACCES needs setpriv to drop CAP_DAC_OVERRIDE")
         caps = "-dac_override,-dac_read_search"
         prefix = [setpriv, f"--bounding-set={caps}", f"--inh-caps={caps}"]
-    env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "200"}
-    return subprocess.run(
-        [*prefix, sys.executable, "-m", "trajkit", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+    return run_trajkit(*args, prefix=prefix, columns="200")
 
 
 def _tree(folder: Path) -> list[str]:

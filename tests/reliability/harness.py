@@ -29,10 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from click.testing import CliRunner
-
+from tests.support.cli import invoke
 from tests.support.llm_server import ScriptedLLMServer, ScriptedReply, ScriptedToolCall
-from trajkit.cli import main
 from trajkit.repair import QUARANTINE_DIR
 from trajkit.store import open_conversation
 
@@ -202,12 +200,6 @@ def _kill_shell(pid_file: Path) -> None:
         pid_file.unlink()
 
 
-def _cli(*args: str) -> Any:
-    result = CliRunner().invoke(main, list(args))
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
-    return result
-
-
 def check_after_kill(folder: Path, side_log: Path, stats: CrashStats, where: str) -> None:
     """Validate (repairing a torn tail if needed) and compare with the side log."""
     returned = returned_appends(side_log)
@@ -220,11 +212,11 @@ def check_after_kill(folder: Path, side_log: Path, stats: CrashStats, where: str
     stats.temps_seen |= temps
     if _last_is_unanswered_action(folder):
         stats.killed_mid_tool += 1
-    result = _cli("validate", str(folder))
+    result = invoke("validate", str(folder))
     if result.exit_code != 0:
         stats.repairs += 1
         stats.repair_reasons.append(result.output.strip().splitlines()[0][-300:])
-        repair = _cli("repair", str(folder))
+        repair = invoke("repair", str(folder))
         assert repair.exit_code == 0, (
             f"{where}: validate said\n{result.output}\nrepair said\n{repair.output}"
         )
@@ -232,7 +224,7 @@ def check_after_kill(folder: Path, side_log: Path, stats: CrashStats, where: str
         stats.quarantined += len(quarantined)
         returned_names = {f"event-{i:05d}-{eid}.json" for i, eid in returned}
         assert not quarantined & returned_names, f"{where}: repair set aside a returned event"
-        again = _cli("validate", str(folder))
+        again = invoke("validate", str(folder))
         assert again.exit_code == 0, f"{where}: still invalid after repair:\n{again.output}"
     conv = open_conversation(folder)
     on_disk = {(ef.index, ef.event_id) for ef in conv.event_files()}
@@ -324,7 +316,7 @@ def run_crash_cycles(tmp: Path, kills: int, seed: int) -> CrashStats:
                 check_after_kill(folder, side_log, stats, where)
                 restore_and_finish(server, persist, workspace, cid, where)
                 stats.restores_finished += 1
-                after = _cli("validate", str(folder))
+                after = invoke("validate", str(folder))
                 assert after.exit_code == 0, f"{where}: invalid after restore:\n{after.output}"
                 stats.survived += 1
         stats.returned_appends = sum(len(returned_appends(p)) for p in logs.glob("*.log"))

@@ -16,9 +16,8 @@ import uuid
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from trajkit.cli import main
+from tests.support.cli import invoke
 from trajkit.errors import UnsafePath
 from trajkit.events import Message, MessageEvent, TextContent
 from trajkit.store import ConversationWriter, open_conversation
@@ -64,13 +63,6 @@ def _outside_event(tmp_path: Path, conv: Path) -> tuple[Path, Path]:
     return link, outside
 
 
-def _invoke(*args: str) -> object:
-    result = CliRunner().invoke(main, list(args))
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    assert "Traceback" not in result.output
-    return result
-
-
 def test_event_file_linked_outside_is_refused_everywhere(tmp_path: Path, conv: Path) -> None:
     link, outside = _outside_event(tmp_path, conv)
     before = outside.read_bytes()
@@ -82,13 +74,13 @@ def test_event_file_linked_outside_is_refused_everywhere(tmp_path: Path, conv: P
     with pytest.raises(UnsafePath):
         ef.read_bytes()
 
-    v = _invoke("validate", str(conv))
+    v = invoke("validate", str(conv))
     assert v.exit_code == 1
     assert f"symlink to {outside}, outside the conversation folder" in v.output
     assert MARKER not in v.output
 
     for args in (["convert", str(conv)], ["inspect", str(conv)], ["view", str(conv)]):
-        r = _invoke(*args, *(["-o", str(tmp_path / "view.html")] if args[0] == "view" else []))
+        r = invoke(*args, *(["-o", str(tmp_path / "view.html")] if args[0] == "view" else []))
         assert MARKER not in r.output, args
         assert r.exit_code != 0, (args, r.output)
     assert (
@@ -96,7 +88,7 @@ def test_event_file_linked_outside_is_refused_everywhere(tmp_path: Path, conv: P
     )
 
     out = tmp_path / "export"
-    e = _invoke("export", str(conv), "-o", str(out))
+    e = invoke("export", str(conv), "-o", str(out))
     assert e.exit_code == 1 and "outside the conversation folder" in e.output
     for f in out.rglob("*"):
         if f.is_file():
@@ -107,7 +99,7 @@ def test_event_file_linked_outside_is_refused_everywhere(tmp_path: Path, conv: P
         for f in out.rglob("*.parquet"):
             assert MARKER not in json.dumps(pq.read_table(f).to_pylist(), default=str)
 
-    r = _invoke("repair", str(conv))
+    r = invoke("repair", str(conv))
     assert "did quarantine" in r.output and "index gap" in r.output  # explained, not renumbered
     assert (conv / "quarantine" / link.name).is_symlink()  # the link moved, not the target
     assert outside.read_bytes() == before
@@ -120,7 +112,7 @@ def test_link_inside_the_conversation_is_read(conv: Path) -> None:
     shutil.move(files[-1], copy)
     files[-1].symlink_to(Path("..") / "kept" / copy.name)
     assert len(list(open_conversation(conv).iter_events())) == len(files)
-    assert _invoke("validate", str(conv)).exit_code == 0
+    assert invoke("validate", str(conv)).exit_code == 0
 
 
 def test_conversation_folder_that_is_a_link_is_read_as_the_user_laid_it_out(
@@ -130,7 +122,7 @@ def test_conversation_folder_that_is_a_link_is_read_as_the_user_laid_it_out(
     linked.parent.mkdir()
     linked.symlink_to(conv)
     assert len(list(open_conversation(linked).iter_events())) == 3
-    assert _invoke("validate", str(tmp_path / "elsewhere")).exit_code == 0
+    assert invoke("validate", str(tmp_path / "elsewhere")).exit_code == 0
 
 
 def test_events_folder_linked_outside_is_refused(tmp_path: Path, conv: Path) -> None:
@@ -139,7 +131,7 @@ def test_events_folder_linked_outside_is_refused(tmp_path: Path, conv: Path) -> 
     (conv / "events").symlink_to(outside)
     with pytest.raises(UnsafePath):
         list(open_conversation(conv).iter_events())
-    v = _invoke("validate", str(conv))
+    v = invoke("validate", str(conv))
     assert v.exit_code == 1 and "outside the conversation folder" in v.output
     event = MessageEvent(
         source="user", llm_message=Message(role="user", content=[TextContent(text="x")])
@@ -159,10 +151,10 @@ def test_base_state_linked_outside_is_refused(tmp_path: Path, conv: Path) -> Non
     (conv / "base_state.json").symlink_to(outside)
     with pytest.raises(UnsafePath):
         open_conversation(conv).base_state()
-    v = _invoke("validate", str(conv))
+    v = invoke("validate", str(conv))
     assert v.exit_code == 1 and "outside the conversation folder" in v.output
-    assert MARKER not in _invoke("inspect", str(conv)).output
-    r = _invoke("repair", str(conv))
+    assert MARKER not in invoke("inspect", str(conv)).output
+    r = invoke("repair", str(conv))
     assert "outside the conversation" in r.output
     assert MARKER in outside.read_text()  # untouched
 
@@ -215,10 +207,10 @@ def test_ids_in_content_never_name_a_path(tmp_path: Path, conv: Path) -> None:
     state["id"] = "../../../../tmp/escape-conversation"
     (conv / "base_state.json").write_text(json.dumps(state))
     before = _tree(tmp_path, skip=conv)
-    assert _invoke("validate", str(conv)).exit_code == 1
-    _invoke("repair", str(conv))
-    _invoke("export", str(conv), "-o", str(tmp_path / "out"))
-    _invoke("convert", str(conv), "-o", str(tmp_path / "c.json"))
+    assert invoke("validate", str(conv)).exit_code == 1
+    invoke("repair", str(conv))
+    invoke("export", str(conv), "-o", str(tmp_path / "out"))
+    invoke("convert", str(conv), "-o", str(tmp_path / "c.json"))
     after = _tree(tmp_path, skip=conv)
     assert {k for k in after if not k.startswith(("out", "c.json"))} == set(before)
     assert not Path("/tmp/escape").exists()
@@ -264,7 +256,7 @@ def test_v0_instance_ids_with_dot_dot_stay_in_the_output(tmp_path: Path) -> None
     src.write_text("\n".join(records) + "\n")
     out = tmp_path / "deep" / "out"
     before = _tree(tmp_path)
-    r = _invoke("migrate", str(src), "-o", str(out))
+    r = invoke("migrate", str(src), "-o", str(out))
     assert r.exit_code in (0, 1), r.output
     after = _tree(tmp_path)
     new = {k for k in after if k not in before}
@@ -273,8 +265,8 @@ def test_v0_instance_ids_with_dot_dot_stay_in_the_output(tmp_path: Path) -> None
     assert folders and all(len(n) == 32 and int(n, 16) >= 0 for n in folders)
     assert not (tmp_path / "escape").exists() and not Path("/abs").exists()
     # the migrated folders are valid, and exporting them names files by the export only
-    assert _invoke("validate", str(out)).exit_code == 0
-    e = _invoke("export", str(out), "-o", str(tmp_path / "deep" / "ds"))
+    assert invoke("validate", str(out)).exit_code == 0
+    e = invoke("export", str(out), "-o", str(tmp_path / "deep" / "ds"))
     assert e.exit_code == 0, e.output
     assert all(
         (tmp_path / "deep" / "ds") in p.parents for p in (tmp_path / "deep" / "ds").rglob("*")

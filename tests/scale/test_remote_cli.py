@@ -11,19 +11,16 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
-from click.testing import CliRunner
 
+from tests.support.cli import invoke, run_trajkit
 from tests.support.s3_server import free_port
-from trajkit.cli import main
 
 
 def _invoke(*args: str | Path) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, [str(a) for a in args])
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    result = invoke(*args)
     return result.exit_code, result.stdout, result.stderr
 
 
@@ -100,13 +97,7 @@ def _run_fresh(args: list[str], env: dict[str, str]) -> subprocess.CompletedProc
         AWS_EC2_METADATA_DISABLED="true",
     )
     base.update(env)
-    return subprocess.run(
-        [sys.executable, "-m", "trajkit", *args],
-        capture_output=True,
-        text=True,
-        env=base,
-        timeout=120,
-    )
+    return run_trajkit(*args, env=base)
 
 
 def _one_error_line(result: subprocess.CompletedProcess[str]) -> str:

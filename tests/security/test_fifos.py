@@ -6,27 +6,14 @@ fails the test by its timeout instead of blocking the suite)."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.security.conftest import copy_fixture
+from tests.support.cli import run_trajkit
 
 FIFO_EVENT = "event-00099-0000abcd-1111-4222-8333-444455556666.json"
-
-
-def _trajkit(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    return subprocess.run(
-        [sys.executable, "-m", "trajkit", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=cwd,
-        env=env,
-    )
 
 
 def _commands(conv: Path, tmp: Path) -> list[list[str]]:
@@ -54,7 +41,7 @@ def test_fifo_never_blocks_a_command(tmp_path: Path, where: str) -> None:
     os.mkfifo(fifo)
     failures = []
     for args in _commands(conv, tmp_path):
-        r = _trajkit(*args, cwd=tmp_path)
+        r = run_trajkit(*args, cwd=tmp_path)
         out = r.stdout + r.stderr
         if args[0] == "ls":  # reads two event files at most: it must finish, and say little
             bad = "Traceback" in out or r.returncode not in (0, 1)

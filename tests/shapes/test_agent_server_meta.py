@@ -6,32 +6,19 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
 from tests.support import fixtures as fx
+from tests.support.cli import run_trajkit
 from trajkit.errors import InputError, UnsafePath
 from trajkit.shapes.agent_server import ServerMeta, read_server_meta
 
 SAMPLE = fx.FIXTURES / "shapes" / "agent_server"
 HEX = "5a3e0c8d2f1b4e6a9c7d1e2f3a4b5c6d"
 REPO = Path(__file__).resolve().parents[2]
-
-
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "300"}
-    return subprocess.run(
-        [sys.executable, "-m", "trajkit", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
 
 
 @pytest.fixture
@@ -66,7 +53,7 @@ def test_the_fields_a_listing_needs_are_read_and_nothing_else() -> None:
 
 
 def test_ls_shows_title_tags_and_fills_model_and_cost(server: Path) -> None:
-    result = _run("ls", "--json", str(server.parent.parent))
+    result = run_trajkit("ls", "--json", str(server.parent.parent))
     assert result.returncode == 0, result.stderr
     (row,) = json.loads(result.stdout)["conversations"]
     assert row["title"] == "Run echo in the terminal"
@@ -74,13 +61,13 @@ def test_ls_shows_title_tags_and_fills_model_and_cost(server: Path) -> None:
     assert row["model"] == "openai/gpt-4o"
     assert row["cost"] == 0.0123  # from metrics: the base state has no stats
     assert "sk-proj" not in result.stdout
-    line = _run("ls", str(server)).stdout
+    line = run_trajkit("ls", str(server)).stdout
     assert "Run echo in the terminal: Run `echo hello-from-terminal && pwd`." in line
 
 
 def test_export_rows_carry_title_and_tags_and_never_the_key(server: Path, tmp_path: Path) -> None:
     out = tmp_path / "ds"
-    result = _run("export", str(server), "-o", str(out))
+    result = run_trajkit("export", str(server), "-o", str(out))
     assert result.returncode == 0, result.stderr
     (row,) = pq.read_table(out / "conversations").to_pylist()
     assert row["title"] == "Run echo in the terminal"
@@ -93,7 +80,9 @@ def test_export_rows_carry_title_and_tags_and_never_the_key(server: Path, tmp_pa
 
 def test_eval_records_get_their_instance_id_as_title(tmp_path: Path) -> None:
     out = tmp_path / "ds"
-    result = _run("export", str(fx.FIXTURES / "shapes" / "eval_output.jsonl"), "-o", str(out))
+    result = run_trajkit(
+        "export", str(fx.FIXTURES / "shapes" / "eval_output.jsonl"), "-o", str(out)
+    )
     assert result.returncode == 0, result.stderr
     rows = pq.read_table(out / "conversations").to_pylist()
     assert sorted(r["title"] for r in rows) == ["sample-current", "sample-old"]
@@ -102,7 +91,7 @@ def test_eval_records_get_their_instance_id_as_title(tmp_path: Path) -> None:
 
 
 def test_inspect_shows_title_times_and_tags(server: Path) -> None:
-    result = _run("inspect", str(server))
+    result = run_trajkit("inspect", str(server))
     assert result.returncode == 0, result.stderr
     head = result.stdout.split("#0", 1)[0]
     assert "title  Run echo in the terminal" in head
@@ -121,13 +110,13 @@ def test_a_meta_json_linking_outside_is_refused_and_the_conversation_still_read(
     (server / "meta.json").symlink_to(outside)
     with pytest.raises(UnsafePath):
         read_server_meta(server)
-    result = _run("ls", "--json", str(server))
+    result = run_trajkit("ls", "--json", str(server))
     assert result.returncode == 1  # the problem is reported, as every unreadable part
     (row,) = json.loads(result.stdout)["conversations"]
     assert "title" not in row
     assert any("outside the conversation folder" in p for p in row["problems"])
     assert "from outside" not in result.stdout
-    inspect = _run("inspect", str(server))
+    inspect = run_trajkit("inspect", str(server))
     assert "from outside" not in inspect.stdout
     assert "outside the conversation folder; not read" in inspect.stderr
 
@@ -138,14 +127,14 @@ def test_a_meta_json_fifo_is_refused_without_blocking(server: Path) -> None:
     with pytest.raises(InputError) as caught:
         read_server_meta(server)
     assert "FIFO" in str(caught.value)
-    result = _run("ls", "--json", str(server))  # would hang if the FIFO were opened blocking
+    result = run_trajkit("ls", "--json", str(server))  # would hang if the FIFO were opened blocking
     (row,) = json.loads(result.stdout)["conversations"]
     assert any("FIFO" in p for p in row["problems"])
 
 
 def test_a_broken_meta_json_is_a_problem_not_a_lost_conversation(server: Path) -> None:
     (server / "meta.json").write_text("{not json")
-    result = _run("ls", "--json", str(server))
+    result = run_trajkit("ls", "--json", str(server))
     (row,) = json.loads(result.stdout)["conversations"]
     assert row["n_events"] == 6
     assert any("meta.json: not valid JSON" in p for p in row["problems"])

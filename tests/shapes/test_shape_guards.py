@@ -18,8 +18,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tarfile
 import zipfile
 from pathlib import Path
@@ -27,22 +25,11 @@ from pathlib import Path
 import pytest
 
 from tests.support import fixtures as fx
+from tests.support.cli import run_trajkit
 
 SHAPES = fx.FIXTURES / "shapes"
 REPO = Path(__file__).resolve().parents[2]
 SECRET = "only-outside-the-conversation"
-
-
-def _run(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "300"}
-    return subprocess.run(
-        [sys.executable, "-m", "trajkit", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-        check=False,
-    )
 
 
 FIFO_NAMES = {
@@ -63,7 +50,7 @@ def test_a_fifo_named_as_a_shape_is_refused_without_blocking(
     fifo = tmp_path / FIFO_NAMES[reader]
     os.mkfifo(fifo)
     args = [command, fifo] + (["--no-pager"] if command == "inspect" else [])
-    result = _run(*args)  # a blocking open would time out here
+    result = run_trajkit(*args)  # a blocking open would time out here
     assert result.returncode == 1, result.stdout + result.stderr
     assert "Traceback" not in result.stderr
     out = result.stdout + result.stderr
@@ -97,7 +84,7 @@ def test_a_fifo_among_bare_event_files_is_refused(tmp_path: Path) -> None:
     victim = sorted(bare.iterdir())[2]
     victim.unlink()
     os.mkfifo(victim)
-    result = _run("validate", bare)
+    result = run_trajkit("validate", bare)
     assert result.returncode == 1
     assert f"{victim}: expected an event file, got a folder or device" in result.stdout
 
@@ -112,7 +99,7 @@ def test_a_bare_event_file_linking_outside_is_never_read(tmp_path: Path) -> None
     victim.symlink_to(outside)
     for command in ("validate", "convert", "inspect"):
         args = [command, bare] + (["--no-pager"] if command == "inspect" else [])
-        result = _run(*args)
+        result = run_trajkit(*args)
         out = result.stdout + result.stderr
         assert SECRET not in out, command
         assert "outside the conversation folder" in out, (command, out[-2000:])
@@ -128,9 +115,9 @@ def test_a_trajectory_json_beside_events_json_linking_outside_is_not_read(tmp_pa
     outside = tmp_path / "elsewhere.json"
     outside.write_text(json.dumps({"baseState": doc["baseState"]}))
     (folder / "trajectory.json").symlink_to(outside)
-    result = _run("ls", "--json", folder / "events.json")
+    result = run_trajkit("ls", "--json", folder / "events.json")
     assert SECRET not in result.stdout
-    validate = _run("validate", folder / "events.json")
+    validate = run_trajkit("validate", folder / "events.json")
     assert "trajectory.json beside it is a symlink to" in validate.stdout
     assert "outside the folder; not read" in validate.stdout
 
@@ -147,7 +134,7 @@ def test_archive_link_members_are_never_followed(tmp_path: Path) -> None:
         link.type = tarfile.SYMTYPE
         link.linkname = str(outside)
         tf.addfile(link)
-    result = _run("validate", archive)
+    result = run_trajkit("validate", archive)
     assert SECRET not in result.stdout + result.stderr
     assert f"{name}: link, not read" in result.stdout
     zipped = tmp_path / "download.zip"
@@ -155,7 +142,7 @@ def test_archive_link_members_are_never_followed(tmp_path: Path) -> None:
         info = zipfile.ZipInfo("c/base_state.json")
         info.external_attr = 0o120777 << 16  # a symlink entry
         zf.writestr(info, str(outside))
-    result = _run("validate", zipped)
+    result = run_trajkit("validate", zipped)
     assert result.returncode == 1
     assert "is a symbolic link; not read" in result.stdout + result.stderr
 
@@ -164,8 +151,8 @@ def test_archive_link_members_are_never_followed(tmp_path: Path) -> None:
 def test_a_link_to_a_single_file_shape_is_that_conversation(name: str, tmp_path: Path) -> None:
     link = tmp_path / name
     link.symlink_to(SHAPES / name)
-    linked = _run("ls", "--json", link)
-    direct = _run("ls", "--json", SHAPES / name)
+    linked = run_trajkit("ls", "--json", link)
+    direct = run_trajkit("ls", "--json", SHAPES / name)
     assert linked.returncode == direct.returncode == 0
     ids = [r["id"] for r in json.loads(linked.stdout)["conversations"]]
     assert ids == [r["id"] for r in json.loads(direct.stdout)["conversations"]]

@@ -10,9 +10,6 @@ with `--keep-invalid` and the errors in the row's `problems`; convert does the s
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -21,6 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.support import fixtures as fx
+from tests.support.cli import run_trajkit
 from trajkit.shapes.memory import MemoryConversation
 from trajkit.validate.verdict import conversation_errors, opened_errors
 
@@ -103,18 +101,6 @@ MAKERS: dict[str, Callable[[Path], Path]] = {
 }
 
 
-def _run(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "300"}
-    return subprocess.run(
-        [sys.executable, "-m", "trajkit", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
-
-
 @pytest.mark.parametrize("shape", sorted(MAKERS))
 def test_the_shared_verdict_sees_the_error(shape: str, tmp_path: Path) -> None:
     from trajkit.shapes import shape_refs
@@ -124,7 +110,7 @@ def test_the_shared_verdict_sees_the_error(shape: str, tmp_path: Path) -> None:
     assert refs and refs[-1].shape == shape
     errors = conversation_errors(refs[-1])
     assert len(errors) == 1 and REASON in errors[0], errors
-    validate = _run("validate", path)
+    validate = run_trajkit("validate", path)
     assert validate.returncode == 1 and REASON in validate.stdout + validate.stderr
 
 
@@ -133,11 +119,11 @@ def test_export_skips_it_with_the_reason_or_keeps_it_with_its_problems(
     shape: str, tmp_path: Path
 ) -> None:
     path = MAKERS[shape](tmp_path)
-    skipped = _run("export", path, "-o", tmp_path / "ds")
+    skipped = run_trajkit("export", path, "-o", tmp_path / "ds")
     assert skipped.returncode == 1
     assert f"{REASON}; invalid, skipped (--keep-invalid keeps it)" in skipped.stderr
     assert "Traceback" not in skipped.stderr
-    kept = _run("export", path, "-o", tmp_path / "kept", "--keep-invalid")
+    kept = run_trajkit("export", path, "-o", tmp_path / "kept", "--keep-invalid")
     assert kept.returncode == 0, kept.stderr
     rows = pq.read_table(tmp_path / "kept" / "conversations").to_pylist()
     invalid = [r for r in rows if any(REASON in p for p in r["problems"])]
@@ -149,10 +135,10 @@ def test_export_skips_it_with_the_reason_or_keeps_it_with_its_problems(
 def test_convert_skips_it_with_the_reason_or_keeps_it(shape: str, tmp_path: Path) -> None:
     path = MAKERS[shape](tmp_path)
     out = tmp_path / "out.jsonl"
-    skipped = _run("convert", path, "-o", out)
+    skipped = run_trajkit("convert", path, "-o", out)
     assert skipped.returncode == 1
     assert f"{REASON}; invalid, skipped (--keep-invalid keeps it)" in skipped.stderr
-    kept = _run("convert", path, "-o", tmp_path / "kept.jsonl", "--keep-invalid")
+    kept = run_trajkit("convert", path, "-o", tmp_path / "kept.jsonl", "--keep-invalid")
     assert kept.returncode == 0, kept.stderr
     assert f"{REASON} (kept: --keep-invalid)" in kept.stderr
 
