@@ -8,16 +8,15 @@ Two kinds of secret are masked in every string column, JSON text included:
 - substrings that look like provider API keys (`trajkit.redact`'s patterns); each becomes
   `**********`.
 
-Speed: nearly every event holds no secret, so `Redactor.is_clean(raw)` first searches the event's
-stored bytes once (a compiled byte regex plus a substring test per value); only rows built from a
-dirty event are walked string by string. A value is also searched in its JSON-escaped form, so a
+Speed: nearly every event holds no secret, so `Redactor.dirty(texts)` first searches each event's
+stored bytes once (one multi-literal scan for the API-key prefixes and the secret values); only
+rows built from a dirty event are walked string by string. A value is also searched in its JSON-escaped form, so a
 secret holding quotes or backslashes is found inside JSON text; masking keeps JSON text valid
 because both masks hold no character that JSON escapes.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -51,14 +50,31 @@ KEY_PREFIXES = (
 """Literal starts of `trajkit.redact`'s API-key patterns, for the prefilter.
 
 Python's `re` scans the full key pattern at about 12 MB/s (alternation plus lookarounds), far
-too slow for every byte of a corpus. `Redactor.dirty()` instead runs one RE2 alternation of
-these prefixes (pyarrow compute, hundreds of MB/s) over a conversation's texts, and the exact
+too slow for every byte of a corpus. `Redactor.dirty()` instead runs one multi-literal scan
+of these prefixes (and of the conversation's secret values) over each text, and the exact
 `trajkit.redact` patterns only on the few texts it flags. A test checks that every pattern of
 `trajkit.redact` starts with one of these prefixes.
 """
 
-_PREFILTER = "|".join(re.escape(p) for p in KEY_PREFIXES)
-_ESCAPES = r"\\u|\\/"
+_PREFIX_BYTES = tuple(p.encode() for p in KEY_PREFIXES)
+_ESCAPE_BYTES = (b"\\u", b"\\/")
+_PREFIX_SCANNER: Any = None
+
+
+def _literal_scanner(patterns: list[bytes]) -> Any:
+    import ahocorasick_rs
+
+    return ahocorasick_rs.BytesAhoCorasick(
+        patterns, matchkind=ahocorasick_rs.MATCHKIND_LEFTMOST_FIRST
+    )
+
+
+def _prefix_scanner() -> Any:
+    """The scanner of `KEY_PREFIXES` alone (a conversation without secret values), built once."""
+    global _PREFIX_SCANNER
+    if _PREFIX_SCANNER is None:
+        _PREFIX_SCANNER = _literal_scanner(list(_PREFIX_BYTES))
+    return _PREFIX_SCANNER
 
 
 class Redactor:
@@ -73,6 +89,7 @@ class Redactor:
         self._masker = SecretMasker(values, api_keys=True)
         self._values = self._masker.forms
         self._bytes = [v.encode() for v in self._values]
+        self._scan: Any = None
 
     @property
     def count(self) -> int:
@@ -80,23 +97,33 @@ class Redactor:
         return self._masker.count
 
     def dirty(self, texts: list[str | bytes]) -> list[bool]:
-        """For each text: might it hold a secret? (False is certain; True is checked by `text`.)"""
-        import pyarrow as pa
-        import pyarrow.compute as pc
+        """For each text: might it hold a secret? (False is certain; True is checked by `text`.)
 
-        if not texts:
-            return []
-        # Searched as bytes (str is encoded as UTF-8): the prefixes and values are literals, so
-        # a byte-wise search finds the same texts, without validating UTF-8 first.
-        array = pa.array(texts, pa.binary())
-        mask = pc.match_substring_regex(array, _PREFILTER)
-        for value in self._values:
-            mask = pc.or_(mask, pc.match_substring(array, value))
-        if self._values:  # an escape (`\u0074`, `\/`) can spell a value: decode those texts
-            mask = pc.or_(mask, pc.match_substring_regex(array, _ESCAPES))
-        if not pc.any(mask).as_py():
-            return [False] * len(texts)
-        return [bool(x) for x in mask.to_pylist()]
+        True when a text holds one of `KEY_PREFIXES`, a secret value (in any of its forms) or,
+        when there are values, a JSON escape (`\\u`, `\\/`: an escape can spell a value, so those
+        texts are decoded). Searched as bytes (a `str` as UTF-8): the patterns are literals, so
+        a byte-wise search finds the same texts, without validating UTF-8 first.
+        """
+        scan = self._scanner().find_matches_as_indexes
+        return [
+            bool(scan(t if isinstance(t, bytes) else t.encode("utf-8", "surrogatepass")))
+            for t in texts
+        ]
+
+    def _scanner(self) -> Any:
+        """One multi-literal scanner (`ahocorasick_rs`, SIMD) for every pattern of `dirty`.
+
+        One pass per text, 1.7-2.3 us for a 5.7 KB event (leftmost-first matching, which
+        reports a match whenever any pattern occurs), where Arrow's RE2 alternation plus one
+        substring kernel per value, over a binary array copied from the texts, cost 17 us.
+        """
+        if self._scan is None:
+            if not self._bytes:
+                self._scan = _prefix_scanner()
+            else:
+                patterns = [*_PREFIX_BYTES, *self._bytes, *_ESCAPE_BYTES]
+                self._scan = _literal_scanner(patterns)
+        return self._scan
 
     def is_clean(self, raw: bytes) -> bool:
         """True when `raw` holds neither a secret value nor an API-key-looking string."""
