@@ -20,6 +20,7 @@ their file is checked.
 from __future__ import annotations
 
 import errno
+import os
 from collections import Counter
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
@@ -39,19 +40,26 @@ from trajkit.store.layout import (
     link_outside,
     parse_event_file_name,
 )
-from trajkit.store.location import exists, is_link, list_names_and_links
+from trajkit.store.location import (
+    child_path,
+    exists,
+    is_link,
+    is_remote,
+    list_names_and_links,
+)
 from trajkit.validate.files import (
     MAX_FILE_BYTES,
     EventFacts,
     FileCheck,
     check_base_state_file,
     check_event_file,
+    check_local_event_file,
 )
 from trajkit.validate.problems import Problem, error, warning
 
 _RESULT_KINDS = frozenset({"ObservationEvent", "UserRejectObservation"})
-_Entry = tuple[int, str, Path, bool]
-"""(index, id from the name, path, is a symlink), as listed."""
+_Entry = tuple[int, str, str, bool]
+"""(index, id from the name, file name, is a symlink), as listed."""
 
 
 @dataclass(slots=True)
@@ -106,20 +114,39 @@ def iter_conversation_problems(
     listing = yield from _list_event_files(folder, fresh=fresh)
     facts: list[EventFacts] = []
     upgrades: Counter[str] = Counter(state.upgrades if state else ())
-    linked_events = is_link(folder / EVENTS_DIR)
-    for index, name_id, path, linked in listing or ():
+    events = folder / EVENTS_DIR
+    linked_events = is_link(events)
+    # local files: read by their path text (no `Path` to str per file), the fast pass
+    local = None if thorough or is_remote(events) else os.fspath(events) + os.sep
+    api_key = redact.contains_api_key
+    for index, name_id, name, linked in listing or ():
+        path = child_path(events, name)
         if (linked_events or linked) and (real := link_outside(path, folder)):
             yield _outside_problem(path, real)
             facts.append(EventFacts(path, index, name_id))  # unreadable, like a broken file
             continue
-        check, fact = check_event_file(
-            path, index=index, name_id=name_id, max_bytes=max_file_bytes, thorough=thorough
-        )
+        if local is not None:
+            check, fact = check_local_event_file(
+                path, local + name, index=index, name_id=name_id, max_bytes=max_file_bytes
+            )
+        else:
+            check, fact = check_event_file(
+                path, index=index, name_id=name_id, max_bytes=max_file_bytes, thorough=thorough
+            )
         if on_event is not None:
             on_event(path, check)
-        yield from check.problems
-        yield from _event_secret_problems(path, check, secrets)
-        upgrades.update(check.upgrades)
+        if check.problems:
+            yield from check.problems
+        raw = check.raw
+        if raw:
+            if secrets:
+                yield from _secret_value_problems(path, raw, secrets)
+            described = api_key(raw)
+            if described is not None:
+                yield _api_key_problem(path, described)
+            check.raw = b""
+        if check.upgrades:
+            upgrades.update(check.upgrades)
         facts.append(fact)
         if _report is not None:
             _report.events += 1
@@ -313,8 +340,8 @@ def _list_event_files(
             message = "not an event file name (event-<index>-<id>.json): the SDK ignores this file"
             yield warning(events / name, "", message, "file-name")
             continue
-        entries.append((parsed[0], parsed[1], events / name, name in links))
-    entries.sort(key=lambda e: (e[0], e[2].name))
+        entries.append((parsed[0], parsed[1], name, name in links))
+    entries.sort(key=lambda e: (e[0], e[2]))
     return entries
 
 
@@ -324,6 +351,14 @@ def _event_secret_problems(
     raw = check.raw
     if not raw:
         return
+    yield from _secret_value_problems(path, raw, secrets)
+    described = redact.contains_api_key(raw)
+    if described is not None:
+        yield _api_key_problem(path, described)
+    check.raw = b""
+
+
+def _secret_value_problems(path: Path, raw: bytes, secrets: dict[str, str]) -> Iterator[Problem]:
     for name, value in secrets.items():
         if (
             value.encode() in raw
@@ -334,12 +369,12 @@ def _event_secret_problems(
             )
         ):
             yield error(path, "", f"contains the value of secret {name!r} in clear", "secret")
-    described = redact.contains_api_key(raw)
-    if described is not None:
-        yield warning(
-            path, "", f"contains what looks like an API key ({described}) in clear", "api-key"
-        )
-    check.raw = b""
+
+
+def _api_key_problem(path: Path, described: str) -> Problem:
+    return warning(
+        path, "", f"contains what looks like an API key ({described}) in clear", "api-key"
+    )
 
 
 def _index_problems(events: Path, facts: list[EventFacts]) -> Iterator[Problem]:

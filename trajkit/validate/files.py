@@ -269,6 +269,51 @@ def check_event_file(
     return check_event_bytes(path, check, index=index, name_id=name_id, thorough=thorough)
 
 
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+_S_ISREG = stat.S_ISREG
+
+
+def check_local_event_file(
+    path: Path,
+    text: str,
+    *,
+    index: int | None = None,
+    name_id: str | None = None,
+    max_bytes: int = MAX_FILE_BYTES,
+) -> tuple[FileCheck, EventFacts]:
+    """`check_event_file` for a local file whose path text (`os.fspath(path)`) is `text`.
+
+    The common case in one tight pass: open, fstat, read exactly the size seen, the strict
+    model. A file off that path (unreadable, not a regular file, empty, above the limit,
+    changing size while read, or refused by the fast check) goes through `check_event_file`'s
+    whole ladder, so its problems read exactly as they would there.
+    """
+    raw: bytes | None = None
+    try:
+        fd = os.open(text, _OPEN_FLAGS)
+    except OSError:
+        return check_event_file(path, index=index, name_id=name_id, max_bytes=max_bytes)
+    try:
+        st = os.fstat(fd)
+        size = st.st_size
+        if _S_ISREG(st.st_mode) and 0 < size <= max_bytes:
+            raw = os.read(fd, size + 1)
+    except OSError:
+        raw = None
+    finally:
+        os.close(fd)
+    if raw is None or len(raw) != size:
+        return check_event_file(path, index=index, name_id=name_id, max_bytes=max_bytes)
+    check = FileCheck(raw=raw, stat=st)
+    facts = EventFacts(path, index, name_id)
+    if not _fast_event_check(path, check, facts, thorough=False):
+        return _slow_event_check(path, check, facts, thorough=False)
+    if name_id is not None and facts.id != name_id:
+        message = f"file name says id {name_id!r} but the event's id is {facts.id!r}"
+        check.problems.append(error(path, "/id", message, "name-id"))
+    return check, facts
+
+
 def check_event_bytes(
     path: Path,
     check: FileCheck,
@@ -285,56 +330,95 @@ def check_event_bytes(
     facts = EventFacts(path=path, index=index, name_id=name_id)
     if not check.raw:
         return check, facts
-    if not _fast_event_check(path, check, facts, thorough=thorough):
-        data = decode_object(path, check)
-        if data is None:
-            return check, facts
-        if not _upgraded_check(path, check, facts, data, thorough=thorough):
-            _fill_facts(facts, data)
-            raw = orjson.dumps(data) if check.upgrades else check.raw
-            check.problems.extend(_slow_event_problems(path, data, raw))
+    if _fast_event_check(path, check, facts, thorough=thorough):
+        _name_id_problem(path, check, facts)
+        return check, facts
+    return _slow_event_check(path, check, facts, thorough=thorough)
+
+
+def _slow_event_check(
+    path: Path, check: FileCheck, facts: EventFacts, *, thorough: bool
+) -> tuple[FileCheck, EventFacts]:
+    """The rest of `check_event_bytes` once the fast check refused `check.raw`."""
+    data = decode_object(path, check)
+    if data is None:
+        return check, facts
+    if not _upgraded_check(path, check, facts, data, thorough=thorough):
+        _fill_facts(facts, data)
+        raw = orjson.dumps(data) if check.upgrades else check.raw
+        check.problems.extend(_slow_event_problems(path, data, raw))
+    _name_id_problem(path, check, facts)
+    return check, facts
+
+
+def _name_id_problem(path: Path, check: FileCheck, facts: EventFacts) -> None:
+    name_id = facts.name_id
     if name_id is not None and facts.id is not None and facts.id != name_id:
         message = f"file name says id {name_id!r} but the event's id is {facts.id!r}"
         check.problems.append(error(path, "/id", message, "name-id"))
-    return check, facts
+
+
+_known: tuple[dict[str, Any], frozenset[str], frozenset[str]] | None = None
+"""(event classes by kind, action kinds, observation kinds), imported on first use."""
+
+
+def _known_kinds() -> tuple[dict[str, Any], frozenset[str], frozenset[str]]:
+    global _known
+    if _known is None:
+        from trajkit.events.parse import EVENT_CLASSES
+
+        c = checker()
+        _known = (EVENT_CLASSES, c.action_kinds, c.observation_kinds)
+    return _known
 
 
 def _fast_event_check(path: Path, check: FileCheck, facts: EventFacts, *, thorough: bool) -> bool:
     """True when the model accepts the file strictly (facts filled, payload kinds checked)."""
-    from pydantic import ValidationError
-
-    from trajkit.events.parse import EVENT_CLASSES, peek_kind
-
-    kind = peek_kind(check.raw)
-    model = EVENT_CLASSES.get(kind) if kind else None
+    raw = check.raw
+    # the kind from the compact dump's last key (a hint: the model checks it); inline, as
+    # `parse.peek_kind` does, without the call per file
+    start = len(raw) - 96
+    at = raw.rfind(b'"kind":"', start if start > 0 else 0)
+    if at < 0:
+        return False
+    end = raw.find(b'"', at + 8)
+    if end < 0 or raw.find(b"\\", at + 8, end) >= 0 or raw[end + 1 :].strip() != b"}":
+        return False
+    classes, action_kinds, observation_kinds = _known or _known_kinds()
+    kind = raw[at + 8 : end].decode("ascii", "replace")
+    model = classes.get(kind)
     if model is None:
         return False
     try:  # the validator itself: no classmethod wrapper (base.py) per file
-        event = model.__pydantic_validator__.validate_json(check.raw, strict=True)
-    except (ValidationError, ValueError, TypeError, KeyError, AttributeError, IndexError):
-        return False
+        event = model.__pydantic_validator__.validate_json(raw, strict=True)
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError):
+        return False  # pydantic's ValidationError is a ValueError
     # Fields read from __dict__: getattr of a field the kind lacks takes pydantic's slow
     # missing-attribute path (__getattr__ raising AttributeError), ~1 us each.
     check.event = event
     fields = event.__dict__
+    get = fields.get
     facts.id = fields["id"]
     facts.kind = kind
-    facts.parent_id = fields.get("parent_id")
-    facts.action_id = fields.get("action_id")
-    facts.tool_call_id = fields.get("tool_call_id")
-    c = checker()
-    for key, known, what in (
-        ("action", c.action_kinds, "action"),
-        ("observation", c.observation_kinds, "observation"),
-    ):
-        payload = fields.get(key)
+    facts.parent_id = get("parent_id")
+    facts.action_id = get("action_id")
+    facts.tool_call_id = get("tool_call_id")
+    payload = get("action")
+    if payload is not None:
         payload_kind = getattr(payload, "kind", None)
-        if isinstance(payload_kind, str) and payload_kind not in known:
-            check.problems.append(_unknown_payload(path, key, what, payload_kind))
+        if isinstance(payload_kind, str) and payload_kind not in action_kinds:
+            check.problems.append(_unknown_payload(path, "action", "action", payload_kind))
+    payload = get("observation")
+    if payload is not None:
+        payload_kind = getattr(payload, "kind", None)
+        if isinstance(payload_kind, str) and payload_kind not in observation_kinds:
+            check.problems.append(
+                _unknown_payload(path, "observation", "observation", payload_kind)
+            )
     if thorough:
         data = decode_object(path, check)
-        if data is not None and kind is not None:
-            check.problems.extend(schema_problems(path, c.event_validator(kind), data))
+        if data is not None:
+            check.problems.extend(schema_problems(path, checker().event_validator(kind), data))
     return True
 
 
@@ -454,6 +538,7 @@ __all__ = [
     "check_base_state_file",
     "check_event_bytes",
     "check_event_file",
+    "check_local_event_file",
     "decode_object",
     "read_file",
     "read_json_object",
