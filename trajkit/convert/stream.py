@@ -34,7 +34,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
 import orjson
 
@@ -86,7 +86,8 @@ from trajkit.events import (
     UnknownEvent,
 )
 from trajkit.events.base import ROOT_PARENT
-from trajkit.events.llm_messages import _batch_message, _is_plain_user
+from trajkit.events.llm_messages import _is_plain_user
+from trajkit.events.tool_events import ObservationBaseEvent, action_message_fields
 from trajkit.gc_pause import paused_gc
 from trajkit.store import StoredConversation, open_conversation
 from trajkit.store.guard import check_json_nodes
@@ -253,6 +254,8 @@ def _write(
 
 
 _LINE_KEYS = ("conversation_id", "messages", "instructions", "input", "tools")
+_WRAP_HEAD = len(b'{\n  "": [')  # orjson.dumps({"": [...]}, option=_INDENT) around the elements
+_WRAP_TAIL = len(b"\n  ]\n}")
 
 
 @dataclass(frozen=True)
@@ -278,16 +281,32 @@ class _Layout:
             return head + b',"messages":['
         return head + b',"instructions":' + orjson.dumps(instructions) + b',"input":['
 
-    def item(self, item: dict[str, Any], first: bool) -> tuple[bytes, bytes]:
-        """(separator, the item's bytes) for one element of the array."""
+    def items(self, items: list[dict[str, Any]], first: bool) -> bytes:
+        """Consecutive elements of the array, with their separators (``first``: none before).
+
+        One ``orjson.dumps`` for the lot: wrapped in a one-key object, the indented elements
+        come out at the depth the document holds them, so the bytes between the brackets are
+        the elements as ``json.dumps(indent=2)`` lays them out there.
+        """
+        try:
+            if self.conversation_id is not None:
+                data = orjson.dumps(items)[1:-1]
+                return data if first else b"," + data
+            data = orjson.dumps({"": items}, option=_INDENT)[_WRAP_HEAD:-_WRAP_TAIL]
+        except TypeError:  # an integer beyond 64 bits somewhere: element by element
+            return b"".join(self.item(item, first and not k) for k, item in enumerate(items))
+        return data if first else b"," + data
+
+    def item(self, item: dict[str, Any], first: bool) -> bytes:
+        """One element of the array, with its separator (the slow path of ``items``)."""
         if self.conversation_id is not None:
             try:
-                return (b"" if first else b","), orjson.dumps(item)
+                data = orjson.dumps(item)
             except TypeError:  # an integer beyond 64 bits
                 import json
 
-                text = json.dumps(item, separators=(",", ":"), ensure_ascii=False)
-                return (b"" if first else b","), text.encode()
+                data = json.dumps(item, separators=(",", ":"), ensure_ascii=False).encode()
+            return data if first else b"," + data
         try:
             data = orjson.dumps(item, option=_INDENT)
         except TypeError:  # as indented_json does
@@ -295,7 +314,7 @@ class _Layout:
 
             data = json.dumps(item, indent=2, ensure_ascii=False).encode()
         # JSON strings hold no raw newline: every b"\n" is layout, indented one level deeper
-        return (b"\n    " if first else b",\n    "), data.replace(b"\n", b"\n    ")
+        return (b"\n    " if first else b",\n    ") + data.replace(b"\n", b"\n    ")
 
     def tail(self, items: _Items, tools: list[Any]) -> bytes:
         if self.conversation_id is not None:
@@ -533,8 +552,12 @@ class _Converter:
             self._writer = _ChatWriter(formatting, self.items)
         else:
             self._writer = _ResponsesWriter(formatting.vision, self.items)
+        as_is = options.reasoning and options.system and options.images != "placeholder"
         self._fixer = _DanglingFixer(
-            options.dangling, self.answered, self.called, _Adjust(options, self._writer.add).add
+            options.dangling,
+            self.answered,
+            self.called,
+            self._writer.add if as_is else _Adjust(options, self._writer.add).add,
         )
         self._builder = _MessageBuilder(self._fixer.add)
 
@@ -553,6 +576,7 @@ class _Converter:
         self._builder.finish()
         self._fixer.finish()
         self._writer.finish()
+        self.items.flush()
         return self._fixer.found
 
 
@@ -567,19 +591,89 @@ def _load(entry: ViewEntry) -> Event:
 
 
 class _Items:
-    """The array being written: one JSON value per ``add``, laid out by ``layout``."""
+    """The array being written: one JSON value per ``add``, laid out by ``layout``, written
+    ``CHUNK`` at a time (one serialization and one write for each chunk); ``flush`` writes
+    what is pending."""
+
+    CHUNK = 64
 
     def __init__(self, out: IO[bytes], layout: _Layout) -> None:
         self._out = out
         self._layout = layout
+        self._pending: list[dict[str, Any]] = []
         self.count = 0
 
     def add(self, item: dict[str, Any]) -> None:
-        separator, data = self._layout.item(item, not self.count)
-        if separator:
-            self._out.write(separator)
-        self._out.write(data)
-        self.count += 1
+        pending = self._pending
+        pending.append(item)
+        if len(pending) >= self.CHUNK:
+            self.flush()
+
+    def flush(self) -> None:
+        pending = self._pending
+        if pending:
+            self._out.write(self._layout.items(pending, not self.count))
+            self.count += len(pending)
+            pending.clear()
+
+
+class _Msg:
+    """A ``Message`` without pydantic, for the messages the streaming path builds from
+    events the validator has already checked: the attributes the adjustments and
+    serializers read, and ``model_copy(update=...)``. Never leaves this module."""
+
+    __slots__ = (
+        "role",
+        "content",
+        "tool_calls",
+        "tool_call_id",
+        "name",
+        "reasoning_content",
+        "thinking_blocks",
+        "responses_reasoning_item",
+    )
+
+    def __init__(
+        self,
+        role: str,
+        content: list[Any],
+        tool_calls: list[Any] | None = None,
+        tool_call_id: str | None = None,
+        name: str | None = None,
+        reasoning_content: str | None = None,
+        thinking_blocks: list[Any] | None = None,
+        responses_reasoning_item: Any = None,
+    ) -> None:
+        self.role = role
+        self.content = content
+        self.tool_calls = tool_calls
+        self.tool_call_id = tool_call_id
+        self.name = name
+        self.reasoning_content = reasoning_content
+        self.thinking_blocks = thinking_blocks if thinking_blocks is not None else []
+        self.responses_reasoning_item = responses_reasoning_item
+
+    def model_copy(self, *, update: dict[str, Any]) -> _Msg:
+        copy = _Msg.__new__(_Msg)
+        for key in _Msg.__slots__:
+            setattr(copy, key, update[key] if key in update else getattr(self, key))
+        return copy
+
+
+def _action_message(batch: list[ActionEvent]) -> Message:
+    """``_batch_message`` (``ActionEvent.to_llm_message`` for one call), as a ``_Msg``."""
+    return cast(Message, _Msg(**action_message_fields(batch)))
+
+
+def _message_of(event: Any) -> Message:
+    """``event.to_llm_message()``; a result's tool message as a ``_Msg``."""
+    if isinstance(event, ObservationBaseEvent):  # as ObservationBaseEvent.to_llm_message
+        return cast(
+            Message,
+            _Msg("tool", event.llm_content(), tool_call_id=event.tool_call_id, name=event.tool_name),
+        )
+    message: Message = event.to_llm_message()
+    return message
 
 
 class _MessageBuilder:
@@ -598,8 +692,9 @@ class _MessageBuilder:
             self._close_batch()
             self._batch = [event]
             return
-        self._close_batch()
-        self._message(event.to_llm_message())
+        if self._batch:
+            self._close_batch()
+        self._message(_message_of(event))
 
     def finish(self) -> None:
         self._close_batch()
@@ -610,7 +705,7 @@ class _MessageBuilder:
     def _close_batch(self) -> None:
         if self._batch:
             batch, self._batch = self._batch, []
-            self._message(_batch_message(batch) if len(batch) > 1 else batch[0].to_llm_message())
+            self._message(_action_message(batch))
 
     def _message(self, m: Message) -> None:
         held = self._held
@@ -726,6 +821,11 @@ class _ChatWriter:
         self._emit = self._mover.add if self._mover is not None else items.add
         self._i = 0
         self._held: list[tuple[int, Message]] = []
+        if not self._caching:  # no marks: each message is written as it comes
+            self.add = self._add_uncached  # type: ignore[method-assign]
+
+    def _add_uncached(self, m: Message) -> None:
+        self._emit(message_to_chat(m, **self._settings))
 
     def add(self, m: Message) -> None:
         i = self._i

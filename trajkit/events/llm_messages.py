@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 from trajkit.events.base import LLMConvertibleEvent
 from trajkit.events.message import Message
-from trajkit.events.tool_events import ActionEvent
+from trajkit.events.tool_events import ActionEvent, action_message_fields
 
 __all__ = ["events_to_messages"]
 
@@ -72,15 +72,7 @@ def _to_llm_message(event: LLMConvertibleEvent) -> Message:
 
 
 def _batch_message(batch: Sequence[ActionEvent]) -> Message:
-    first = batch[0]
-    return Message(
-        role="assistant",
-        content=list(first.thought),
-        tool_calls=[e.tool_call for e in batch],
-        reasoning_content=first.reasoning_content,
-        thinking_blocks=list(first.thinking_blocks),
-        responses_reasoning_item=first.responses_reasoning_item,
-    )
+    return Message(**action_message_fields(batch))
 
 
 def _is_plain_user(m: Message) -> bool:

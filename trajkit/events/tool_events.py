@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Sequence
+from typing import Any, Literal
 
 from pydantic import Field
 
 from trajkit.events.base import LLMConvertibleEvent, Source
 from trajkit.events.conversation import CriticResult, ErrorClassification
 from trajkit.events.message import (
+    ImageContent,
     Message,
     MessageToolCall,
     ReasoningItemModel,
@@ -53,14 +55,7 @@ class ActionEvent(LLMConvertibleEvent):
 
     def to_llm_message(self) -> Message:
         """An assistant message with this single tool call."""
-        return Message(
-            role="assistant",
-            content=list(self.thought),
-            tool_calls=[self.tool_call],
-            reasoning_content=self.reasoning_content,
-            thinking_blocks=list(self.thinking_blocks),
-            responses_reasoning_item=self.responses_reasoning_item,
-        )
+        return Message(**action_message_fields((self,)))
 
 
 class ObservationBaseEvent(LLMConvertibleEvent):
@@ -74,9 +69,17 @@ class ObservationBaseEvent(LLMConvertibleEvent):
     tool_call_id: str
     """The call being answered."""
 
-    def _tool_message(self, content: list) -> Message:  # type: ignore[type-arg]
+    def llm_content(self) -> list[TextContent | ImageContent]:
+        """The content of its tool message."""
+        raise NotImplementedError
+
+    def to_llm_message(self) -> Message:
+        """A tool message: ``llm_content`` answering ``tool_call_id`` for ``tool_name``."""
         return Message(
-            role="tool", content=content, name=self.tool_name, tool_call_id=self.tool_call_id
+            role="tool",
+            content=self.llm_content(),
+            name=self.tool_name,
+            tool_call_id=self.tool_call_id,
         )
 
 
@@ -92,9 +95,9 @@ class ObservationEvent(ObservationBaseEvent):
     kind: Literal["ObservationEvent"] = "ObservationEvent"
     """Event class name."""
 
-    def to_llm_message(self) -> Message:
-        """A tool message: the observation's rendering, then ``extended_content``."""
-        return self._tool_message([*self.observation.to_llm_content(), *self.extended_content])
+    def llm_content(self) -> list[TextContent | ImageContent]:
+        """The observation's rendering, then ``extended_content``."""
+        return [*self.observation.to_llm_content(), *self.extended_content]
 
 
 class UserRejectObservation(ObservationBaseEvent):
@@ -109,9 +112,9 @@ class UserRejectObservation(ObservationBaseEvent):
     kind: Literal["UserRejectObservation"] = "UserRejectObservation"
     """Event class name."""
 
-    def to_llm_message(self) -> Message:
-        """A tool message ``Action rejected: <reason>``."""
-        return self._tool_message([TextContent(text=f"Action rejected: {self.rejection_reason}")])
+    def llm_content(self) -> list[TextContent | ImageContent]:
+        """``Action rejected: <reason>``."""
+        return [TextContent(text=f"Action rejected: {self.rejection_reason}")]
 
 
 class AgentErrorEvent(ObservationBaseEvent):
@@ -125,6 +128,20 @@ class AgentErrorEvent(ObservationBaseEvent):
     kind: Literal["AgentErrorEvent"] = "AgentErrorEvent"
     """Event class name."""
 
-    def to_llm_message(self) -> Message:
-        """A tool message holding the error text."""
-        return self._tool_message([TextContent(text=self.error)])
+    def llm_content(self) -> list[TextContent | ImageContent]:
+        """The error text."""
+        return [TextContent(text=self.error)]
+
+
+def action_message_fields(batch: Sequence[ActionEvent]) -> dict[str, Any]:
+    """The fields of the assistant message of one LLM response's calls (``batch``, in order):
+    content, reasoning and thinking blocks from the first call, one tool call per event."""
+    first = batch[0]
+    return {
+        "role": "assistant",
+        "content": list(first.thought),
+        "tool_calls": [e.tool_call for e in batch],
+        "reasoning_content": first.reasoning_content,
+        "thinking_blocks": list(first.thinking_blocks),
+        "responses_reasoning_item": first.responses_reasoning_item,
+    }
