@@ -670,7 +670,9 @@ def _message_of(event: Any) -> Message:
     if isinstance(event, ObservationBaseEvent):  # as ObservationBaseEvent.to_llm_message
         return cast(
             Message,
-            _Msg("tool", event.llm_content(), tool_call_id=event.tool_call_id, name=event.tool_name),
+            _Msg(
+                "tool", event.llm_content(), tool_call_id=event.tool_call_id, name=event.tool_name
+            ),
         )
     message: Message = event.to_llm_message()
     return message
@@ -825,7 +827,7 @@ class _ChatWriter:
             self.add = self._add_uncached  # type: ignore[method-assign]
 
     def _add_uncached(self, m: Message) -> None:
-        self._emit(message_to_chat(m, **self._settings))
+        self._emit(message_to_chat(m, **self._settings, _marks=None))
 
     def add(self, m: Message) -> None:
         i = self._i
