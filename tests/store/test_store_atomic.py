@@ -180,3 +180,76 @@ def test_make_folder_creates_parents_keeps_a_folder_and_refuses_a_link_when_plai
         make_folder(tmp_path / "conv" / "file", plain=True)
     with pytest.raises(FileExistsError):
         make_folder(tmp_path / "conv" / "file")
+
+
+_WAITER = """
+import sys, filelock
+try:
+    filelock.FileLock(sys.argv[1], timeout=float(sys.argv[2])).acquire()
+except filelock.Timeout:
+    print("timeout")
+else:
+    print("acquired")
+"""
+
+
+def _sdk_lock_attempt(lock: os.PathLike[str] | str, timeout: float) -> str:
+    return subprocess.run(
+        [sys.executable, "-c", _WAITER, str(lock), str(timeout)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout.strip()
+
+
+def test_an_sdk_filelock_waits_while_trajkit_holds_the_lock(tmp_path):
+    """The other direction of the test above: the flock trajkit takes is the one filelock
+    (the SDK's EventLog) waits on, and it is free again once the block ends."""
+    lock = tmp_path / "events" / ".eventlog.lock"
+    with conversation_lock(tmp_path):
+        assert _sdk_lock_attempt(lock, 0.2) == "timeout"
+    assert _sdk_lock_attempt(lock, 5) == "acquired"
+
+
+def test_a_lock_file_unlinked_while_waiting_is_taken_anew(tmp_path, monkeypatch):
+    """A holder that deletes the lock file as it releases (an older filelock) must not leave
+    the waiter holding a lock on the unlinked file while another process locks the new one."""
+    import fcntl
+    import threading
+
+    from trajkit.store import atomic
+
+    lock = tmp_path / "events" / ".eventlog.lock"
+    lock.parent.mkdir()
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    polling, real_sleep = threading.Event(), time.sleep
+
+    def sleep(seconds: float) -> None:  # the waiter found the lock busy
+        polling.set()
+        real_sleep(seconds)
+
+    monkeypatch.setattr(atomic.time, "sleep", sleep)
+    seen: list[str] = []
+
+    def waiter() -> None:
+        with conversation_lock(tmp_path, timeout=30):
+            seen.append(_sdk_lock_attempt(lock, 0.2))  # held: the file now at the path
+
+    thread = threading.Thread(target=waiter)
+    thread.start()
+    assert polling.wait(30)
+    os.unlink(lock)
+    os.close(fd)  # releases the flock on the unlinked file
+    thread.join(60)
+    assert seen == ["timeout"]
+    assert lock.exists()  # made again by the waiter, and kept
+    assert _sdk_lock_attempt(lock, 5) == "acquired"
+
+
+def test_a_fifo_planted_as_the_lock_file_does_not_block(tmp_path):
+    (tmp_path / "events").mkdir()
+    os.mkfifo(tmp_path / "events" / ".eventlog.lock")
+    with conversation_lock(tmp_path, timeout=1):  # opened O_NONBLOCK, as filelock does
+        pass

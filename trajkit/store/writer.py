@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 import threading
 import uuid
 from collections.abc import Iterator
@@ -72,6 +73,8 @@ class ConversationWriter:
     ) -> None:
         self.folder = Path(folder)
         self.events_dir = self.folder / EVENTS_DIR
+        self._events = os.fspath(self.events_dir)  # str paths: no Path object per append
+        self._base_state = os.fspath(self.folder / BASE_STATE)
         self.lock_timeout = lock_timeout
         self.file_mode = file_mode
         self._count: int | None = None  # event files on disk when last synced; None = unknown
@@ -141,7 +144,7 @@ class ConversationWriter:
             index = self._next_index
             grouped = self._group_depth > 0 and self._group_thread == threading.get_ident()
             atomic_write(
-                self.events_dir / event_file_name(index, event_id),
+                os.path.join(self._events, event_file_name(index, event_id)),
                 data,
                 mode=self.file_mode,
                 sync_folder=not grouped,
@@ -163,13 +166,23 @@ class ConversationWriter:
             from trajkit.events.state import dump_base_state
 
             data = dump_base_state(state)
-        self.folder.mkdir(parents=True, exist_ok=True)
-        atomic_write(self.folder / BASE_STATE, data, mode=self.file_mode)
+        try:
+            atomic_write(self._base_state, data, mode=self.file_mode)
+        except FileNotFoundError:
+            if self.folder.is_dir():
+                raise
+            self.folder.mkdir(parents=True, exist_ok=True)
+            atomic_write(self._base_state, data, mode=self.file_mode)
 
     # ------------------------------------------------------------------------------------------
 
     def _events_dir(self) -> None:
         """Create `events/` (and the folder); refuse an `events/` link leading outside."""
+        try:
+            if stat.S_ISDIR(os.lstat(self._events).st_mode):  # the common case: one lstat
+                return
+        except FileNotFoundError:
+            pass
         self.events_dir.mkdir(parents=True, exist_ok=True)
         if self.events_dir.is_symlink() and (real := link_outside(self.events_dir, self.folder)):
             raise UnsafePath(
@@ -177,13 +190,15 @@ class ConversationWriter:
             )
 
     def _sync(self) -> None:
-        if self._count is not None and (self.events_dir / length_marker_name(self._count)).exists():
+        if self._count is not None and os.path.exists(
+            os.path.join(self._events, length_marker_name(self._count))
+        ):
             return
         ids: set[str] = set()
         count = 0
         highest = -1
         markers: list[str] = []
-        with os.scandir(self.events_dir) as it:
+        with os.scandir(self._events) as it:
             for entry in it:
                 parsed = parse_event_file_name(entry.name)
                 if parsed is not None:
@@ -203,17 +218,17 @@ class ConversationWriter:
         self._stale_markers = []
         for name in stale:
             with contextlib.suppress(FileNotFoundError):
-                (self.events_dir / name).unlink()
+                os.unlink(os.path.join(self._events, name))
         # O_NOFOLLOW: a marker name planted as a symlink must not create or truncate the file
         # it points to (outside the conversation); the link is removed and the marker made.
-        marker = self.events_dir / length_marker_name(self._count)
+        marker = os.path.join(self._events, length_marker_name(self._count))
         flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
         try:
             fd = os.open(marker, flags, self.file_mode)
         except OSError as exc:
             if exc.errno != errno.ELOOP:
                 raise
-            marker.unlink()
+            os.unlink(marker)
             fd = os.open(marker, flags, self.file_mode)
         os.close(fd)
 
