@@ -203,7 +203,9 @@ def _kill_shell(pid_file: Path) -> None:
 def check_after_kill(folder: Path, side_log: Path, stats: CrashStats, where: str) -> None:
     """Validate (repairing a torn tail if needed) and compare with the side log."""
     returned = returned_appends(side_log)
-    if not folder.exists():  # killed before the new conversation wrote anything
+    # Killed before the new conversation wrote anything: no folder yet, or one holding only
+    # the writer lock (`Conversation` takes it before it makes events/).
+    if not (folder / "events").is_dir() and not (folder / "base_state.json").exists():
         assert not returned, f"{where}: appends returned but the folder is gone"
         stats.early_before_folder += 1
         return
