@@ -510,3 +510,22 @@ def test_chunks_are_sized_to_hold_about_the_same_number_of_events() -> None:
     long = _ChunkSizer(None)
     long.observe(chunk(100_000, 2))
     assert long.size() == 8  # never below the first size
+
+
+def test_record_batches_from_bytes_equal_those_from_text() -> None:
+    """`columns_to_batch` joins columns of UTF-8 bytes into one buffer itself (a fast path):
+    the arrays equal `pa.array`'s of the same text; text that is not UTF-8 still becomes
+    replacement characters, and a column mixing `str` and `bytes` takes the general path."""
+    import pyarrow as pa
+
+    from trajkit.export.chunks import columns_to_batch
+
+    schema = pa.schema([pa.field("a", pa.string()), pa.field("b", pa.string())])
+    texts = ['{"k": "v"}', "", '{"t": "h\u00e9 \u2603 \U0001f600"}', "x" * 70_000]
+    batch = columns_to_batch({"a": [t.encode() for t in texts], "b": texts}, schema)
+    assert batch.column(0).equals(pa.array(texts, pa.string()))
+    assert batch.column(0).to_pylist() == texts == batch.column(1).to_pylist()
+    bad = columns_to_batch({"a": [b"ok", b"\xff\xfe"], "b": ["ok", b"ok"]}, schema)
+    assert bad.column(0).to_pylist() == ["ok", "\ufffd\ufffd"]
+    assert bad.column(1).to_pylist() == ["ok", "ok"]
+    assert columns_to_batch({"a": [], "b": []}, schema).num_rows == 0

@@ -104,6 +104,11 @@ def columns_to_batch(columns: dict[str, list[Any]], schema: pa.Schema) -> pa.Rec
     arrays = []
     for f in schema:
         values = columns[f.name]
+        if f.type == pa.string():
+            joined = _joined_utf8(values)
+            if joined is not None:
+                arrays.append(joined)
+                continue
         try:
             arrays.append(pa.array(values, type=f.type))
         except pa.ArrowInvalid:
@@ -112,6 +117,38 @@ def columns_to_batch(columns: dict[str, list[Any]], schema: pa.Schema) -> pa.Rec
             values = [v.decode("utf-8", "replace") if isinstance(v, bytes) else v for v in values]
             arrays.append(pa.array(values, type=f.type))
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def _joined_utf8(values: list[Any]) -> pa.Array | None:
+    """A string array of `values` when they are all `bytes` (JSON text as read or dumped).
+
+    The bytes are joined into one buffer of the exact size and the offsets computed from their
+    lengths, instead of `pa.array` appending them one by one into a buffer it grows (and so
+    copies) by doubling: on this 2-core VM fresh pages cost ~5 us each to fault in, and
+    `pa.array` of 5.7 KB event files took 16 us per event against 9.6 (loaded machine).
+    None (the caller uses `pa.array`) when a value is not bytes, when the text is not UTF-8,
+    or when it would not fit 32-bit offsets.
+    """
+    import itertools
+
+    import numpy as np
+    import pyarrow as pa
+
+    if not values or not all(type(v) is bytes for v in values):
+        return None
+    lengths = list(map(len, values))
+    offsets = np.fromiter(
+        itertools.accumulate(lengths, initial=0), dtype=np.int64, count=len(values) + 1
+    )
+    if offsets[-1] >= 2**31:
+        return None
+    data = pa.py_buffer(b"".join(values))
+    array = pa.StringArray.from_buffers(len(values), pa.py_buffer(offsets.astype(np.int32)), data)
+    try:
+        array.validate(full=True)  # UTF-8, as `pa.array` checks it
+    except pa.ArrowInvalid:
+        return None
+    return array
 
 
 def write_chunk(settings: ChunkSettings, task: ChunkTask) -> ChunkResult:
