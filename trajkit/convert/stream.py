@@ -62,6 +62,7 @@ from trajkit.convert.options import (
 from trajkit.convert.responses import join_instructions, message_to_responses
 from trajkit.convert.tools import tools_to_chat, tools_to_responses, unknown_tools
 from trajkit.convert.view import (
+    ACTION,
     CONDENSATION,
     LLM,
     RESULT,
@@ -83,7 +84,6 @@ from trajkit.events import (
     MessageEvent,
     SystemPromptEvent,
     TextContent,
-    UnknownEvent,
 )
 from trajkit.events.base import ROOT_PARENT
 from trajkit.events.llm_messages import _is_plain_user
@@ -402,29 +402,34 @@ class _Index:
         entry = entry_of(event, pos)
         entry.path = path
         self.entries.append(entry)
-        calls: list[str] = []
+        flags = entry.flags
+        calls: list[str] | tuple[()] = ()
         answer = None
-        if isinstance(event, ActionEvent):
-            calls = self.calls[pos] = [event.tool_call.id]
-        elif entry.tool_call_id is not None:  # a result: a tool message
-            answer = self.answers[pos] = entry.tool_call_id
-        elif isinstance(event, SystemPromptEvent):
-            self.tools[pos] = list(event.tools)
-            self.system.add(pos)
-        elif isinstance(event, MessageEvent):
-            m = event.llm_message
-            if m.role == "system":
+        if flags & ACTION:
+            calls = self.calls[pos] = [event.tool_call.id]  # type: ignore[attr-defined]
+        elif flags & RESULT:  # a tool message (a result's call id is never None)
+            answer = entry.tool_call_id
+            if answer is not None:
+                self.answers[pos] = answer
+        elif flags & LLM:
+            if isinstance(event, SystemPromptEvent):
+                self.tools[pos] = list(event.tools)
                 self.system.add(pos)
-            elif m.role == "tool" and m.tool_call_id is not None:
-                answer = self.answers[pos] = m.tool_call_id
-            elif m.role == "assistant" and m.tool_calls:
-                calls = self.calls[pos] = [tc.id for tc in m.tool_calls]
-        elif isinstance(event, UnknownEvent) and event.kind == _UPDATE:
+            elif isinstance(event, MessageEvent):
+                m = event.llm_message
+                if m.role == "system":
+                    self.system.add(pos)
+                elif m.role == "tool" and m.tool_call_id is not None:
+                    answer = self.answers[pos] = m.tool_call_id
+                elif m.role == "assistant" and m.tool_calls:
+                    calls = self.calls[pos] = [tc.id for tc in m.tool_calls]
+        elif flags & UNKNOWN and event.kind == _UPDATE:
             self.in_memory = True
         if answer == "" or "" in calls:
             self.in_memory = True
-        if self.speculation is not None and self.speculation.active:
-            self.speculation.add(entry, event, calls, answer)
+        speculation = self.speculation
+        if speculation is not None and speculation.active:
+            speculation.add(entry, event, calls, answer)
 
 
 class _Speculation:
@@ -460,7 +465,9 @@ class _Speculation:
         self._answered = converter.answered
         self._called = converter.called
 
-    def add(self, entry: ViewEntry, event: Event, calls: list[str], answer: str | None) -> None:
+    def add(
+        self, entry: ViewEntry, event: Event, calls: list[str] | tuple[()], answer: str | None
+    ) -> None:
         if self._done:
             return
         parent = entry.parent_id
@@ -479,11 +486,12 @@ class _Speculation:
             if entry.tool_call_id in self._results:
                 return  # observation uniqueness: the first result wins
             self._results.add(entry.tool_call_id)
-        self._called.update(calls)
+        if calls:
+            self._called.update(calls)
         if answer is not None:
             self._answered.add(answer)
             self._open.discard(answer)
-        waiting = [c for c in calls if c not in self._answered]
+        waiting = [c for c in calls if c not in self._answered] if calls else calls
         if self._held or waiting:
             self._held.append((entry, event))
             self._open.update(waiting)

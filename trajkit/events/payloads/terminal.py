@@ -67,15 +67,16 @@ class TerminalObservation(Observation):
     def llm_text(self) -> str:
         """The single text item the LLM sees, before truncation (v1-rendering 2.2)."""
         md = self.metadata
-        body = "".join(c.text for c in self.content if isinstance(c, TextContent))
-        text = md.prefix + body + md.suffix
+        parts = [md.prefix]  # joined once: outputs run to 100 KB, each + would copy them
+        parts.extend(c.text for c in self.content if isinstance(c, TextContent))
+        parts.append(md.suffix)
         if md.working_dir:
-            text += f"\n[Current working directory: {md.working_dir}]"
+            parts.append(f"\n[Current working directory: {md.working_dir}]")
         if md.py_interpreter_path:
-            text += f"\n[Python interpreter: {md.py_interpreter_path}]"
+            parts.append(f"\n[Python interpreter: {md.py_interpreter_path}]")
         if md.exit_code != -1:
-            text += f"\n[Command finished with exit code {md.exit_code}]"
-        return text
+            parts.append(f"\n[Command finished with exit code {md.exit_code}]")
+        return "".join(parts)
 
     def to_llm_content(self) -> list[TextContent | ImageContent]:
         """Error header (if any) and one text item, truncated to 30,000 characters."""
