@@ -2,11 +2,16 @@
 
 Events and payloads are frozen and strict (``extra="forbid"``), as the OpenHands SDK writes them:
 an unknown field inside a known kind is a validation error, while an unknown ``kind`` is kept
-opaque by the parser (see ``parse.py``). Field docstrings become JSON Schema descriptions.
+opaque by the parser (see ``parse.py``). Field docstrings become JSON Schema descriptions
+(``describe_fields``).
 """
 
 from __future__ import annotations
 
+import ast
+import inspect
+import sys
+from functools import cache
 from typing import Any
 
 from pydantic import (
@@ -18,13 +23,89 @@ from pydantic import (
 )
 
 
+@cache
+def _module_docstrings(module: str) -> dict[str, dict[str, str]]:
+    """Class qualname -> {attribute: its docstring} for every class of a module, one parse."""
+    path = getattr(sys.modules.get(module), "__file__", None)
+    if not path:
+        return {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    out: dict[str, dict[str, str]] = {}
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                out[prefix + node.name] = _attribute_docstrings(node)
+                visit(node.body, f"{prefix}{node.name}.")
+
+    visit(tree.body, "")
+    return out
+
+
+def _attribute_docstrings(node: ast.ClassDef) -> dict[str, str]:
+    """pydantic's ``use_attribute_docstrings`` rule: a string statement right after an
+    annotated assignment of a name documents that name (``inspect.cleandoc``-ed)."""
+    docs: dict[str, str] = {}
+    target: str | None = None
+    after_annotation = False
+    for stmt in node.body:
+        if isinstance(stmt, ast.AnnAssign):
+            if isinstance(stmt.target, ast.Name):
+                target = stmt.target.id
+            after_annotation = True
+            continue
+        if (
+            after_annotation
+            and isinstance(stmt, ast.Expr)
+            and isinstance(stmt.value, ast.Constant)
+            and isinstance(stmt.value.value, str)
+        ):
+            if target:
+                docs[target] = inspect.cleandoc(stmt.value.value)
+            target = None
+        after_annotation = False
+    return docs
+
+
+def _field_docstring(cls: type[BaseModel], name: str) -> str | None:
+    """The docstring of field ``name`` in the class of ``cls``'s MRO that annotates it."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__.get("__annotations__", ()):
+            return _module_docstrings(klass.__module__).get(klass.__qualname__, {}).get(name)
+    return None
+
+
+def describe_fields(schema: dict[str, Any], cls: type[BaseModel]) -> None:
+    """``json_schema_extra``: each field's docstring as its JSON Schema ``description``.
+
+    What ``use_attribute_docstrings=True`` gives, but read only when a JSON Schema is made
+    (``trajkit schema``, tool parameters), not at import: pydantic's extraction walks frames,
+    tokenizes and parses each class's source as the class is built, a third of the time
+    ``import trajkit.events`` took (``trajkit validate``/``convert`` start-up). A field with an
+    explicit ``Field(description=...)`` keeps it.
+    """
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return
+    for name, field in cls.model_fields.items():
+        if field.description is not None:
+            continue
+        prop = properties.get(field.alias or name)
+        if isinstance(prop, dict) and (doc := _field_docstring(cls, name)) is not None:
+            prop["description"] = doc
+
+
 class StrictModel(BaseModel):
     """Frozen model that rejects unknown keys (events, payloads, content items)."""
 
     model_config = ConfigDict(
         extra="forbid",
         frozen=True,
-        use_attribute_docstrings=True,
+        json_schema_extra=describe_fields,
         populate_by_name=True,
     )
 
@@ -54,6 +135,6 @@ class OpenModel(KeepNullExtras):
 
     model_config = ConfigDict(
         extra="allow",
-        use_attribute_docstrings=True,
+        json_schema_extra=describe_fields,
         populate_by_name=True,
     )

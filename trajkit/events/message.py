@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from trajkit.events._model import StrictModel
+from trajkit.events._model import StrictModel, describe_fields
 
 _LEGACY_MESSAGE_KEYS = (
     "cache_enabled",
@@ -110,7 +110,7 @@ class MessageToolCall(StrictModel):
 class Message(BaseModel):
     """One LLM message."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, json_schema_extra=describe_fields)
 
     role: Literal["user", "system", "assistant", "tool"]
     """Message role."""
