@@ -186,10 +186,11 @@ def message_to_chat(
     _index: int = -1,
 ) -> dict[str, Any]:
     """Serialize one message (see the module rules)."""
-    has_image = vision and any(isinstance(c, ImageContent) for c in message.content)
     list_form = (
-        not force_string_serializer and (caching or vision or native_tool_calling)
-    ) or has_image
+        (not force_string_serializer and (caching or vision or native_tool_calling))
+        # a message holding an image keeps the list form (looked for only when it decides)
+        or (vision and any(isinstance(c, ImageContent) for c in message.content))
+    )
     if list_form:
         out = _list_form(message, caching=caching, vision=vision, marks=_marks or {}, index=_index)
     else:
