@@ -64,3 +64,26 @@ def test_export_masks_decoded_forms_and_keys(tmp_path: Path, conv: Path) -> None
             for value in row.values():
                 if isinstance(value, str) and value.startswith("{"):
                     assert TOKEN not in json.dumps(json.loads(value), ensure_ascii=False)
+
+
+def test_validate_finds_a_secret_query_with_no_clear_secret_to_look_for(conv: Path) -> None:
+    """No registered secret or credential in clear (nothing to search for by value): a
+    secret-looking URL query parameter is still found, under keys and in lists, by pointer."""
+    from trajkit.validate import validate_conversation
+
+    assert not [p for p in validate_conversation(conv).problems if p.code == "secret"]
+    state = json.loads((conv / "base_state.json").read_text())
+    state["agent"]["mcp_config"] = {
+        "srv": {"command": "x", "args": ["--hook", "https://h/x?access_token=abcdef123456"]},
+        "https://h/?api-key=zyxwvu987654": {"command": "y"},
+    }
+    state["stats"] = {"note": "https://h/?sig=notreported1"}  # the metrics are not searched
+    (conv / "base_state.json").write_text(json.dumps(state))
+    found = [
+        (p.pointer, p.message) for p in validate_conversation(conv).problems if p.code == "secret"
+    ]
+    query = "a URL query parameter with a secret-looking name holds a value in clear"
+    assert found == [
+        ("/agent/mcp_config/srv/args/1", query),
+        ("/agent/mcp_config/https:~1~1h~1?api-key=zyxwvu987654", query),
+    ]

@@ -180,10 +180,11 @@ def _base_state_problems(
     yield from check.problems
     if check.data is None:
         return check
-    for pointer, field_name in redact.find_clear_secrets(check.data):
+    clear = list(redact.find_clear_secrets(check.data))
+    for pointer, field_name in clear:
         message = f"secret {field_name!r} in clear: expected {redact.MASK!r} or an encrypted (gAAAAA…) value"
         yield error(path, pointer, message, "secret")
-    yield from state_secret_value_problems(path, check.data, check.raw)
+    yield from state_secret_value_problems(path, check.data, check.raw, clear=clear)
     folder_id = conversation_id_from_folder(folder.name)
     state_id = check.data.get("id")
     if (
@@ -201,20 +202,66 @@ def _base_state_problems(
 
 
 def state_secret_value_problems(
-    path: Path, data: dict[str, Any], raw: bytes = b""
+    path: Path,
+    data: dict[str, Any],
+    raw: bytes = b"",
+    *,
+    clear: list[tuple[str, str]] | None = None,
 ) -> Iterator[Problem]:
     """Secrets found *by value* in `base_state.json`: a registered secret or a credential that
     is in clear in its own field, found again anywhere else (an MCP `env` value, a URL); a
     secret-looking URL query parameter in clear; a secret field holding a clear value that a
-    later duplicate key hides from the parsed object."""
-    fields = dict(redact.find_clear_secrets(data))
+    later duplicate key hides from the parsed object.
+
+    `clear` is `redact.find_clear_secrets(data)` when the caller has it already.
+    """
+    fields = dict(redact.find_clear_secrets(data) if clear is None else clear)
     values = dict(redact.registered_secret_values(data))
     for pointer, name in fields.items():
         value = value_at_pointer(data, pointer)
         if isinstance(value, str) and len(value) >= redact.MIN_SECRET_LENGTH:
             values.setdefault(name, value)
     maskers = {name: redact.SecretMasker([v]) for name, v in values.items()}
-    for pointer, text in redact.iter_strings({k: v for k, v in data.items() if k != "stats"}):
+    state = {k: v for k, v in data.items() if k != "stats"}
+    # With no value to look for, only a secret-looking URL query can be reported: one walk
+    # over the strings without building a pointer for each (the pointers are built, by the
+    # loop below, only when some string holds one).
+    if maskers or _any_string(state, redact.has_secret_query):
+        yield from _value_problems(path, state, fields, maskers)
+    if raw:
+        parsed = set(fields.values())
+        for name in redact.raw_clear_secret_fields(raw):
+            if name not in parsed:
+                message = f"secret {name!r} in clear in the file text (a duplicate key hides it)"
+                yield error(path, "", message, "secret")
+
+
+def _any_string(data: Any, test: Callable[[str], bool]) -> bool:
+    """True when `test` holds for some string of `data` (object keys included)."""
+    stack = [data]
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    while stack:
+        item = pop()
+        if isinstance(item, str):
+            if test(item):
+                return True
+        elif isinstance(item, dict):
+            for key, value in item.items():
+                if isinstance(key, str) and test(key):
+                    return True
+                push(value)
+        elif isinstance(item, list):
+            extend(item)
+    return False
+
+
+def _value_problems(
+    path: Path,
+    state: dict[str, Any],
+    fields: dict[str, str],
+    maskers: dict[str, redact.SecretMasker],
+) -> Iterator[Problem]:
+    for pointer, text in redact.iter_strings(state):
         if pointer in fields:
             continue
         for name, masker in maskers.items():
@@ -224,12 +271,6 @@ def state_secret_value_problems(
         if redact.has_secret_query(text):
             message = "a URL query parameter with a secret-looking name holds a value in clear"
             yield error(path, pointer, message, "secret")
-    if raw:
-        parsed = set(fields.values())
-        for name in redact.raw_clear_secret_fields(raw):
-            if name not in parsed:
-                message = f"secret {name!r} in clear in the file text (a duplicate key hides it)"
-                yield error(path, "", message, "secret")
 
 
 def upgrade_problems(where: Path, upgrades: Counter[str]) -> Iterator[Problem]:
@@ -563,9 +604,10 @@ def validate_file(
         check = check_base_state_file(path, max_bytes=max_file_bytes, thorough=thorough)
         problems = list(check.problems)
         if check.data is not None:
-            for pointer, name in redact.find_clear_secrets(check.data):
+            clear = list(redact.find_clear_secrets(check.data))
+            for pointer, name in clear:
                 problems.append(error(path, pointer, f"secret {name!r} in clear", "secret"))
-            problems.extend(state_secret_value_problems(path, check.data, check.raw))
+            problems.extend(state_secret_value_problems(path, check.data, check.raw, clear=clear))
     else:
         parsed = parse_event_file_name(path.name)
         index, name_id = parsed if parsed else (None, None)
