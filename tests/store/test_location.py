@@ -55,22 +55,3 @@ def test_locations_without_any_storage(tmp_path):
     assert is_location(url) and is_remote(url) and str(url) == "s3://bucket/prefix"
     assert storage_folder("gs://bucket/x") is not None
     assert not is_location("a string") and not is_location(None)
-
-
-def test_child_path_is_the_same_path_as_joining(tmp_path):
-    from trajkit.store.location import child_path
-
-    (tmp_path / "events").mkdir()
-    events = tmp_path / "events"
-    for name in ("event-00000-abcdef12.json", "x y.json", "événement.json"):
-        (events / name).write_text("{}")
-        child = child_path(events, name)
-        joined = events / name
-        assert type(child) is type(joined)
-        assert child == joined and hash(child) == hash(joined)
-        assert str(child) == str(joined) and child.name == name and child.parent == events
-        assert child.read_text() == "{}"
-    remote = as_location("s3://bucket/conv/events")
-    assert str(child_path(remote, "event-00000-abcdef12.json")) == str(
-        remote / "event-00000-abcdef12.json"
-    )

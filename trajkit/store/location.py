@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 from trajkit.store.remote import (
     RemotePath,
@@ -44,7 +44,6 @@ __all__ = [
     "StorageFolder",
     "as_location",
     "check_location",
-    "child_path",
     "exists",
     "file_size",
     "is_conversation",
@@ -144,25 +143,6 @@ def list_names(folder: Location) -> list[str]:
         return folder.list_names()
     with os.scandir(folder) as it:
         return [entry.name for entry in it]
-
-
-_make_child = getattr(Path, "_make_child_relpath", None)
-"""pathlib's own `folder / name` for a name from a listing (no parsing of the name)."""
-
-
-_L = TypeVar("_L", Path, RemotePath)
-
-
-def child_path(folder: _L, name: str) -> _L:
-    """`folder / name` for a plain `name` listed in `folder` (no separator, not `.`/`..`).
-
-    The same `Path` at a quarter of the cost of `/`, which parses `name` again: per file of a
-    listing it counts (issue 20).
-    """
-    if _make_child is not None and isinstance(folder, Path):
-        child: _L = _make_child(folder, name)
-        return child
-    return folder / name
 
 
 def list_names_and_links(folder: Location) -> tuple[list[str], set[str]]:

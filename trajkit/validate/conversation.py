@@ -40,13 +40,7 @@ from trajkit.store.layout import (
     link_outside,
     parse_event_file_name,
 )
-from trajkit.store.location import (
-    child_path,
-    exists,
-    is_link,
-    is_remote,
-    list_names_and_links,
-)
+from trajkit.store.location import exists, is_link, is_remote, list_names_and_links
 from trajkit.validate.files import (
     MAX_FILE_BYTES,
     EventFacts,
@@ -120,30 +114,35 @@ def iter_conversation_problems(
     local = None if thorough or is_remote(events) else os.fspath(events) + os.sep
     api_key = redact.contains_api_key
     for index, name_id, name, linked in listing or ():
-        path = child_path(events, name)
-        if (linked_events or linked) and (real := link_outside(path, folder)):
-            yield _outside_problem(path, real)
-            facts.append(EventFacts(path, index, name_id))  # unreadable, like a broken file
-            continue
-        if local is not None:
+        if linked_events or linked:
+            path = events / name
+            if real := link_outside(path, folder):
+                yield _outside_problem(path, real)
+                facts.append(EventFacts(path, index, name_id))  # unreadable, like a broken file
+                continue
+        if local is not None:  # the file's Path is made only when needed (`fact.path`)
             check, fact = check_local_event_file(
-                path, local + name, index=index, name_id=name_id, max_bytes=max_file_bytes
+                events, name, local + name, index=index, name_id=name_id, max_bytes=max_file_bytes
             )
         else:
             check, fact = check_event_file(
-                path, index=index, name_id=name_id, max_bytes=max_file_bytes, thorough=thorough
+                events / name,
+                index=index,
+                name_id=name_id,
+                max_bytes=max_file_bytes,
+                thorough=thorough,
             )
         if on_event is not None:
-            on_event(path, check)
+            on_event(fact.path, check)
         if check.problems:
             yield from check.problems
         raw = check.raw
         if raw:
             if secrets:
-                yield from _secret_value_problems(path, raw, secrets)
+                yield from _secret_value_problems(fact.path, raw, secrets)
             described = api_key(raw)
             if described is not None:
-                yield _api_key_problem(path, described)
+                yield _api_key_problem(fact.path, described)
             check.raw = b""
         if check.upgrades:
             upgrades.update(check.upgrades)

@@ -46,7 +46,8 @@ from trajkit.validate.problems import Problem, error, warning
 class EventFacts:
     """What the cross-file checks need to know about one event file."""
 
-    path: Path
+    where: Path
+    """The file's path; its folder while `file_name` is set (see `path`)."""
     index: int | None
     """Index from the file name (None for a file named otherwise)."""
     name_id: str | None
@@ -57,6 +58,16 @@ class EventFacts:
     """`parent_id` as written; None when absent or null (a legacy event: parent is index - 1)."""
     action_id: str | None = None
     tool_call_id: str | None = None
+    file_name: str | None = None
+    """The file's name in the folder `where`, until `path` is first asked for."""
+
+    @property
+    def path(self) -> Path:
+        """The event file's path, made on first use: a valid file never needs it."""
+        if self.file_name is not None:
+            self.where = self.where / self.file_name
+            self.file_name = None
+        return self.where
 
 
 @dataclass(slots=True)
@@ -274,25 +285,27 @@ _S_ISREG = stat.S_ISREG
 
 
 def check_local_event_file(
-    path: Path,
+    folder: Path,
+    name: str,
     text: str,
     *,
     index: int | None = None,
     name_id: str | None = None,
     max_bytes: int = MAX_FILE_BYTES,
 ) -> tuple[FileCheck, EventFacts]:
-    """`check_event_file` for a local file whose path text (`os.fspath(path)`) is `text`.
+    """`check_event_file` for the local file `name` in `folder`, whose path text is `text`.
 
     The common case in one tight pass: open, fstat, read exactly the size seen, the strict
-    model. A file off that path (unreadable, not a regular file, empty, above the limit,
-    changing size while read, or refused by the fast check) goes through `check_event_file`'s
-    whole ladder, so its problems read exactly as they would there.
+    model; no `Path` is made unless something is reported (`EventFacts.path`). A file off that
+    path (unreadable, not a regular file, empty, above the limit, changing size while read, or
+    refused by the fast check) goes through `check_event_file`'s whole ladder, so its
+    problems read exactly as they would there.
     """
     raw: bytes | None = None
     try:
         fd = os.open(text, _OPEN_FLAGS)
     except OSError:
-        return check_event_file(path, index=index, name_id=name_id, max_bytes=max_bytes)
+        return check_event_file(folder / name, index=index, name_id=name_id, max_bytes=max_bytes)
     try:
         st = os.fstat(fd)
         size = st.st_size
@@ -303,14 +316,14 @@ def check_local_event_file(
     finally:
         os.close(fd)
     if raw is None or len(raw) != size:
-        return check_event_file(path, index=index, name_id=name_id, max_bytes=max_bytes)
+        return check_event_file(folder / name, index=index, name_id=name_id, max_bytes=max_bytes)
     check = FileCheck(raw=raw, stat=st)
-    facts = EventFacts(path, index, name_id)
-    if not _fast_event_check(path, check, facts, thorough=False):
-        return _slow_event_check(path, check, facts, thorough=False)
+    facts = EventFacts(folder, index, name_id, file_name=name)
+    if not _fast_event_check(check, facts, thorough=False):
+        return _slow_event_check(facts.path, check, facts, thorough=False)
     if name_id is not None and facts.id != name_id:
         message = f"file name says id {name_id!r} but the event's id is {facts.id!r}"
-        check.problems.append(error(path, "/id", message, "name-id"))
+        check.problems.append(error(facts.path, "/id", message, "name-id"))
     return check, facts
 
 
@@ -327,10 +340,10 @@ def check_event_bytes(
     An event in an older SDK's shape is upgraded (`trajkit.events.upgrade`) and checked in its
     upgraded form; the rules it needed are listed in `check.upgrades`.
     """
-    facts = EventFacts(path=path, index=index, name_id=name_id)
+    facts = EventFacts(path, index, name_id)
     if not check.raw:
         return check, facts
-    if _fast_event_check(path, check, facts, thorough=thorough):
+    if _fast_event_check(check, facts, thorough=thorough):
         _name_id_problem(path, check, facts)
         return check, facts
     return _slow_event_check(path, check, facts, thorough=thorough)
@@ -372,8 +385,9 @@ def _known_kinds() -> tuple[dict[str, Any], frozenset[str], frozenset[str]]:
     return _known
 
 
-def _fast_event_check(path: Path, check: FileCheck, facts: EventFacts, *, thorough: bool) -> bool:
-    """True when the model accepts the file strictly (facts filled, payload kinds checked)."""
+def _fast_event_check(check: FileCheck, facts: EventFacts, *, thorough: bool) -> bool:
+    """True when the model accepts the file strictly (facts filled, payload kinds checked);
+    the problems name `facts.path`."""
     raw = check.raw
     # the kind from the compact dump's last key (a hint: the model checks it); inline, as
     # `parse.peek_kind` does, without the call per file
@@ -407,15 +421,16 @@ def _fast_event_check(path: Path, check: FileCheck, facts: EventFacts, *, thorou
     if payload is not None:
         payload_kind = getattr(payload, "kind", None)
         if isinstance(payload_kind, str) and payload_kind not in action_kinds:
-            check.problems.append(_unknown_payload(path, "action", "action", payload_kind))
+            check.problems.append(_unknown_payload(facts.path, "action", "action", payload_kind))
     payload = get("observation")
     if payload is not None:
         payload_kind = getattr(payload, "kind", None)
         if isinstance(payload_kind, str) and payload_kind not in observation_kinds:
             check.problems.append(
-                _unknown_payload(path, "observation", "observation", payload_kind)
+                _unknown_payload(facts.path, "observation", "observation", payload_kind)
             )
     if thorough:
+        path = facts.path
         data = decode_object(path, check)
         if data is not None:
             check.problems.extend(schema_problems(path, checker().event_validator(kind), data))
@@ -432,7 +447,7 @@ def _upgraded_check(
     if not check.upgrades:
         return False
     upgraded = FileCheck(raw=orjson.dumps(data))
-    if not _fast_event_check(path, upgraded, facts, thorough=thorough):
+    if not _fast_event_check(upgraded, facts, thorough=thorough):
         return False
     check.problems.extend(upgraded.problems)
     return True
