@@ -49,3 +49,39 @@ def test_the_validation_reads_are_used() -> None:
     assert reads is not None and len(reads) == len(files)
     assert all(event is not None and stat is not None for _, stat, event in reads)
     assert [raw for raw, _, _ in reads] == [f.read_bytes() for f in files]
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: str(p.relative_to(fx.FIXTURES)))
+def test_the_validation_listing_equals_the_readers(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A valid folder's files are those the validation pass read (events/ is listed once):
+    the rows equal those made from the reader's own listing of events/."""
+    from trajkit.store.reader import StoredConversation
+
+    listed = StoredConversation.event_files
+    calls: list[Path] = []
+
+    def counted(self: StoredConversation) -> Any:
+        calls.append(self.path)
+        return listed(self)
+
+    monkeypatch.setattr(StoredConversation, "event_files", counted)
+    for options in (RowOptions(), RowOptions(keep_invalid=True)):
+        once = _rows(folder, options)
+        with monkeypatch.context() as m:
+            m.setattr(rows._Read, "add", _add_without_files)  # the reader lists events/ again
+            again = _rows(folder, options)
+        assert once == again
+    if isinstance(_rows(folder, RowOptions()), tuple):  # exported as valid
+        calls.clear()
+        _rows(folder, RowOptions())
+        assert calls == []
+
+
+_add = rows._Read.add
+
+
+def _add_without_files(self: Any, path: Path, check: Any) -> None:
+    _add(self, path, check)
+    self.files = None

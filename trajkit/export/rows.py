@@ -33,7 +33,9 @@ from trajkit.export.summary import Loaded, conversation_row, is_error, tag_pairs
 from trajkit.filters import ConversationFilters, parse_timestamp
 from trajkit.gc_pause import paused_gc
 from trajkit.shapes.memory import ShapeRef
+from trajkit.store.layout import parse_event_file_name
 from trajkit.store.location import is_location, is_remote, label, version_tag
+from trajkit.store.reader import EventFile
 
 if TYPE_CHECKING:
     from trajkit.convert.options import ConversionOptions
@@ -189,11 +191,12 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
     from trajkit.validate.verdict import conversation_errors, invalid_reason, verdict_errors
 
     conv = open_conversation(path)
-    files = conv.event_files()
+    files: Sequence[EventFile] | None = None  # the reader's listing, when needed
     fingerprint: str | None = getattr(conv, "fingerprint", None)  # trajkit.shapes: from bytes
     if fingerprint is not None and fingerprint == previous:
         return Unchanged(source, fingerprint)
     if fingerprint is None and (previous is not None or is_remote(path)):
+        files = conv.event_files()
         fingerprint = _fingerprint_files([conv.base_state_path, *(f.path for f in files)])
         if fingerprint == previous:
             return Unchanged(source, fingerprint)
@@ -202,6 +205,7 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
     # the check validate and convert make too, any shape; a folder on disk hands over its reads
     read = _Read()  # the files as the validation pass read them: each file read once
     if isinstance(path, Path) and path.is_dir():
+        read.files = []  # the pass lists events/ and reads each file: its files are kept
         errors = verdict_errors(iter_conversation_problems(path, on_event=read.add))
     else:
         errors = conversation_errors(path)
@@ -233,7 +237,15 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
     events: list[tuple[int, Event, str | bytes]] = []
     paths: list[Path] = []
     stats: list[str] = []
-    reads = read.matching(files) if not errors else None
+    reads: list[_FileRead] | None = None
+    if not errors and read.files is not None:
+        # Valid: the pass read every event file of the folder's listing in order (a file it
+        # could not read is an error), so its files are the reader's (same names, same order):
+        # `events/` is not listed a second time.
+        files = files or read.files
+        reads = read.matching(files)
+    if files is None:
+        files = conv.event_files()
     for f, (raw, st, event) in zip(files, reads or map(_read_file, files), strict=True):
         if fingerprint is None:
             stats.append(f"{f.path.name}:{st.st_size}:{st.st_mtime_ns}\n" if st else "")
@@ -267,11 +279,21 @@ class _Read:
     def __init__(self) -> None:
         self.names: list[str] = []
         self.reads: list[_FileRead] = []
+        self.files: list[EventFile] | None = None
+        """The files read, as the reader lists them, when the pass is given a folder on disk
+        (else None, as when a name is not an event file's)."""
 
     def add(self, path: Path, check: Any) -> None:
-        self.names.append(path.name)
+        name = path.name
+        self.names.append(name)
         event = check.event if not check.upgrades else None  # upgraded: parsed as the reader does
         self.reads.append((check.raw, check.stat, event))
+        if self.files is not None:
+            parsed = parse_event_file_name(name)
+            if parsed is None:
+                self.files = None
+            else:
+                self.files.append(EventFile(parsed[0], parsed[1], path))
 
     def matching(self, files: Sequence[Any]) -> list[_FileRead] | None:
         """The reads, when they are of exactly `files`, in order (else None: read again)."""
