@@ -23,6 +23,12 @@ The CPU of starting the command and its workers (imports, about a second in all)
 small corpus, so each corpus is also exported with only its first conversation (a symlink to it
 under `--work`): `start CPU s` is that run's CPU, and `marginal` the CPU per event beyond it,
 `(CPU - start CPU) / (events - its events)`.
+
+`--stages N` also runs one worker's job in this process (`write_chunk` on the first N
+conversations of each corpus, after a warm-up chunk) and prints where its CPU goes, per event:
+the validation pass (`verdict_errors`, the check `validate` makes), the rest of the rows
+(event columns, conversation row, chat conversion), Arrow arrays (`columns_to_batch`) and
+Parquet encoding with compression (`ShardWriter` writing row groups).
 """
 
 from __future__ import annotations
@@ -160,6 +166,50 @@ def bench(corpus: Path, out: Path, workers: int) -> dict[str, float]:
     }
 
 
+def stages(corpus: Path, work: Path, conversations: int) -> dict[str, float]:
+    """CPU us per event of each stage of one worker's `write_chunk`, in this process."""
+    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "jemalloc")  # as `trajkit export`
+    import trajkit.validate.verdict as verdict
+    from trajkit.export import chunks, shards
+    from trajkit.export.rows import RowOptions
+
+    spent: dict[str, float] = {}
+
+    def timed(owner: object, name: str, stage: str) -> None:
+        func = getattr(owner, name)
+
+        def wrapper(*args: object, **kwargs: object) -> object:
+            started = time.process_time()
+            try:
+                return func(*args, **kwargs)
+            finally:
+                spent[stage] = spent.get(stage, 0.0) + time.process_time() - started
+
+        setattr(owner, name, wrapper)
+
+    folders = sorted(p for p in corpus.iterdir() if (p / "events").is_dir())
+    out = work / "stages"
+    shutil.rmtree(out, ignore_errors=True)
+    settings = chunks.ChunkSettings(str(out), RowOptions(), "condensed", 20_000, 1_000_000)
+    chunks.write_chunk(settings, chunks.ChunkTask(0, [(p, None) for p in folders[:3]]))
+    timed(verdict, "verdict_errors", "validation pass")
+    timed(chunks, "conversation_rows", "rows")
+    timed(chunks, "columns_to_batch", "Arrow arrays")
+    timed(shards.ShardWriter, "_flush", "Parquet")
+    items = [(p, None) for p in folders[3 : 3 + conversations]]
+    started = time.process_time()
+    result = chunks.write_chunk(settings, chunks.ChunkTask(1, items))
+    total = time.process_time() - started
+    n = sum(getattr(r, "n_events", 0) for r in result.results)
+    shutil.rmtree(out, ignore_errors=True)
+    spent["rows"] -= spent["validation pass"]  # rows without the pass
+    figures = {k: v / n * 1e6 for k, v in spent.items()}
+    figures["other"] = total / n * 1e6 - sum(figures.values())
+    figures["total"] = total / n * 1e6
+    figures["events"] = n
+    return figures
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", nargs="+", default=["100x200", "5000x200"],
@@ -167,6 +217,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, action="append", help="existing corpus folder")
     parser.add_argument("--work", type=Path, default=Path("/tmp/trajkit-bench-export"))
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--stages", type=int, metavar="N", default=0,
+                        help="also time one worker's stages on N conversations, in process")  # fmt: skip
     args = parser.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
     corpora = args.corpus or [_corpus(args.work, s) for s in args.sizes]
@@ -187,6 +239,14 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['events_per_s']:>9,.0f} {r['mb_per_s']:>7.1f} {r['output_mb']:>7.0f} "
             f"{r['peak_rss_mb']:>11.0f} {r['peak_rss_one_mb']:>9.0f} {r['cpu_s']:>7.1f} "
             f"{r['cpu_us_per_event']:>9.0f} {start['cpu_s']:>11.2f} {marginal:>8.0f}",
+            flush=True,
+        )
+    for corpus in corpora if args.stages else ():
+        f = stages(corpus, args.work, args.stages)
+        parts = ", ".join(f"{k} {v:.1f}" for k, v in f.items() if k not in ("total", "events"))
+        print(
+            f"{corpus.name}: one worker in process, {f['events']:,.0f} events: "
+            f"{f['total']:.1f} us CPU/event ({parts})",
             flush=True,
         )
     return 0
