@@ -144,7 +144,7 @@ def parse_current_dump(raw: bytes) -> Event | None:
     kinds' models refuse it (an unknown kind, an older SDK's shape, invalid content): the
     caller then decodes it and decides (upgrades, ``UnknownEvent``, the error to report).
     """
-    if _kind_span(raw) is None:
+    if kind_span(raw) is None:
         return None
     try:
         event: Event = _validate_current(raw)
@@ -160,7 +160,7 @@ def peek_kind(data: str | bytes | bytearray) -> str | None:
     caller then lets the full parser decide (the answer is a hint, never trusted alone).
     """
     if not isinstance(data, str):
-        span = _kind_span(data)
+        span = kind_span(data)
         return None if span is None else data[span[0] : span[1]].decode("ascii", "replace")
     tail_b = data[-96:].encode("utf-8", "surrogatepass")
     idx = tail_b.rfind(b'"kind":"')
@@ -175,7 +175,7 @@ def peek_kind(data: str | bytes | bytearray) -> str | None:
     return value.decode("ascii", "replace")
 
 
-def _kind_span(raw: bytes | bytearray) -> tuple[int, int] | None:
+def kind_span(raw: bytes | bytearray) -> tuple[int, int] | None:
     """Where the value of a last top-level ``kind`` key is in ``raw`` (within its last 96 bytes).
 
     Offsets into ``raw`` itself: no copy of the tail, so the check costs well under a

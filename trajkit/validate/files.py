@@ -29,6 +29,7 @@ from typing import Any
 import orjson
 
 from trajkit.errors import InputError
+from trajkit.events.parse import kind_span
 from trajkit.store.guard import check_json_nodes
 from trajkit.store.location import file_size, is_remote, read_bytes
 from trajkit.store.reader import MAX_FILE_BYTES  # the store's limit (100 MiB by default)
@@ -389,17 +390,11 @@ def _fast_event_check(check: FileCheck, facts: EventFacts, *, thorough: bool) ->
     """True when the model accepts the file strictly (facts filled, payload kinds checked);
     the problems name `facts.path`."""
     raw = check.raw
-    # the kind from the compact dump's last key (a hint: the model checks it); inline, as
-    # `parse.peek_kind` does, without the call per file
-    start = len(raw) - 96
-    at = raw.rfind(b'"kind":"', start if start > 0 else 0)
-    if at < 0:
-        return False
-    end = raw.find(b'"', at + 8)
-    if end < 0 or raw.find(b"\\", at + 8, end) >= 0 or raw[end + 1 :].strip() != b"}":
+    span = kind_span(raw)  # the compact dump's last key (a hint: the model checks it)
+    if span is None:
         return False
     classes, action_kinds, observation_kinds = _known or _known_kinds()
-    kind = raw[at + 8 : end].decode("ascii", "replace")
+    kind = raw[span[0] : span[1]].decode("ascii", "replace")
     model = classes.get(kind)
     if model is None:
         return False
