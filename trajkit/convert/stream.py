@@ -34,7 +34,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, cast
+from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
@@ -52,6 +52,7 @@ from trajkit.convert.conversation import (
     convert_conversation,
     resolve_target,
 )
+from trajkit.convert.messages import action_message, message_of
 from trajkit.convert.options import (
     ConversionOptions,
     DanglingPolicy,
@@ -87,7 +88,6 @@ from trajkit.events import (
 )
 from trajkit.events.base import ROOT_PARENT
 from trajkit.events.llm_messages import _is_plain_user
-from trajkit.events.tool_events import ObservationBaseEvent, action_message_fields
 from trajkit.gc_pause import paused_gc
 from trajkit.store import StoredConversation, open_conversation
 from trajkit.store.guard import check_json_nodes
@@ -625,67 +625,6 @@ class _Items:
             pending.clear()
 
 
-class _Msg:
-    """A ``Message`` without pydantic, for the messages the streaming path builds from
-    events the validator has already checked: the attributes the adjustments and
-    serializers read, and ``model_copy(update=...)``. Never leaves this module."""
-
-    __slots__ = (
-        "role",
-        "content",
-        "tool_calls",
-        "tool_call_id",
-        "name",
-        "reasoning_content",
-        "thinking_blocks",
-        "responses_reasoning_item",
-    )
-
-    def __init__(
-        self,
-        role: str,
-        content: list[Any],
-        tool_calls: list[Any] | None = None,
-        tool_call_id: str | None = None,
-        name: str | None = None,
-        reasoning_content: str | None = None,
-        thinking_blocks: list[Any] | None = None,
-        responses_reasoning_item: Any = None,
-    ) -> None:
-        self.role = role
-        self.content = content
-        self.tool_calls = tool_calls
-        self.tool_call_id = tool_call_id
-        self.name = name
-        self.reasoning_content = reasoning_content
-        self.thinking_blocks = thinking_blocks if thinking_blocks is not None else []
-        self.responses_reasoning_item = responses_reasoning_item
-
-    def model_copy(self, *, update: dict[str, Any]) -> _Msg:
-        copy = _Msg.__new__(_Msg)
-        for key in _Msg.__slots__:
-            setattr(copy, key, update[key] if key in update else getattr(self, key))
-        return copy
-
-
-def _action_message(batch: list[ActionEvent]) -> Message:
-    """``_batch_message`` (``ActionEvent.to_llm_message`` for one call), as a ``_Msg``."""
-    return cast(Message, _Msg(**action_message_fields(batch)))
-
-
-def _message_of(event: Any) -> Message:
-    """``event.to_llm_message()``; a result's tool message as a ``_Msg``."""
-    if isinstance(event, ObservationBaseEvent):  # as ObservationBaseEvent.to_llm_message
-        return cast(
-            Message,
-            _Msg(
-                "tool", event.llm_content(), tool_call_id=event.tool_call_id, name=event.tool_name
-            ),
-        )
-    message: Message = event.to_llm_message()
-    return message
-
-
 class _MessageBuilder:
     """``events_to_messages`` one event at a time (messages go to ``emit`` when final)."""
 
@@ -704,7 +643,7 @@ class _MessageBuilder:
             return
         if self._batch:
             self._close_batch()
-        self._message(_message_of(event))
+        self._message(message_of(event))
 
     def finish(self) -> None:
         self._close_batch()
@@ -715,7 +654,7 @@ class _MessageBuilder:
     def _close_batch(self) -> None:
         if self._batch:
             batch, self._batch = self._batch, []
-            self._message(_action_message(batch))
+            self._message(action_message(batch))
 
     def _message(self, m: Message) -> None:
         held = self._held
