@@ -50,7 +50,6 @@ import functools
 import itertools
 import os
 import shutil
-import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -84,9 +83,8 @@ def atomic_write(
 ) -> None:
     """Replace `path` with `data` atomically (str is written as UTF-8).
 
-    The steps of `atomic_writer` done straight on a descriptor (no file object, no
-    `tempfile.mkstemp`, no `Path`): this is every event append of a run, so it stays a few
-    system calls.
+    The steps of `atomic_writer` done straight on a descriptor (no file object, no `Path`):
+    this is every event append of a run, so it stays a few system calls.
 
     Args:
         path: the file to create or replace; its folder must exist.
@@ -131,7 +129,8 @@ _TEMP_FLAGS = (
 
 
 def _create_temp(folder: str, prefix: str, mode: int) -> tuple[int, str]:
-    """Create `<folder>/<prefix><random>.tmp` exclusively, as `tempfile.mkstemp` names it."""
+    """Create `<folder>/<prefix><random>.tmp` exclusively (the name pattern `tempfile.mkstemp`
+    would give), opened with `mode`: the one temp-file rule of `atomic_write` and `atomic_writer`."""
     for _ in range(100):
         tmp = os.path.join(folder, f"{prefix}{os.urandom(6).hex()}.tmp")
         try:
@@ -147,34 +146,33 @@ def atomic_writer(
     *,
     mode: int | None = None,
     temp_dir: str | os.PathLike[str] | None = None,
-    sync_folder: bool = True,
 ) -> Iterator[BinaryIO]:
     """Open a temp file; on clean exit it replaces `path`, on error it is removed.
 
     The temp file is made next to `path`, or in `temp_dir` (an existing folder on the same file
-    system) so that `path`'s folder only ever holds whole files. `sync_folder=False` leaves
-    step 5 (the folder's fsync) to the caller, as in `atomic_write`.
+    system) so that `path`'s folder only ever holds whole files.
     """
-    target = Path(path)
+    target = os.fspath(path)
+    folder, name = os.path.split(target)
+    folder = folder or "."
     if temp_dir is None:
-        prefix, where = f".{target.name}.", target.parent
+        prefix, where = f".{name}.", folder
     else:
-        prefix, where = f"{target.parent.name}.{target.name}.", Path(temp_dir)
-    fd, tmp_name = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=where)
-    tmp = Path(tmp_name)
+        prefix, where = f"{os.path.basename(folder)}.{name}.", os.fspath(temp_dir)
+    wanted = _default_mode() if mode is None else mode
+    fd, tmp = _create_temp(where, prefix, wanted)
     try:
         with os.fdopen(fd, "wb") as f:
             yield f
             f.flush()
-            os.fchmod(f.fileno(), _default_mode() if mode is None else mode)
+            os.fchmod(f.fileno(), wanted)  # exactly `mode`, whatever the umask took at the open
             os.fsync(f.fileno())
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
-            tmp.unlink()
+            os.unlink(tmp)
         raise
-    if sync_folder:
-        fsync_dir(target.parent)
+    fsync_dir(folder)
 
 
 _counter = itertools.count()
