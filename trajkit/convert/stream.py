@@ -307,12 +307,7 @@ class _Layout:
 
                 data = json.dumps(item, separators=(",", ":"), ensure_ascii=False).encode()
             return data if first else b"," + data
-        try:
-            data = orjson.dumps(item, option=_INDENT)
-        except TypeError:  # as indented_json does
-            import json
-
-            data = json.dumps(item, indent=2, ensure_ascii=False).encode()
+        data = indented_json(item)[:-1]  # without its final newline
         # JSON strings hold no raw newline: every b"\n" is layout, indented one level deeper
         return (b"\n    " if first else b",\n    ") + data.replace(b"\n", b"\n    ")
 
@@ -387,11 +382,12 @@ class _Index:
             return  # empty: skipped as the SDK does (and an error of validate's)
         event = check.event if not check.upgrades else None
         try:
-            check_json_nodes(path, raw)
             if event is None:
                 from trajkit.store.reader import parse_event_bytes
 
-                event = parse_event_bytes(path, raw, self.upgrades)
+                event = parse_event_bytes(path, raw, self.upgrades)  # checks the nodes
+            else:
+                check_json_nodes(path, raw)  # validate's fast pass does not count them
         except InputError as exc:
             self.error = exc
             return
@@ -593,9 +589,7 @@ def _load(entry: ViewEntry) -> Event:
 
     if entry.pos < 0:
         return summary_event(entry)
-    raw = read_file_bytes(entry.path)
-    check_json_nodes(entry.path, raw)
-    return parse_event_bytes(entry.path, raw)
+    return parse_event_bytes(entry.path, read_file_bytes(entry.path))  # nodes checked there
 
 
 class _Items:
@@ -777,11 +771,9 @@ class _ChatWriter:
         self._emit(message_to_chat(m, **self._settings, _marks=None))
 
     def add(self, m: Message) -> None:
-        i = self._i
+        i = self._i  # with caching (without it `__init__` put `_add_uncached` here)
         self._i += 1
-        if not self._caching:
-            self._write(i, m, last=False)
-        elif m.role in ("user", "tool"):
+        if m.role in ("user", "tool"):
             self._release(last=False)
             self._held = [(i, m)]
         elif self._held:
@@ -800,14 +792,13 @@ class _ChatWriter:
         self._held = []
 
     def _write(self, i: int, m: Message, *, last: bool) -> None:
-        marks: dict[tuple[int, int], bool] = {}
-        if self._caching:  # chat._cache_marks, for this message
-            if i == 0 and m.role == "system" and m.content:
-                marks[(0, 0)] = True
-                if len(m.content) > 1:
-                    marks[(0, 1)] = False
-            if last and m.content:
-                marks[(i, len(m.content) - 1)] = True
+        marks: dict[tuple[int, int], bool] = {}  # chat._cache_marks, for this message
+        if i == 0 and m.role == "system" and m.content:
+            marks[(0, 0)] = True
+            if len(m.content) > 1:
+                marks[(0, 1)] = False
+        if last and m.content:
+            marks[(i, len(m.content) - 1)] = True
         self._emit(message_to_chat(m, **self._settings, _marks=marks, _index=i))
 
 
