@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from trajkit.cli._options import json_option
+
 _SHIPPED = "<shipped>"  # --check without DIR
 
 
@@ -30,11 +32,8 @@ _SHIPPED = "<shipped>"  # --check without DIR
     metavar="DIR",
     help="Regenerate the schema files in DIR.",
 )
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Print a listing of the schemas (or what --check found, --write wrote) as one JSON "
+@json_option(
+    "Print a listing of the schemas (or what --check found, --write wrote) as one JSON "
     "document (trajkit.schema/1); the schemas themselves are printed by NAME or without it.",
 )
 @click.pass_context

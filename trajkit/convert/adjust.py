@@ -30,6 +30,7 @@ __all__ = [
     "find_dangling",
     "fix_dangling",
     "replace_images",
+    "synthetic_result",
 ]
 
 
@@ -128,17 +129,19 @@ def fix_dangling(
             continue
         out.append(m)
         if calls:
-            synth = [
-                Message(
-                    role="tool",
-                    content=[TextContent(text=SYNTHETIC_RESULT)],
-                    tool_call_id=d.tool_call_id,
-                    name=d.name,
-                )
-                for d in calls
-            ]
+            synth = [synthetic_result(d) for d in calls]
     out.extend(synth)
     return out, found
+
+
+def synthetic_result(call: DanglingCall) -> Message:
+    """The tool message ``--dangling synthesize`` answers an unanswered call with."""
+    return Message(
+        role="tool",
+        content=[TextContent(text=SYNTHETIC_RESULT)],
+        tool_call_id=call.tool_call_id,
+        name=call.name,
+    )
 
 
 def _without_calls(m: Message, ids: set[str]) -> Message | None:

@@ -39,11 +39,11 @@ from typing import IO, TYPE_CHECKING, Any
 import orjson
 
 from trajkit.convert.adjust import (
-    SYNTHETIC_RESULT,
     DanglingCall,
     _without_calls,
     drop_reasoning,
     replace_images,
+    synthetic_result,
 )
 from trajkit.convert.chat import ToolImageMover, chat_settings, message_to_chat
 from trajkit.convert.conversation import (
@@ -84,7 +84,6 @@ from trajkit.events import (
     Message,
     MessageEvent,
     SystemPromptEvent,
-    TextContent,
 )
 from trajkit.events.base import ROOT_PARENT
 from trajkit.events.llm_messages import _is_plain_user
@@ -707,7 +706,7 @@ class _DanglingFixer:
                 return
             self._emit(m)
             if self._policy == "synthesize":
-                self._synth = [_synthetic(d) for d in self._dangling]
+                self._synth = [synthetic_result(d) for d in self._dangling]
             return
         self._emit(m)
 
@@ -721,15 +720,6 @@ class _DanglingFixer:
         for s in self._synth:
             self._emit(s)
         self._synth = []
-
-
-def _synthetic(d: DanglingCall) -> Message:
-    return Message(
-        role="tool",
-        content=[TextContent(text=SYNTHETIC_RESULT)],
-        tool_call_id=d.tool_call_id,
-        name=d.name,
-    )
 
 
 class _Adjust:
