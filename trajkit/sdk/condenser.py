@@ -205,7 +205,7 @@ class LLMSummarizingCondenser(BaseModel):
             tails.append(self.max_size // 2 - self.keep_first - 1)
         if over_tokens:
             assert agent_llm is not None and tokens is not None and limit is not None
-            tails.append(self._tail_for_tokens(events, agent_llm, tokens - limit // 2))
+            tails.append(self._tail_for_tokens(events, agent_llm, tokens - limit // 2, tokens))
         try:
             forgotten, offset = self._forgotten(events, min(tails))
             return self._summarise(forgotten, offset)
@@ -220,10 +220,11 @@ class LLMSummarizingCondenser(BaseModel):
         return min(present) if present else None
 
     def _tail_for_tokens(
-        self, events: Sequence[LLMConvertibleEvent], llm: LLM, reduction: int
+        self, events: Sequence[LLMConvertibleEvent], llm: LLM, reduction: int, total: int
     ) -> int:
         """How many events at the end can stay when the part after ``keep_first`` loses at
-        least ``reduction`` tokens (the shortest prefix of it that weighs more goes)."""
+        least ``reduction`` tokens (the shortest prefix of it that weighs more goes); ``total``
+        is what all of ``events`` weigh (``view_tokens``, counted by the caller)."""
         base, rest = list(events[: self.keep_first]), list(events[self.keep_first :])
         if not rest or reduction <= 0:
             return len(rest)
@@ -232,7 +233,7 @@ class LLMSummarizingCondenser(BaseModel):
         def weight(n: int) -> int:
             return view_tokens([*base, *rest[:n]], llm) - base_tokens
 
-        if weight(len(rest)) <= reduction:
+        if total - base_tokens <= reduction:  # weight(len(rest)): all of rest is not enough
             return 0
         low, high = 1, len(rest)
         while low < high:  # the shortest prefix weighing more than the reduction
@@ -272,12 +273,14 @@ class LLMSummarizingCondenser(BaseModel):
             raise NoCondensationAvailable("nothing after the system prompt to summarise")
         limit = EVENT_CHARS
         last: Exception | None = None
+        longest: int | None = None  # the longest event's text, counted at the first failure
         for _ in range(self.hard_context_reset_max_retries):
             try:
                 return self._summarise(forgotten, start, limit)
             except NoCondensationAvailable as e:
                 last = e
-                longest = max(len(describe_event(e, EVENT_CHARS)) for e in forgotten)
+                if longest is None:
+                    longest = max(len(describe_event(ev, EVENT_CHARS)) for ev in forgotten)
                 limit = max(1, int(min(limit, longest) * self.hard_context_reset_context_scaling))
         raise NoCondensationAvailable(f"summarising the whole history failed: {last}")
 
