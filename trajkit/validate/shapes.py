@@ -10,7 +10,6 @@ instruction as first message) are warnings, errors with `--strict`.
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +17,6 @@ from pathlib import Path
 from trajkit import redact
 from trajkit.errors import TrajkitError
 from trajkit.shapes.memory import BareFolderConversation, MemoryConversation, ShapeRef
-from trajkit.store.layout import link_outside
 from trajkit.store.reader import StoredConversation
 from trajkit.validate.conversation import (
     ConversationReport,
@@ -124,13 +122,11 @@ def _opened_problems(
     facts = []
     bare = isinstance(conv, BareFolderConversation)
     for event_file in conv.event_files():
-        if bare and os.path.islink(event_file.path):
-            real = link_outside(event_file.path, conv.events_dir)
-            if real is not None:  # as in a V1 folder's events/: never read through
-                yield _outside_problem(event_file.path, real)
-                facts.append(EventFacts(event_file.path, event_file.index, event_file.event_id))
-                report.events += 1
-                continue
+        if bare and event_file.outside is not None:  # as in a V1 folder's events/: never read
+            yield _outside_problem(event_file.path, event_file.outside)
+            facts.append(EventFacts(event_file.path, event_file.index, event_file.event_id))
+            report.events += 1
+            continue
         if bare:
             check, fact = check_event_file(
                 event_file.path,
