@@ -196,3 +196,35 @@ def test_the_models_context_window_caps_the_token_limit(tmp_path: Path) -> None:
         unknown = make_llm(server, model="openai/no-such-model-xyz")
         assert unknown.effective_max_input_tokens is None
         assert condenser._token_limit(unknown) is None
+
+
+@pytest.mark.parametrize(
+    ("kinds", "pending"),
+    [
+        ([], False),
+        (["request"], True),
+        (["request", "message"], True),
+        (["request", "condensation"], False),
+        (["condensation", "request", "message"], True),
+        (["request", "condensation", "message"], False),
+    ],
+)
+def test_a_rebuilt_view_knows_a_request_no_condensation_answered(
+    kinds: list[str], pending: bool
+) -> None:
+    from trajkit.events import Condensation, CondensationRequest, Message, MessageEvent, TextContent
+
+    make = {
+        "request": CondensationRequest,
+        "condensation": lambda: Condensation(llm_response_id="resp-1"),
+        "message": lambda: MessageEvent(
+            source="user", llm_message=Message(role="user", content=[TextContent(text="hi")])
+        ),
+    }
+    events = [make[k]() for k in kinds]
+    live = View()
+    for event in events:
+        live.append_event(event)
+    rebuilt = View.from_events(events)
+    assert rebuilt.unhandled_condensation_request is pending
+    assert live.unhandled_condensation_request is pending  # the live walk agrees

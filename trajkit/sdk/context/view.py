@@ -86,13 +86,12 @@ class View:
         """The enforced view of ``events`` (a branch, oldest first)."""
         from trajkit.convert import condensed_view
 
-        walked = View()
-        for event in events:
-            walked.append_event(event)
-        return View(
-            condensed_view(events),
-            unhandled_condensation_request=walked.unhandled_condensation_request,
-        )
+        pending = False  # what `append_event` over `events` would leave: the last of the two
+        for event in reversed(events):
+            if isinstance(event, Condensation | CondensationRequest):
+                pending = isinstance(event, CondensationRequest)
+                break
+        return View(condensed_view(events), unhandled_condensation_request=pending)
 
     def copy(self) -> View:
         """An independent copy (the events themselves are shared; they are immutable)."""
