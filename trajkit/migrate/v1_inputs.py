@@ -12,6 +12,7 @@ the current format needs nothing and is reported as skipped, as before.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -53,6 +54,10 @@ def iter_migration_inputs(paths: Iterable[str | os.PathLike[str]], out: Path) ->
     from trajkit.migrate.containers import SkippedInput, iter_v0_inputs
     from trajkit.shapes import find_locations, shape_of
 
+    @functools.cache
+    def is_v1_shape(path: str) -> bool:  # asked per item: a V0 JSONL file yields one per line
+        return shape_of(Path(path)) is not None
+
     for raw in paths:
         try:
             direct = v1_inputs_of(raw)
@@ -75,13 +80,13 @@ def iter_migration_inputs(paths: Iterable[str | os.PathLike[str]], out: Path) ->
                 if handled and (
                     "already a V1" in item.message
                     or "no V0 trajectory" in item.message
-                    or shape_of(Path(item.path)) is not None  # e.g. trajectory.json of events.json
+                    or is_v1_shape(item.path)  # e.g. trajectory.json of events.json
                 ):
                     continue  # the V1 side answered for these
                 yield item
             elif not any(
                 _below(Path(item.path), h) or Path(item.path).resolve() == h for h in handled
-            ) and not (handled and shape_of(Path(item.path)) is not None):
+            ) and not (handled and is_v1_shape(item.path)):
                 yield item  # (a V1 shape, e.g. the trajectory.json of an events.json, is not V0)
 
 
