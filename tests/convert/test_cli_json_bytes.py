@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 from tests.support import fixtures as fx
 from trajkit.cli import main
-from trajkit.cli.convert import indented_json
 from trajkit.convert import convert_conversation
+from trajkit.convert.stream import indented_json
 
 
 def _stdlib(document: Any) -> bytes:

@@ -203,21 +203,13 @@ def _convert_one(
 
     with _open_output(output) as out:  # validated before a byte is written; streamed
         written = write_conversation(path, out, to=to, options=options, keep_invalid=keep_invalid)
-    for error in written.errors:
-        click.echo(f"warning: {error} (kept: --keep-invalid)", err=True)
-    for problem in written.problems:
-        click.echo(f"warning: {path}: {problem}", err=True)
+    warnings = [f"{e} (kept: --keep-invalid)" for e in written.errors]
+    warnings += [f"{path}: {p}" for p in written.problems]
+    for warning in warnings:
+        click.echo(f"warning: {warning}", err=True)
     if report is not None:
         report.converted = 1
-        report.warnings = [*(f"{e} (kept: --keep-invalid)" for e in written.errors)]
-        report.warnings += [f"{path}: {p}" for p in written.problems]
-
-
-def indented_json(document: Any) -> bytes:
-    """`trajkit.convert.stream.indented_json` (the layout of every JSON document convert writes)."""
-    from trajkit.convert.stream import indented_json as dumps
-
-    return dumps(document)
+        report.warnings = warnings
 
 
 def _convert_many(
