@@ -112,7 +112,6 @@ def iter_conversation_problems(
     linked_events = is_link(events)
     # local files: read by their path text (no `Path` to str per file), the fast pass
     local = None if thorough or is_remote(events) else os.fspath(events) + os.sep
-    api_key = redact.contains_api_key
     for index, name_id, name, linked in listing or ():
         if linked_events or linked:
             path = events / name
@@ -136,14 +135,8 @@ def iter_conversation_problems(
             on_event(fact.path, check)
         if check.problems:
             yield from check.problems
-        raw = check.raw
-        if raw:
-            if secrets:
-                yield from _secret_value_problems(fact.path, raw, secrets)
-            described = api_key(raw)
-            if described is not None:
-                yield _api_key_problem(fact.path, described)
-            check.raw = b""
+        if found := _event_secret_problems(fact, check, secrets):
+            yield from found
         if check.upgrades:
             upgrades.update(check.upgrades)
         facts.append(fact)
@@ -386,16 +379,21 @@ def _list_event_files(
 
 
 def _event_secret_problems(
-    path: Path, check: FileCheck, secrets: dict[str, str]
-) -> Iterator[Problem]:
+    facts: EventFacts, check: FileCheck, secrets: dict[str, str]
+) -> list[Problem]:
+    """Secrets in an event file's text (registered values, API keys); the text is let go.
+
+    A list, usually empty, and `facts.path` made only for a problem: this runs per file.
+    """
     raw = check.raw
     if not raw:
-        return
-    yield from _secret_value_problems(path, raw, secrets)
+        return []
+    check.raw = b""
+    found = list(_secret_value_problems(facts.path, raw, secrets)) if secrets else []
     described = redact.contains_api_key(raw)
     if described is not None:
-        yield _api_key_problem(path, described)
-    check.raw = b""
+        found.append(_api_key_problem(facts.path, described))
+    return found
 
 
 def _secret_value_problems(path: Path, raw: bytes, secrets: dict[str, str]) -> Iterator[Problem]:
@@ -610,11 +608,11 @@ def validate_file(
     else:
         parsed = parse_event_file_name(path.name)
         index, name_id = parsed if parsed else (None, None)
-        check, _ = check_event_file(
+        check, facts = check_event_file(
             path, index=index, name_id=name_id, max_bytes=max_file_bytes, thorough=thorough
         )
         problems = [_v0_hint(p) for p in check.problems]
-        problems.extend(_event_secret_problems(path, check, {}))
+        problems.extend(_event_secret_problems(facts, check, {}))
         report.events = 1
     report.problems = [p.promoted() for p in problems] if strict else problems
     return report

@@ -322,9 +322,7 @@ def check_local_event_file(
     facts = EventFacts(folder, index, name_id, file_name=name)
     if not _fast_event_check(check, facts, thorough=False):
         return _slow_event_check(facts.path, check, facts, thorough=False)
-    if name_id is not None and facts.id != name_id:
-        message = f"file name says id {name_id!r} but the event's id is {facts.id!r}"
-        check.problems.append(error(facts.path, "/id", message, "name-id"))
+    _name_id_problem(check, facts)
     return check, facts
 
 
@@ -345,7 +343,7 @@ def check_event_bytes(
     if not check.raw:
         return check, facts
     if _fast_event_check(check, facts, thorough=thorough):
-        _name_id_problem(path, check, facts)
+        _name_id_problem(check, facts)
         return check, facts
     return _slow_event_check(path, check, facts, thorough=thorough)
 
@@ -361,15 +359,15 @@ def _slow_event_check(
         _fill_facts(facts, data)
         raw = orjson.dumps(data) if check.upgrades else check.raw
         check.problems.extend(_slow_event_problems(path, data, raw))
-    _name_id_problem(path, check, facts)
+    _name_id_problem(check, facts)
     return check, facts
 
 
-def _name_id_problem(path: Path, check: FileCheck, facts: EventFacts) -> None:
+def _name_id_problem(check: FileCheck, facts: EventFacts) -> None:
     name_id = facts.name_id
     if name_id is not None and facts.id is not None and facts.id != name_id:
         message = f"file name says id {name_id!r} but the event's id is {facts.id!r}"
-        check.problems.append(error(path, "/id", message, "name-id"))
+        check.problems.append(error(facts.path, "/id", message, "name-id"))
 
 
 _known: tuple[dict[str, Any], frozenset[str], frozenset[str]] | None = None

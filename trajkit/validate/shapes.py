@@ -141,7 +141,7 @@ def _opened_problems(
             )
             fact.index = event_file.index
         yield from check.problems
-        yield from _event_secret_problems(event_file.path, check, secrets)
+        yield from _event_secret_problems(fact, check, secrets)
         upgrades.update(check.upgrades)
         facts.append(fact)
         report.events += 1
