@@ -15,10 +15,11 @@ they are parsed, as for folders. One conversation is in memory at a time.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,10 +36,16 @@ __all__ = [
     "MemoryEventFile",
     "ShapeRef",
     "derived_id",
+    "digest",
 ]
 
 _NAMESPACE = uuid.UUID("6f1c3c1e-5b7a-4c61-9b1e-7a1b0c2d3e4f")
 """uuid5 namespace of conversation ids trajkit derives for shapes that carry none."""
+
+
+def digest(data: bytes) -> str:
+    """Fingerprint of a conversation's source bytes."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def derived_id(*parts: str) -> str:
@@ -58,10 +65,6 @@ class ShapeRef:
     """Which conversation inside it: an `instance_id`, a line number, an archive folder."""
     line: int | None = None
     """1-based line of a JSONL record."""
-    data: bytes | None = field(default=None, repr=False, compare=False)
-    """The record's bytes when already read (a JSONL line), so a worker need not read again."""
-    container: str = ""
-    """For V0 input (`shape == "v0"`): the `trajkit.migrate` container that reads it."""
     span: tuple[int, int] | None = None
     """`(offset, length)` of a JSONL record in `file`: the worker that opens the conversation
     reads those bytes itself, so a listing of a 2 GB `output.jsonl` carries no record bytes
@@ -69,9 +72,7 @@ class ShapeRef:
 
     @property
     def label(self) -> str:
-        """`file#key`, or `file`: the conversation's address in messages and rows."""
-        if self.shape == "v0":  # as `trajkit migrate` names V0 inputs
-            return self.file if self.line is None else f"{self.file}:{self.line}"
+        """`file#key`, or `file`: the conversation's address, which every command accepts."""
         return f"{self.file}#{self.key}" if self.key else self.file
 
     @property
@@ -125,6 +126,8 @@ class MemoryConversation(StoredConversation):
         event_pointer: how an event is addressed below `label` (`/history/{i}`).
         pointers: each event's address below `label`, when not given by `event_pointer`.
         fingerprint: a digest of the source bytes (incremental export).
+        origin: where the events came from (`v1`, or `v0 <container>` when migrated).
+        record: the evaluation record the conversation came from (without its history).
     """
 
     def __init__(
@@ -138,6 +141,8 @@ class MemoryConversation(StoredConversation):
         event_pointer: str = "/{i}",
         pointers: Sequence[str] | None = None,
         fingerprint: str = "",
+        origin: str = "v1",
+        record: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(Path(label))
         self.label = label
@@ -152,6 +157,8 @@ class MemoryConversation(StoredConversation):
             else [event_pointer.format(i=i) for i in range(len(self._events))]
         )
         self.fingerprint = fingerprint
+        self.origin = origin
+        self.record = record
 
     def __repr__(self) -> str:
         return f"MemoryConversation({self.label!r})"

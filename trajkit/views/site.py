@@ -15,17 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from trajkit.errors import TrajkitError
-from trajkit.shapes.memory import ShapeRef
 from trajkit.store import atomic_write
 from trajkit.store.atomic import make_folder
-from trajkit.store.location import is_location
 from trajkit.views.catalog import source_key, source_row
 from trajkit.views.html import conversation_to_html
 from trajkit.views.index_page import index_to_html, static_row
-from trajkit.views.load import LoadedConversation, load_conversation, migrated_to_loaded
+from trajkit.views.load import load_conversation
 from trajkit.views.summary import Skipped, iter_sources
 
-__all__ = ["SiteReport", "load_source", "write_site"]
+__all__ = ["SiteReport", "write_site"]
 
 
 @dataclass
@@ -34,15 +32,6 @@ class SiteReport:
 
     pages: int = 0
     problems: list[str] = field(default_factory=list)
-
-
-def load_source(source: Any) -> LoadedConversation:
-    """A V1 folder or a V0 input (migrated in memory) loaded for viewing."""
-    if is_location(source) or isinstance(source, ShapeRef):  # ShapeRef: trajkit.shapes
-        return load_conversation(source)
-    from trajkit.migrate import v0_to_v1
-
-    return migrated_to_loaded(Path(source.path), v0_to_v1(source.load()), source.container)
 
 
 def write_site(paths: Iterable[str | os.PathLike[str]], out: Path) -> SiteReport:
@@ -56,7 +45,7 @@ def write_site(paths: Iterable[str | os.PathLike[str]], out: Path) -> SiteReport
             continue
         try:
             row = source_row(source)
-            loaded = load_source(source)
+            loaded = load_conversation(source)
         except TrajkitError as exc:
             report.problems.append(str(exc))
             continue
