@@ -13,16 +13,9 @@ from trajkit.migrate.run import (
     write_conversation,
 )
 from trajkit.shapes import SkippedInput
-from trajkit.shapes.v0 import (
-    REPORT_FILE,
-    SIDECAR_FILE,
-    V1_TOOL_NAMES,
-    MigratedConversation,
-    MigrationReport,
-    ToolNames,
-    V0Source,
-    v0_to_v1,
-)
+from trajkit.shapes.v0 import V0Source
+from trajkit.shapes.v0.mapping import V1_TOOL_NAMES, MigratedConversation, ToolNames, v0_to_v1
+from trajkit.shapes.v0.report import REPORT_FILE, SIDECAR_FILE, MigrationReport
 
 __all__ = [
     "REPORT_FILE",

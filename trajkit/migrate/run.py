@@ -41,15 +41,10 @@ from typing import TYPE_CHECKING, Any
 
 from trajkit.errors import InputError, OutputError, OutputExists, TrajkitError
 from trajkit.shapes import ShapeRef, SkippedInput, resolve_inputs
-from trajkit.shapes.v0 import (
-    REPORT_FILE,
-    SIDECAR_FILE,
-    V0_KINDS,
-    MigratedConversation,
-    MigrationReport,
-    ToolNames,
-)
+from trajkit.shapes.v0 import V0_KINDS
+from trajkit.shapes.v0.mapping import MigratedConversation, ToolNames
 from trajkit.shapes.v0.reader import read_v0
+from trajkit.shapes.v0.report import REPORT_FILE, SIDECAR_FILE, MigrationReport
 from trajkit.store.atomic import make_folder, staged_folder, write_new_file
 from trajkit.store.guard import refuse_output_inside
 

@@ -52,7 +52,6 @@ from trajkit.shapes.v0.containers import (
     takes_jsonl,
     takes_session,
 )
-from trajkit.shapes.v0.reader import open_v0
 from trajkit.store.layout import EVENT_NAME_RE, EVENTS_DIR, is_conversation_folder
 
 __all__ = [
@@ -344,6 +343,12 @@ def _open_bare(ref: ShapeRef) -> BareFolderConversation:
     return BareFolderConversation(Path(ref.file))
 
 
+def _open_v0(ref: ShapeRef) -> MemoryConversation:
+    from trajkit.shapes.v0.reader import open_v0  # lazy: the mapping loads the event model
+
+    return open_v0(ref)
+
+
 def _open_archive(ref: ShapeRef) -> MemoryConversation:
     from trajkit.shapes.archive import open_archive_conversation
 
@@ -363,9 +368,9 @@ SHAPES: dict[str, Shape] = {
     "state-doc": Shape(_takes_state_doc, _one("state-doc"), _open_state_doc),
     "bare-events": Shape(_takes_bare, _one("bare-events"), _open_bare),
     "archive": Shape(_takes_archive, _archive_refs, _open_archive),
-    "v0-session": Shape(takes_session, _one("v0-session"), open_v0),
-    "v0-jsonl": Shape(takes_jsonl, partial(iter_records, shape="v0-jsonl"), open_v0),
-    "v0-json": Shape(takes_json, _one("v0-json"), open_v0),
+    "v0-session": Shape(takes_session, _one("v0-session"), _open_v0),
+    "v0-jsonl": Shape(takes_jsonl, partial(iter_records, shape="v0-jsonl"), _open_v0),
+    "v0-json": Shape(takes_json, _one("v0-json"), _open_v0),
 }
 """Registry, in the order detection tries it."""
 

@@ -30,6 +30,7 @@ The policy is the only thing commands choose:
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -143,8 +144,8 @@ class _Walk:
             return
         try:
             is_dir, is_file = path.is_dir(), path.is_file()
-        except OSError as exc:  # ELOOP on some platforms
-            yield SkippedInput(os.fspath(path), "", (exc.strerror or str(exc)).lower())
+        except OSError:  # ELOOP on some platforms
+            yield SkippedInput(os.fspath(path), "", _broken(path))
             return
         if is_dir:
             if path.name == EVENTS_DIR and is_conversation(path.parent):
@@ -276,6 +277,8 @@ def _broken(path: Path) -> str:
                 if path.is_symlink()
                 else ("no such file or folder")
             )
+        if exc.errno == errno.ELOOP:
+            return "symlink loop: the path cannot be resolved"
         return (exc.strerror or str(exc)).lower()
     return "not a file or folder"
 

@@ -31,7 +31,7 @@ class Target:
 
     path: Path
     what: str
-    """`conversation`, `shape`, `file`, `broken` (a PATH as typed) or `skipped` (found below)."""
+    """`conversation`, `shape`, `file`, `broken` (an error) or `skipped` (a warning)."""
     reason: str = ""
 
 
@@ -83,21 +83,31 @@ def iter_targets(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Target]:
 
     A conversation folder or a shape's conversation is a target, a file named alone is one
     (`validate_file`); V0 input is named, not read (it is not V1: `trajkit migrate` writes V1
-    from it). What is not read is a problem naming it: an error for a PATH as typed (missing,
-    a broken link, nothing inside: one rule for every command; the other paths are still
-    checked), a warning for a part found below a folder.
+    from it). What is not read is a problem naming it: a warning for a part of a folder that
+    holds conversations too, an error for a PATH with nothing to check (missing, a broken
+    link, nothing inside, V0 only: one rule for every command; the other paths are still
+    checked).
     """
     for raw in paths:
+        held: list[SkippedInput] | None = []  # skipped parts, until a conversation shows
         for item in resolve_inputs([raw], v0="skip", note=_V0_NOTE, files=True):
             if isinstance(item, SkippedInput):
-                what = "broken" if item.path == os.fspath(raw) else "skipped"
-                yield Target(Path(item.path), what, item.message)
-            elif isinstance(item, ShapeRef):
+                if held is None:
+                    yield Target(Path(item.path), "skipped", item.message)
+                else:
+                    held.append(item)
+                continue
+            for skipped in held or ():
+                yield Target(Path(skipped.path), "skipped", skipped.message)
+            held = None
+            if isinstance(item, ShapeRef):
                 yield Target(item, "shape")  # type: ignore[arg-type]
             elif os.fspath(item) == os.fspath(raw) and item.is_file():
                 yield Target(item, "file")  # type: ignore[arg-type]
             else:
                 yield Target(item, "conversation")  # type: ignore[arg-type]
+        for skipped in held or ():  # nothing to check under this PATH: each is an error
+            yield Target(Path(skipped.path), "broken", skipped.message)
 
 
 _V0_NOTE = "`trajkit migrate PATH -o OUT` writes V1 folders to validate"

@@ -8,24 +8,11 @@
   `payloads`, `recall`: per-type payloads and the recall text; `state`: the base state;
   `report`: the loss report (`migration_report.json`) and the sidecar V1 cannot hold.
 - `reader`: `read_v0` (what `trajkit migrate` writes) and `open_v0` (the same in memory).
+
+The face is the registry's part only (`containers`): the mapping loads the event model, which
+`ls` and `serve` do not need until a V0 trajectory is opened.
 """
 
 from trajkit.shapes.v0.containers import V0_KINDS, V0Source, load_v0
-from trajkit.shapes.v0.mapping import V1_TOOL_NAMES, MigratedConversation, ToolNames, v0_to_v1
-from trajkit.shapes.v0.reader import open_v0, read_v0
-from trajkit.shapes.v0.report import REPORT_FILE, SIDECAR_FILE, MigrationReport
 
-__all__ = [
-    "REPORT_FILE",
-    "SIDECAR_FILE",
-    "V0_KINDS",
-    "V1_TOOL_NAMES",
-    "MigratedConversation",
-    "MigrationReport",
-    "ToolNames",
-    "V0Source",
-    "load_v0",
-    "open_v0",
-    "read_v0",
-    "v0_to_v1",
-]
+__all__ = ["V0_KINDS", "V0Source", "load_v0"]

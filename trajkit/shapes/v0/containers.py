@@ -59,8 +59,9 @@ _LINE_CHUNK = 16 * 2**20
 _EVENT_FILE_RE = re.compile(r"^(\d+)\.json$")
 _SID_RE = re.compile(r"^[0-9a-fA-F]{32}$")
 _INSTANCE_RE = re.compile(rb'"instance_id"\s*:\s*(?:"((?:[^"\\]|\\.){1,200})"|(-?\d{1,30})\b)')
-_V0_KEYS = (b'"action"', b'"observation"', b'"history"', b'"trajectory"')
-"""A V0 JSON file names one of these near its start (events, eval record, REST answer)."""
+_V0_SNIFF = re.compile(rb'"(?:action|observation)"\s*:\s*"|"(?:history|trajectory)"\s*:\s*\[')
+"""What a V0 JSON file has near its start: an event's `"action": "run"` (a V1 event's `action`
+is an object), an eval record's `history` list, the REST answer's `trajectory` list."""
 
 V0_KINDS = {
     "v0-session": "an OpenHands V0 session folder",
@@ -380,7 +381,7 @@ def takes_json(path: Path) -> bool:
     if not path.is_file():
         return False
     head = _head(path)
-    return head.lstrip()[:1] in (b"[", b"{") and any(k in head for k in _V0_KEYS)
+    return head.lstrip()[:1] in (b"[", b"{") and _V0_SNIFF.search(head) is not None
 
 
 def _load_json(path: Path) -> V0Source:
