@@ -43,7 +43,13 @@ from trajkit.errors import InputError
 from trajkit.shapes.detect import ARCHIVE_SUFFIXES, SHAPES, is_v1_event, shape_at, shape_of
 from trajkit.shapes.memory import ShapeRef
 from trajkit.shapes.v0.containers import V0_KINDS
-from trajkit.store.layout import AGENT_SERVER_DIR, EVENTS_DIR, find_conversations
+from trajkit.store.layout import (
+    AGENT_SERVER_DIR,
+    BASE_STATE,
+    EVENT_NAME_RE,
+    EVENTS_DIR,
+    find_conversations,
+)
 from trajkit.store.location import (
     Location,
     as_location,
@@ -169,7 +175,8 @@ class _Walk:
         elif location.name == EVENTS_DIR and is_conversation(location.parent):
             yield location.parent
         elif location.is_file():
-            yield location if self.files else SkippedInput(os.fspath(location), "", _A_FILE)
+            reason = _single_v1_file(location) or _A_FILE
+            yield location if self.files else SkippedInput(os.fspath(location), "", reason)
         else:
             listed = False
             for folder in find_conversations([location]):
@@ -252,18 +259,25 @@ _NOT_READ = "holds no conversation (neither V1 events nor a V0 trajectory); not 
 _A_FILE = "expected a conversation folder (<uuid hex>/) or a file trajkit reads, got a file"
 
 
-def _single_v1_file(path: Path) -> str | None:
+def _single_v1_file(path: Location) -> str | None:
     """Why a lone V1 event file or `base_state.json` is not a conversation (None otherwise)."""
+    event = "one V1 event file, not a conversation; pass the conversation folder holding it"
+    state = "a base state alone, not a conversation; pass the conversation folder holding it"
+    if path.name == BASE_STATE:
+        return state
+    if EVENT_NAME_RE.match(path.name):
+        return event
+    if is_remote(path):
+        return None
     try:
         with path.open("rb") as fh:
-            head = fh.read(256 * 1024)
-        value = orjson.loads(head)
+            value = orjson.loads(fh.read(256 * 1024))
     except (OSError, orjson.JSONDecodeError):
         return None
     if is_v1_event(value):
-        return "one V1 event file, not a conversation; pass the conversation folder holding it"
+        return event
     if isinstance(value, dict) and isinstance(value.get("agent"), dict) and "id" in value:
-        return "a base state alone, not a conversation; pass the conversation folder holding it"
+        return state
     return None
 
 
