@@ -30,13 +30,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import orjson
 
 from trajkit.errors import InputError
+from trajkit.shapes._files import open_input
+from trajkit.shapes.archive import archive_refs, open_archive_conversation
 from trajkit.shapes.eval_output import eval_record_conversation
 from trajkit.shapes.memory import (
+    OPENERS,
     BareFolderConversation,
     MemoryConversation,
     ShapeRef,
@@ -56,7 +59,6 @@ from trajkit.store.layout import EVENT_NAME_RE, EVENTS_DIR, is_conversation_fold
 
 __all__ = [
     "SHAPES",
-    "open_input",
     "open_shape",
     "shape_at",
     "shape_of",
@@ -80,22 +82,6 @@ class Shape:
 
 
 # -- sniffing ------------------------------------------------------------------------------
-
-
-def open_input(path: str | os.PathLike[str]) -> BinaryIO:
-    """`path` opened for reading through the store's guard (`open_regular`).
-
-    Every shape reader opens files through this: a FIFO, device or socket is refused before a
-    byte is read (it never blocks the command), as for the files of a conversation folder.
-    Raises `InputError` naming the path.
-    """
-    from trajkit.store.guard import open_regular
-
-    try:
-        fd, _ = open_regular(path)
-    except OSError as exc:
-        raise InputError(path, "", (exc.strerror or str(exc)).lower()) from None
-    return os.fdopen(fd, "rb")
 
 
 def _head(path: Path) -> bytes:
@@ -349,30 +335,19 @@ def _open_v0(ref: ShapeRef) -> MemoryConversation:
     return open_v0(ref)
 
 
-def _open_archive(ref: ShapeRef) -> MemoryConversation:
-    from trajkit.shapes.archive import open_archive_conversation
-
-    return open_archive_conversation(ref)
-
-
-def _archive_refs(path: Path) -> Iterator[ShapeRef]:
-    from trajkit.shapes.archive import archive_refs
-
-    yield from archive_refs(path)
-
-
 SHAPES: dict[str, Shape] = {
     "eval-v1": Shape(_takes_eval, partial(iter_records, shape="eval-v1"), _open_eval),
     "events-jsonl": Shape(_takes_events_jsonl, _one("events-jsonl"), _open_events_jsonl),
     "events-json": Shape(_takes_events_json, _one("events-json"), _open_events_json),
     "state-doc": Shape(_takes_state_doc, _one("state-doc"), _open_state_doc),
     "bare-events": Shape(_takes_bare, _one("bare-events"), _open_bare),
-    "archive": Shape(_takes_archive, _archive_refs, _open_archive),
+    "archive": Shape(_takes_archive, archive_refs, open_archive_conversation),
     "v0-session": Shape(takes_session, _one("v0-session"), _open_v0),
     "v0-jsonl": Shape(takes_jsonl, partial(iter_records, shape="v0-jsonl"), _open_v0),
     "v0-json": Shape(takes_json, _one("v0-json"), _open_v0),
 }
 """Registry, in the order detection tries it."""
+OPENERS.update({name: shape.open for name, shape in SHAPES.items()})  # ShapeRef.open_conversation
 
 
 def shape_of(path: Path) -> str | None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,6 +53,12 @@ def derived_id(*parts: str) -> str:
     return str(uuid.uuid5(_NAMESPACE, "\x00".join(parts)))
 
 
+OPENERS: dict[str, Callable[[ShapeRef], StoredConversation]] = {}
+"""Each shape's opener, by registry name: filled by `trajkit.shapes.detect` (which the package
+imports first, so also in a worker that unpickles a `ShapeRef`). Kept here, not imported from
+the registry, so that the shapes' modules import this one and not the other way round."""
+
+
 @dataclass(frozen=True)
 class ShapeRef:
     """One conversation held by a file or folder that is not a V1 conversation folder."""
@@ -85,9 +91,7 @@ class ShapeRef:
 
     def open_conversation(self) -> StoredConversation:
         """The conversation (`trajkit.store.open_conversation` calls this for a `ShapeRef`)."""
-        from trajkit.shapes.detect import open_shape
-
-        return open_shape(self)
+        return OPENERS[self.shape](self)
 
     def __fspath__(self) -> str:
         return self.label

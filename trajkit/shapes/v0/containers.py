@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from trajkit.errors import InputError
+from trajkit.shapes._files import open_input
 from trajkit.shapes.memory import ShapeRef
 from trajkit.shapes.v0.history import looks_like_history
 from trajkit.store.guard import open_regular, outside_error
@@ -104,11 +105,10 @@ def load_v0(ref: ShapeRef) -> V0Source:
 
 def _head(path: Path) -> bytes:
     try:
-        fd, _ = open_regular(path)  # a FIFO or device is refused, never waited on
-    except OSError:
+        with open_input(path) as fh:
+            return fh.read(_SNIFF_BYTES)
+    except InputError:
         return b""
-    with os.fdopen(fd, "rb") as fh:
-        return fh.read(_SNIFF_BYTES)
 
 
 # -- session folder ------------------------------------------------------------------------
@@ -195,7 +195,7 @@ def takes_jsonl(path: Path) -> bool:
         except ValueError:
             return False
     try:
-        with _open(path) as fh:
+        with open_input(path) as fh:
             for _, line, _size in iter_lines(fh, MAX_V0_BYTES):
                 if line is None or line.strip():
                     return line is None or b'"history"' in line
@@ -213,7 +213,7 @@ def iter_records(path: Path, shape: str) -> Iterator[ShapeRef]:
     """
     offset = 0
     seen: set[str] = set()
-    with _open(path) as fh:
+    with open_input(path) as fh:
         for number, line, size in iter_lines(fh, MAX_V0_BYTES):
             start, offset = offset, offset + size
             if line is not None and not line.strip():
@@ -243,20 +243,12 @@ def read_record(ref: ShapeRef) -> bytes:
     offset, length = ref.span
     if length > MAX_V0_BYTES:
         raise InputError(ref.label, "", _too_big("record", length, "one record"))
-    with _open(Path(ref.file)) as fh:
+    with open_input(Path(ref.file)) as fh:
         fh.seek(offset)
         data = fh.read(length)
     if len(data) != length or not data.strip():
         raise InputError(ref.label, "", "the file changed while it was read; run the command again")
     return data
-
-
-def _open(path: Path) -> BinaryIO:
-    try:
-        fd, _ = open_regular(path)
-    except OSError as exc:
-        raise InputError(path, "", (exc.strerror or str(exc)).lower()) from None
-    return os.fdopen(fd, "rb")
 
 
 def iter_lines(fh: BinaryIO, limit: int) -> Iterator[tuple[int, bytes | None, int]]:
