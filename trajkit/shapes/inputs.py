@@ -137,6 +137,9 @@ class _Walk:
 
     def named(self, raw: str | os.PathLike[str], path: Path) -> Iterator[Input | SkippedInput]:
         """One PATH as typed: a `#key` address, a file, a folder, or what is wrong with it."""
+        if path.is_dir() and is_conversation(path):  # the common case first, nothing sniffed
+            yield path
+            return
         try:
             found = shape_at(raw)  # file.jsonl#key, and the refusal of FIFOs and devices
         except InputError as exc:

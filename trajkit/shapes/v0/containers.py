@@ -35,7 +35,7 @@ from trajkit.shapes._files import open_input
 from trajkit.shapes.memory import ShapeRef
 from trajkit.shapes.v0.history import looks_like_history
 from trajkit.store.guard import open_regular, outside_error
-from trajkit.store.layout import link_outside
+from trajkit.store.layout import is_conversation_folder, link_outside
 
 __all__ = [
     "MAX_V0_BYTES",
@@ -115,9 +115,10 @@ def _head(path: Path) -> bytes:
 
 
 def takes_session(path: Path) -> bool:
-    """A folder whose `events/` holds numbered event files (`0.json`, `1.json`, ...)."""
+    """A folder whose `events/` holds numbered event files (`0.json`, `1.json`, ...), and that
+    the store does not take for a V1 conversation (`base_state.json`, V1 event names)."""
     events = path / "events"
-    if not path.is_dir() or not events.is_dir():
+    if not path.is_dir() or not events.is_dir() or is_conversation_folder(path):
         return False
     return any(_EVENT_FILE_RE.match(p.name) for p in events.iterdir())
 
