@@ -1,4 +1,4 @@
-"""Ctrl-C: a real SIGINT to a real `trajkit export` / `trajkit migrate` process.
+"""Ctrl-C: a real SIGINT to a real `trajkit export` / `trajkit migrate` / `trajkit view` process.
 
 The signal goes to the command's process group, as a terminal's Ctrl-C does (the workers get
 it too), or to the parent alone (the parent must then stop the workers itself). Checked: the
@@ -62,13 +62,22 @@ def _start(*args: str) -> subprocess.Popen[str]:
     )
 
 
-def _interrupt_when(proc: subprocess.Popen[str], ready: Path, pattern: str, *, group: bool) -> None:
+def _interrupt_when(
+    proc: subprocess.Popen[str],
+    ready: Path,
+    pattern: str,
+    *,
+    group: bool,
+    count: int = 1,
+    settle: float = 0.5,
+) -> None:
+    """SIGINT once `count` files match `pattern` in `ready`, then `settle` seconds more."""
     deadline = time.monotonic() + HANG_SECONDS
-    while not list(ready.glob(pattern)):
+    while len(list(ready.glob(pattern))) < count:
         assert proc.poll() is None, proc.communicate()
         assert time.monotonic() < deadline, "the command never started writing"
-        time.sleep(0.05)
-    time.sleep(0.5)  # work is in flight in both workers
+        time.sleep(0.02)
+    time.sleep(settle)  # with workers: work is in flight in both
     if group:
         os.killpg(proc.pid, signal.SIGINT)
     else:
@@ -160,3 +169,41 @@ def test_ctrl_c_during_migrate_then_rerun_finishes_the_job(tmp_path: Path) -> No
         timeout=HANG_SECONDS, check=False,
     )  # fmt: skip
     assert valid.stdout.splitlines()[-1].startswith("valid"), valid.stdout[-2000:]
+
+
+def _index_keys(site: Path) -> list[str]:
+    index = (site / "index.html").read_text()
+    data = json.loads(index.split('id="trajkit-index">', 1)[1].split("</script>", 1)[0])
+    return sorted(row["key"] for row in data["rows"])
+
+
+@pytest.mark.timeout(4 * HANG_SECONDS)
+def test_ctrl_c_during_a_site_publishes_the_pages_written_and_a_rerun_continues(
+    corpus: Path, tmp_path: Path
+) -> None:
+    """`view BIG -o site/`: stopped, the site lists every page on disk; run again, it goes on."""
+    site = tmp_path / "site"
+    proc = _start("view", str(corpus), "-o", str(site))
+    # The pages are written one after the other in this process: once the second is on disk,
+    # the first is listed, so at least one page is kept, whatever the machine's load.
+    _interrupt_when(proc, site / "c", "*.html", group=True, count=2, settle=0)
+    _, err = proc.communicate(timeout=HANG_SECONDS)
+    assert proc.returncode == 130, err
+    assert err.splitlines()[0] == "stopping the site...", err
+    assert "Traceback" not in err and "run the same command again to continue" in err
+    pages = sorted(p.stem for p in (site / "c").glob("*.html"))
+    assert _index_keys(site) == pages  # every page on disk is listed, and only those
+    assert 2 <= len(pages) < N_CONVERSATIONS
+    written = {p: (site / "c" / f"{p}.html").stat().st_mtime_ns for p in pages}
+
+    again = subprocess.run(
+        [sys.executable, "-m", "trajkit", "view", str(corpus), "-o", str(site), "--json"],
+        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(fx.REPO)},
+        timeout=HANG_SECONDS, check=False,
+    )  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    report = json.loads(again.stdout)
+    assert (report["unchanged"], report["pages"]) == (len(pages), N_CONVERSATIONS - len(pages))
+    assert len(_index_keys(site)) == N_CONVERSATIONS
+    assert sorted(p.stem for p in (site / "c").glob("*.html")) == _index_keys(site)
+    assert {p: (site / "c" / f"{p}.html").stat().st_mtime_ns for p in written} == written
