@@ -11,7 +11,8 @@ index row and its problems. It is written first (so even a killed run leaves a f
 run recognises), and again at the end or on Ctrl-C, before `index.html`; pages the manifest no
 longer lists are deleted last. Every page is written whole (`store.atomic_write`), so at any
 instant the index lists pages that are all there. A run into a folder holding a site continues
-it: a page whose conversation is unchanged is kept, the others are written; pages of
+it: a page whose conversation is unchanged is kept, the others are written (a conversation in
+object storage has no cheap fingerprint, so its page is always written again); pages of
 conversations no longer given are removed. Ctrl-C keeps what was written (`SiteInterrupted`),
 with an index listing it; if nothing was written into a new folder, nothing is left.
 
@@ -36,7 +37,7 @@ from trajkit.errors import InputError, OutputExists, TrajkitError
 from trajkit.shapes.memory import ShapeRef
 from trajkit.store import atomic_write
 from trajkit.store.atomic import make_folder
-from trajkit.store.location import is_location
+from trajkit.store.location import is_location, is_remote
 from trajkit.views.catalog import source_fingerprint, source_key, source_row
 from trajkit.views.html import conversation_to_html
 from trajkit.views.index_page import index_to_html, static_row
@@ -156,7 +157,7 @@ class _Site:
         """Keep or write the page of one conversation."""
         key = source_key(source)
         fingerprint = source_fingerprint(source)
-        entry = self.earlier.get(key)
+        entry = None if is_remote(source) else self.earlier.get(key)  # no fingerprint: rewrite
         page = self.out / "c" / f"{key}.html"
         if entry is None or entry["fingerprint"] != fingerprint or not page.is_file():
             try:
