@@ -104,7 +104,9 @@ def write_site(
             else:
                 site.add(source, report)
     except KeyboardInterrupt:
-        with contextlib.suppress(KeyboardInterrupt):  # a second Ctrl-C waits for the index
+        # The CLI ignores a second Ctrl-C while this runs; a library caller's second one stops
+        # it, and the manifest (written first) still lets a re-run continue.
+        with contextlib.suppress(KeyboardInterrupt):
             report.problems.extend(site.duplicates())
             site.publish(complete=False)
         raise SiteInterrupted(report) from None
