@@ -136,3 +136,28 @@ def test_the_manifest_lists_what_the_index_lists(corpus: list[Path], tmp_path: P
     assert (
         sorted(manifest["pages"]) == _pages(out) == sorted(str(r["key"]) for r in _index_rows(out))
     )
+
+
+def test_pages_of_another_trajkit_version_are_written_again(
+    corpus: list[Path], tmp_path: Path
+) -> None:
+    out = tmp_path / "site"
+    write_site(corpus, out)
+    manifest = json.loads((out / SITE_MANIFEST).read_text())
+    (out / SITE_MANIFEST).write_text(json.dumps({**manifest, "trajkit": "0.0.1"}))
+    report = write_site(corpus, out)
+    assert (report.pages, report.unchanged) == (3, 0)
+
+
+def test_a_damaged_manifest_is_an_error_naming_it(corpus: list[Path], tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    write_site(corpus, out)
+    (out / SITE_MANIFEST).write_text("{not json")
+    result = CliRunner().invoke(main, ["view", str(tmp_path / "corpus"), "-o", str(out)])
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"Error: {out / SITE_MANIFEST}: not a trajkit site manifest")
+    assert result.stderr.rstrip().endswith("pass --overwrite to start over")
+    forced = CliRunner().invoke(
+        main, ["view", str(tmp_path / "corpus"), "-o", str(out), "--overwrite"]
+    )
+    assert forced.exit_code == 0 and len(_pages(out)) == 3
