@@ -224,7 +224,11 @@ def _empty(loaded: Any) -> list[str]:
     help="HTML file to write (default: <conversation folder name>.html); for a folder of many "
     "conversations, the site folder (default: <folder name>-site/).",
 )
-@click.option("--overwrite", is_flag=True, help="Replace the output if it exists.")
+@click.option(
+    "--overwrite",
+    is_flag=True,
+    help="Replace the output if it exists (a site is otherwise continued: unchanged pages kept).",
+)
 @filter_options
 @json_option("Print what was written as one JSON document (trajkit.view/1).")
 def view_command(
