@@ -2,8 +2,8 @@
 
 Flow: lock and check OUT_DIR (before any work) -> expand PATH… lazily (`resolve_inputs`: every
 shape; V0 input too with `from_v0`) -> chunks of conversations, each with a shard number ->
-`chunks.write_chunk` on an engine (default: this machine's worker processes through `trajkit.corpus.map_conversations`,
-ordered, a bounded window of chunks in flight), which builds rows with the pure
+`chunks.write_chunk` on an engine (default: this machine's worker processes through
+`trajkit.corpus.map_conversations`, ordered, a bounded window of chunks in flight), which builds rows with the pure
 `rows.conversation_rows` and writes them into its own shards, row group by row group -> this
 process folds the per-conversation summaries into the manifest -> at the end, rows of
 conversations that changed since the last export (or were exported twice) are removed from
