@@ -96,6 +96,10 @@ def test_every_command_reads_a_mixed_tree_whole(mixed: Path, tmp_path: Path) -> 
         assert f"{mixed / name}: an OpenHands V0" in err and "pass --from-v0" in err, err
     code, out, err = _run("export", mixed, "-o", tmp_path / "ds2", "--from-v0")
     assert code == 0 and "exported 7 conversation(s)" in out + err, err
+    from trajkit.serve.catalog import Catalog  # serve's index: the same 7 rows, no problem
+
+    catalog = Catalog([str(mixed)], tmp_path / "cache.sqlite3")
+    assert catalog.scan() == 7 and catalog.problems == []
     # validate checks V1 and names the V0 part (a warning: the V1 conversations were checked)
     code, out, err = _run("validate", mixed)
     assert code == 0, out + err
@@ -147,3 +151,12 @@ def test_shapes_reads_v0_without_migrate() -> None:
                 else []
             )
             assert not any(n.startswith("trajkit.migrate") for n in names), module
+
+
+@pytest.mark.parametrize("command", ["inspect", "convert", "ls"])
+def test_a_lone_v1_event_file_is_named_for_what_it_is(command: str) -> None:
+    event = next((fx.sdk_conversation("a_text") / "events").glob("event-*.json"))
+    code, out, err = _run(command, event)
+    assert code == 1 and "V0" not in out + err
+    reason = "one V1 event file, not a conversation; pass the conversation folder holding it"
+    assert (out + err).count(str(event)) == 1 and f"{event}: {reason}" in err, err
