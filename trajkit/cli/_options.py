@@ -24,9 +24,15 @@ def paths_argument(*, required: bool = True) -> Callable[[F], F]:
     )
 
     def decorate(f: F) -> F:
-        return storage_option(argument(f))
+        return storage_option(argument(f), last=True)
 
     return decorate
+
+
+def examples(*lines: str) -> str:
+    """A command's epilog: `Examples:` and one command line each, kept as written by click."""
+    body = "\n".join(f"  {line}" for line in lines)
+    return f"\b\nExamples:\n{body}"
 
 
 class _PathOrURL(click.ParamType):  # type: ignore[type-arg]
@@ -66,9 +72,13 @@ def _set_storage_options(
     set_storage_options(options)
 
 
-def storage_option(f: F) -> F:
-    """`--storage-option KEY=VALUE`: fsspec options for `s3://`/`gs://` paths (repeatable)."""
-    return click.option(
+def storage_option(f: F, *, last: bool = False) -> F:
+    """`--storage-option KEY=VALUE`: fsspec options for `s3://`/`gs://` paths (repeatable).
+
+    With `last`, the option is listed after every other one in `--help` (an object-storage knob
+    is not what a reader of the help looks for first); being eager, it still runs first.
+    """
+    decorated = click.option(
         "--storage-option",
         multiple=True,
         metavar="KEY=VALUE",
@@ -77,6 +87,10 @@ def storage_option(f: F) -> F:
         callback=_set_storage_options,
         help="Option for s3:// or gs:// paths, e.g. endpoint_url=http://host:9000 (repeatable).",
     )(f)
+    params = getattr(decorated, "__click_params__", None)
+    if last and params:  # click lists the first-applied decorator last
+        params.insert(0, params.pop())
+    return decorated
 
 
 def json_option(help_text: str = "Print a machine-readable JSON report.") -> Callable[[F], F]:

@@ -20,6 +20,7 @@ import click
 
 from trajkit.cli._options import (
     engine_options,
+    examples,
     filter_options,
     jobs_option,
     json_option,
@@ -39,7 +40,14 @@ if TYPE_CHECKING:
     )
 
 
-@click.command("convert")
+@click.command(
+    "convert",
+    epilog=examples(
+        "trajkit convert runs/abc123                  # one conversation: JSON",
+        "trajkit convert runs/ --to responses -o all.jsonl",
+        "trajkit convert runs/ --status finished --no-reasoning -o sft.jsonl",
+    ),
+)
 @paths_argument()
 @click.option(
     "--to",

@@ -20,6 +20,7 @@ from trajkit.cli import EXIT_INTERRUPTED
 from trajkit.cli._options import (
     PATH_OR_URL,
     engine_options,
+    examples,
     filter_options,
     jobs_alias,
     jobs_option,
@@ -44,7 +45,14 @@ def _lean_arrow_pool() -> None:
         os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "jemalloc")
 
 
-@click.command("export")
+@click.command(
+    "export",
+    epilog=examples(
+        "trajkit export runs/ -o dataset/",
+        "trajkit export runs/ -o dataset/ --status finished --since 2026-01-01",
+        "trajkit export old/ --from-v0 -o dataset/",
+    ),
+)
 @paths_argument()
 @click.option("-o", "--output", "out_dir", type=PATH_OR_URL, required=True, metavar="OUT_DIR",
               help="Dataset folder: empty, new, or an earlier export to update.")  # fmt: skip

@@ -8,13 +8,20 @@ from typing import TYPE_CHECKING
 import click
 
 from trajkit.cli import EXIT_INTERRUPTED
-from trajkit.cli._options import jobs_option, json_option
+from trajkit.cli._options import examples, jobs_option, json_option
 
 if TYPE_CHECKING:
     from trajkit.migrate import Migrated
 
 
-@click.command("migrate")
+@click.command(
+    "migrate",
+    epilog=examples(
+        "trajkit migrate trajectory.json -o runs/",
+        "trajkit migrate output.jsonl sessions/ -o runs/ --tool-names v1",
+        "trajkit migrate old/ -o runs/ --json > migrated.json",
+    ),
+)
 @click.argument(
     "inputs", nargs=-1, required=True, type=click.Path(path_type=Path), metavar="INPUT..."
 )

@@ -6,12 +6,19 @@ from pathlib import Path
 
 import click
 
-from trajkit.cli._options import json_option
+from trajkit.cli._options import examples, json_option
 
 _SHIPPED = "<shipped>"  # --check without DIR
 
 
-@click.command("schema")
+@click.command(
+    "schema",
+    epilog=examples(
+        "trajkit schema event          # the event schema",
+        "trajkit schema --check        # exit 1 if the shipped files are stale",
+        "trajkit schema --write schemas/",
+    ),
+)
 @click.argument("name", required=False, metavar="[NAME]")
 @click.option(
     "--check",

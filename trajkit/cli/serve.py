@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from trajkit.cli._options import jobs_option, paths_argument
+from trajkit.cli._options import examples, jobs_option, paths_argument
 
 
 def _is_loopback(host: str) -> bool:
@@ -23,7 +23,13 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-@click.command("serve")
+@click.command(
+    "serve",
+    epilog=examples(
+        "trajkit serve runs/",
+        "trajkit serve runs/ other/ --port 0      # any free port",
+    ),
+)
 @paths_argument()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option(

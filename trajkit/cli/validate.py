@@ -9,6 +9,7 @@ import click
 
 from trajkit.cli._options import (
     engine_options,
+    examples,
     filter_options,
     jobs_option,
     json_option,
@@ -20,7 +21,14 @@ if TYPE_CHECKING:
     from trajkit.validate import Summary
 
 
-@click.command("validate")
+@click.command(
+    "validate",
+    epilog=examples(
+        "trajkit validate runs/                  # every conversation under runs/",
+        "trajkit validate runs/abc123 --strict   # warnings count as errors",
+        "trajkit validate runs/ --json > report.json",
+    ),
+)
 @paths_argument()
 @click.option(
     "--strict", is_flag=True, help="Treat warnings (unknown kinds, stray files, …) as errors."

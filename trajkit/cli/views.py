@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from trajkit.cli._options import filter_options, jobs_option, json_option, paths_argument
+from trajkit.cli._options import (
+    examples,
+    filter_options,
+    jobs_option,
+    json_option,
+    paths_argument,
+)
 
 if TYPE_CHECKING:
     from trajkit.filters import ConversationFilters
@@ -36,7 +42,14 @@ def _stdout_is_terminal() -> bool:
     return bool(getattr(sys.stdout, "isatty", lambda: False)())
 
 
-@click.command("ls")
+@click.command(
+    "ls",
+    epilog=examples(
+        "trajkit ls runs/",
+        "trajkit ls runs/ --sort cost -r --model claude-sonnet-4",
+        "trajkit ls runs/ --json | jq '.conversations[].id'",
+    ),
+)
 @paths_argument()
 @click.option(
     "--sort",
@@ -101,7 +114,14 @@ def _width() -> int | None:
     return None
 
 
-@click.command("stats")
+@click.command(
+    "stats",
+    epilog=examples(
+        "trajkit stats runs/",
+        "trajkit stats runs/ --status error --table",
+        "trajkit stats runs/ --json > stats.json",
+    ),
+)
 @paths_argument()
 @json_option("Print the summary as JSON (the default when stdout is not a terminal).")
 @click.option("--table", "as_table", is_flag=True, help="Print tables even when not on a terminal.")
@@ -157,8 +177,15 @@ def _table_width() -> int | None:
     return None
 
 
-@click.command("inspect")
-@click.argument("path", type=click.Path(path_type=Path), metavar="DIR")
+@click.command(
+    "inspect",
+    epilog=examples(
+        "trajkit inspect runs/abc123",
+        "trajkit inspect trajectory.json --from 10 --to 20 --full",
+        "trajkit inspect output.jsonl#django__django-11099",
+    ),
+)
+@click.argument("path", type=click.Path(path_type=Path), metavar="FOLDER_OR_FILE")
 @click.option("--full", is_flag=True, help="Show long outputs and tool arguments in full.")
 @click.option(
     "--from", "start", type=click.IntRange(min=0), default=0, help="First event (0-based)."
@@ -178,7 +205,11 @@ def _table_width() -> int | None:
 def inspect_command(
     path: Path, full: bool, start: int, stop: int | None, pager: bool | None, as_json: bool
 ) -> None:
-    """Show one conversation (V1 folder or V0 file) in the terminal."""
+    """Show one conversation in the terminal.
+
+    FOLDER_OR_FILE is a conversation folder, or a file holding one conversation: a V0
+    trajectory, an events array or JSONL, or one record of an evaluation output (FILE#ID).
+    """
     from trajkit.errors import UsageError
     from trajkit.views.load import load_conversation
     from trajkit.views.terminal import page_conversation, print_conversation
@@ -214,7 +245,14 @@ def _empty(loaded: Any) -> list[str]:
     return []
 
 
-@click.command("view")
+@click.command(
+    "view",
+    epilog=examples(
+        "trajkit view runs/abc123                # abc123.html",
+        "trajkit view runs/abc123 -o report.html",
+        "trajkit view runs/ -o site/             # index.html + one page each",
+    ),
+)
 @click.argument("path", type=click.Path(path_type=Path), metavar="PATH")
 @click.option(
     "-o",

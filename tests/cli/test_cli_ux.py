@@ -1,0 +1,89 @@
+"""What a newcomer sees (issue 25, section 2): help, errors, tables, notes, terminal text.
+
+Each test fails on `8bb7cc8`. The ones on `../shared/fixtures-wild` and `../shared/fixtures-v0`
+(public files, never committed) skip with a reason when those folders are absent; paths to them
+are computed inside the tests, never at import.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from tests.support import fixtures as fx
+from tests.support.cli import invoke
+from trajkit.cli import _COMMANDS, _load_command, main
+
+
+def _shared(name: str) -> Path:
+    """`../shared/<name>` beside the checkout (or its worktree parent); skip when absent."""
+    for base in (fx.REPO.parent, fx.REPO.parents[1]):
+        if (base / "shared" / name).is_dir():
+            return base / "shared" / name
+    pytest.skip(f"../shared/{name} is not here (public files, never committed)")
+
+
+def _a_text_copy(tmp_path: Path) -> Path:
+    return Path(shutil.copytree(fx.sdk_conversation("a_text"), tmp_path / "a_text"))
+
+
+# -- help ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(_COMMANDS))
+def test_help_shows_two_or_three_examples(name: str) -> None:
+    result = CliRunner().invoke(main, [name, "--help"])
+    assert result.exit_code == 0, result.output
+    _, _, tail = result.output.partition("\n  Examples:\n")
+    examples = [line.strip() for line in tail.splitlines() if line.strip()]
+    assert 2 <= len(examples) <= 3, result.output
+    assert all(line.startswith(f"trajkit {name} ") for line in examples), examples
+
+
+@pytest.mark.parametrize(
+    "name",
+    sorted(
+        n for n in _COMMANDS if any(p.name == "storage_option" for p in _load_command(n).params)
+    ),
+)
+def test_storage_option_comes_after_the_others(name: str) -> None:
+    options = [p for p in _load_command(name).params if isinstance(p, click.Option)]
+    assert options[-1].name == "storage_option", [o.name for o in options]
+    help_text = CliRunner().invoke(main, [name, "--help"]).output
+    listed = re.findall(r"^  (-\w, )?(--[\w-]+)", help_text, flags=re.M)
+    assert [opt for _, opt in listed][-2:] == ["--storage-option", "--help"], listed
+
+
+def test_inspect_names_its_argument_for_folders_and_files() -> None:
+    usage = CliRunner().invoke(main, ["inspect", "--help"]).output.splitlines()[0]
+    assert usage == "Usage: trajkit inspect [OPTIONS] FOLDER_OR_FILE"
+
+
+# -- terminal -----------------------------------------------------------------------------
+
+
+def test_inspect_shows_crlf_text_as_lines(tmp_path: Path) -> None:
+    conv = _a_text_copy(tmp_path)
+    (event,) = (conv / "events").glob("event-00001-*.json")
+    data = json.loads(event.read_text(encoding="utf-8"))
+    data["llm_message"]["content"][0]["text"] = "first line\r\nsecond line\r\nbare\rcarriage"
+    event.write_text(json.dumps(data), encoding="utf-8")
+    result = invoke("inspect", conv, "--no-pager")
+    assert result.exit_code == 0, result.output
+    assert "first line\\r" not in result.output
+    lines = [line.strip(" │") for line in result.output.splitlines()]
+    assert "first line" in lines and "second line" in lines, result.output
+    assert "bare\\rcarriage" in result.output  # a lone CR would overwrite the line: shown
+
+
+def test_inspect_of_wild_crlf_conversation_has_no_cr_marks() -> None:
+    conv = _shared("fixtures-wild") / "agent-server" / "b2688296b4844863aaede6f60a88b9da"
+    result = invoke("inspect", conv, "--no-pager", "--to", "2")
+    assert result.exit_code == 0, result.output
+    assert "\\r" not in result.stdout
