@@ -76,7 +76,7 @@ def test_export_with_nothing_exported_leaves_no_dataset_folder(tmp_path: Path) -
     bad = str(fx.BAD_FIXTURES / "truncated_base_state")
     result = CliRunner().invoke(main, ["export", bad, str(tmp_path / "nope"), "-o", str(out)])
     assert result.exit_code == 1
-    assert "exported 0 conversation(s)" in result.stderr
+    assert "nothing exported (0 unchanged, 0 filtered out, 2 skipped)" in result.stderr
     assert not out.exists()
 
 

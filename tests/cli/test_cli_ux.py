@@ -87,3 +87,72 @@ def test_inspect_of_wild_crlf_conversation_has_no_cr_marks() -> None:
     result = invoke("inspect", conv, "--no-pager", "--to", "2")
     assert result.exit_code == 0, result.output
     assert "\\r" not in result.stdout
+
+
+# -- errors -------------------------------------------------------------------------------
+
+
+def test_validate_of_a_missing_path_is_an_error_not_an_invalid_file(tmp_path: Path) -> None:
+    result = invoke("validate", tmp_path / "nope")
+    assert result.exit_code == 1
+    assert result.stdout == ""  # no "INVALID: 1 error ... in 1 file"
+    assert result.stderr == f"Error: {tmp_path / 'nope'}: no such file or folder\n"
+    mixed = invoke("validate", tmp_path / "nope", fx.sdk_conversation("a_text"))
+    assert mixed.exit_code == 1
+    assert mixed.stdout.splitlines()[-1] == (
+        "valid: 1 conversation (3 events); 1 path not checked (above)"
+    )
+
+
+def test_validate_of_the_v0_part_of_the_wild_tree_says_so_on_stderr() -> None:
+    result = invoke("validate", _shared("fixtures-wild") / "v0-eval-paired")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert result.stderr.startswith("Error: ") and "trajkit migrate" in result.stderr
+
+
+def test_export_that_created_nothing_does_not_say_it_exported(tmp_path: Path) -> None:
+    out = tmp_path / "e3"
+    result = invoke("export", tmp_path / "nope", "-o", out)
+    assert result.exit_code == 1
+    assert not out.exists()
+    last = result.stderr.splitlines()[-1]
+    assert "exported 0" not in last
+    assert last == f"nothing exported (0 unchanged, 0 filtered out, 1 skipped); {out} not created"
+
+
+@pytest.mark.parametrize("command", ["convert", "ls", "inspect", "view", "stats", "export"])
+def test_a_v1_event_file_alone_is_named_once_and_not_called_v0(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conv = _a_text_copy(tmp_path)
+    (event,) = (conv / "events").glob("event-00000-*.json")
+    monkeypatch.chdir(tmp_path)
+    rel = event.relative_to(tmp_path)
+    args = [command, rel, *(["-o", "out"] if command in ("export", "view") else [])]
+    result = invoke(*args)
+    assert result.exit_code == 1
+    said = result.stderr
+    assert "one V1 event (SystemPromptEvent), not a whole conversation" in said, said
+    assert f"give its conversation folder, {rel.parent.parent}" in said
+    assert "V0" not in said and "--from-v0" not in said
+    assert said.count(str(rel)) == 1, said
+
+
+@pytest.mark.parametrize("command", ["convert", "export"])
+def test_a_file_that_is_not_json_does_not_suggest_keep_invalid(
+    command: str, tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("not json\n", encoding="utf-8")
+    args = [command, bad, *(["-o", tmp_path / "out"] if command == "export" else [])]
+    result = invoke(*args)
+    assert result.exit_code == 1
+    assert "not valid JSON" in result.stderr
+    assert "--keep-invalid" not in result.stderr
+
+
+def test_a_readable_but_invalid_conversation_still_suggests_keep_invalid() -> None:
+    result = invoke("convert", fx.BAD_FIXTURES / "index_gap")
+    assert result.exit_code == 1
+    assert "(--keep-invalid keeps it)" in result.stderr

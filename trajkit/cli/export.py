@@ -142,12 +142,15 @@ def export_command(
     if as_json:
         _echo_report(report, display_path(out_dir))
     redacted = "secrets not redacted" if no_redact else f"{report.redactions} secret(s) redacted"
-    click.echo(
-        f"exported {report.exported} conversation(s), {report.events} event(s) to "
-        f"{display_path(out_dir)} in {report.seconds:.1f}s; {report.unchanged} unchanged, "
-        f"{report.filtered} filtered out, {len(report.skipped)} skipped; {redacted}",
-        err=True,
-    )
+    counts = f"{report.unchanged} unchanged, {report.filtered} filtered out, {len(report.skipped)} skipped"
+    if storage_folder(out_dir) is None and not Path(out_dir).exists():
+        summary = f"nothing exported ({counts}); {display_path(out_dir)} not created"
+    else:
+        summary = (
+            f"exported {report.exported} conversation(s), {report.events} event(s) to "
+            f"{display_path(out_dir)} in {report.seconds:.1f}s; {counts}; {redacted}"
+        )
+    click.echo(summary, err=True)
     if report.skipped:
         sys.exit(1)
 

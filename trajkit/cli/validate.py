@@ -18,7 +18,7 @@ from trajkit.cli._options import (
 
 if TYPE_CHECKING:
     from trajkit.filters import ConversationFilters
-    from trajkit.validate import Summary
+    from trajkit.validate import ConversationReport, Summary
 
 
 @click.command(
@@ -84,6 +84,7 @@ def validate_command(
 
     summary = Summary()
     problems: list[dict[str, Any]] = []
+    unchecked: list[dict[str, Any]] = []
     with (
         open_engine(engine, workers=jobs, address=address) as runner,
         progress("validating", enabled=not as_json) as bar,
@@ -93,6 +94,12 @@ def validate_command(
         )
         try:
             for report in reports:
+                if _unreadable(report):  # a PATH that does not exist: an error, not a file
+                    for problem in report.problems:
+                        unchecked.append(problem.to_json(display_path(problem.path)))
+                        bar.echo(f"Error: {problem.format(display_path(problem.path))}", err=True)
+                    bar.advance(note=report.path.name)
+                    continue
                 summary.add(report)
                 for problem in report.problems:
                     where = display_path(problem.path)
@@ -104,13 +111,24 @@ def validate_command(
         finally:
             close_iterator(reports)  # `validate | head`: the workers stop now, not at exit
     if as_json:
-        echo_json({"schema": "trajkit.validate/1", **summary.to_json(), "problems": problems})
-    else:
-        click.echo(_summary_line(summary))
-    ctx.exit(0 if summary.valid else 1)
+        counts = {**summary.to_json(), "valid": summary.valid and not unchecked}
+        counts["errors"] = summary.errors + len(unchecked)
+        echo_json({"schema": "trajkit.validate/1", **counts, "problems": unchecked + problems})
+    elif summary.conversations or summary.files or not unchecked:
+        click.echo(_summary_line(summary, len(unchecked)))
+    ctx.exit(0 if summary.valid and not unchecked else 1)
 
 
-def _summary_line(summary: Summary) -> str:
+def _unreadable(report: ConversationReport) -> bool:
+    """A PATH that names nothing to check (missing, a broken link): said on stderr, not counted."""
+    return (
+        not report.is_conversation
+        and all(p.code == "path" for p in report.problems)
+        and bool(report.problems)
+    )
+
+
+def _summary_line(summary: Summary, unchecked: int = 0) -> str:
     checked = []
     if summary.conversations:
         checked.append(_plural(summary.conversations, "conversation"))
@@ -118,6 +136,8 @@ def _summary_line(summary: Summary) -> str:
         checked.append(_plural(summary.files, "file"))
     what = ", ".join(checked) or "nothing"
     scope = f"{what} ({_plural(summary.events, 'event')})"
+    if unchecked:
+        scope += f"; {_plural(unchecked, 'path')} not checked (above)"
     if summary.valid and not summary.warnings:
         return f"valid: {scope}"
     counts = f"{_plural(summary.errors, 'error')}, {_plural(summary.warnings, 'warning')}"

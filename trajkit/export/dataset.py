@@ -453,6 +453,10 @@ def _v0_hint(path: str | os.PathLike[str], message: str) -> str:
         return message
     if first is None or isinstance(first, SkippedInput):
         return message
+    try:
+        first.load()  # a .json file is a V0 candidate until read: say what it really holds
+    except InputError as exc:
+        return str(exc)
     return f"{os.fspath(path)}: holds OpenHands V0 trajectories; pass --from-v0 to export them"
 
 
