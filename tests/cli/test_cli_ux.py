@@ -156,3 +156,90 @@ def test_a_readable_but_invalid_conversation_still_suggests_keep_invalid() -> No
     result = invoke("convert", fx.BAD_FIXTURES / "index_gap")
     assert result.exit_code == 1
     assert "(--keep-invalid keeps it)" in result.stderr
+
+
+# -- tables -------------------------------------------------------------------------------
+
+
+def _row(**kw: object) -> object:
+    from trajkit.views.summary import ConversationRow
+
+    base: dict[str, object] = {
+        "id": "b2688296-b484-4863-aaed-e6f60a88b9da",
+        "path": "p",
+        "first_time": "2025-09-25T11:33:20.1",
+        "last_time": "2025-09-26T11:35:08.2",
+        "status": "finished",
+        "n_events": 218,
+        "model": "litellm_proxy/anthropic/claude-sonnet-4-20250514-with-a-long-suffix",
+        "cost": 1.83,
+        "first_message": "Fix the failing test in the parser module, then run the whole suite",
+    }
+    return ConversationRow(**{**base, **kw})  # type: ignore[arg-type]
+
+
+def test_ls_keeps_the_first_message_at_120_columns_beside_a_long_model() -> None:
+    from trajkit.views.tables import format_rows
+
+    rows = [_row(), _row(model="gpt-4o", cost=None, status=None)]
+    lines = list(format_rows(rows, width=120, header=True))  # type: ignore[arg-type]
+    assert all(len(line) <= 120 for line in lines), lines
+    assert lines[0].endswith("FIRST MESSAGE")
+    for line in lines[1:]:
+        assert "Fix the failing" in line, line
+    assert "litellm_proxy" not in "\n".join(lines)  # the provider route goes first
+
+
+def test_ls_shows_model_names_without_their_provider_route() -> None:
+    from trajkit.views.tables import format_rows, short_model
+
+    assert short_model("litellm_proxy/anthropic/claude-sonnet-4-20250514") == (
+        "claude-sonnet-4-20250514"
+    )
+    assert short_model("gpt-4o") == "gpt-4o" and short_model(None) == "-"
+    (line,) = format_rows([_row(model="openai/gpt-4o")], width=None)  # type: ignore[list-item]
+    assert line.split()[7:9] == ["gpt-4o", "$1.8300"], line
+
+
+def test_ls_marks_every_missing_value_with_one_dash() -> None:
+    from trajkit.views.tables import format_rows
+
+    rows = [
+        _row(first_time=None, last_time=None, status=None, model=None, cost=None),
+        _row(cost=0.0),
+        _row(cost=0.00001),
+    ]
+    lines = list(format_rows(rows, width=None))  # type: ignore[arg-type]
+    assert lines[0].split()[1:7] == ["-", "-", "-", "218", "-", "-"], lines[0]
+    assert lines[1].split()[-1 - len(_row().first_message.split())] == "-"  # type: ignore[attr-defined]
+    assert "<$0.0001" in lines[2]
+    assert not any(mark in "\n".join(lines) for mark in ("$0.0000", " ? ", " 0 "))
+
+
+def test_ls_of_the_wild_tree_at_120_columns() -> None:
+    result = CliRunner().invoke(
+        main, ["ls", "--header", str(_shared("fixtures-wild"))], env={"COLUMNS": "120"}
+    )
+    lines = result.stdout.splitlines()
+    assert lines[0].endswith("FIRST MESSAGE") and len(lines) > 10
+    assert all(len(line) <= 120 for line in lines), lines
+    server = next(line for line in lines if line.startswith("88ca1e54-"))
+    assert "claude-sonnet-4" in server and "I have access to" in server, server
+    assert "$0.0000" not in result.stdout and "litellm_proxy/" not in result.stdout
+
+
+def test_stats_table_marks_unknown_with_a_dash_and_shortens_models() -> None:
+    result = CliRunner().invoke(
+        main, ["stats", "--table", str(_shared("fixtures-wild"))], env={"COLUMNS": "120"}
+    )
+    assert "│ -  " in result.stdout and "unknown" not in result.stdout
+    assert "│ claude-sonnet-4-20250514 │" in result.stdout
+
+
+def test_inspect_marks_missing_usage_with_a_dash(tmp_path: Path) -> None:
+    conv = _a_text_copy(tmp_path)
+    (conv / "base_state.json").unlink()
+    result = invoke("inspect", conv, "--no-pager")
+    header = result.stdout.split("\n\n")[0]
+    assert "?" not in header, header
+    assert "  cost   -" in header.splitlines()
