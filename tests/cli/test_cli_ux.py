@@ -243,3 +243,60 @@ def test_inspect_marks_missing_usage_with_a_dash(tmp_path: Path) -> None:
     header = result.stdout.split("\n\n")[0]
     assert "?" not in header, header
     assert "  cost   -" in header.splitlines()
+
+
+# -- noise --------------------------------------------------------------------------------
+
+_UPGRADED = "older SDK format upgraded in memory"
+
+
+def test_validate_says_each_upgrade_rule_once_with_a_count() -> None:
+    servers = _shared("fixtures-wild") / "agent-server"  # 3 valid conversations, 14 rules
+    result = invoke("validate", servers)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[-1] == "valid with warnings: 0 errors, 40 warnings in 3 conversations (306 events)"
+    upgrades = [line for line in lines if _UPGRADED in line]
+    assert len(upgrades) == 14, lines  # was 40: one per rule per conversation
+    assert len({line.split("openhands-sdk")[0] for line in upgrades}) == 14
+    bash = next(line for line in upgrades if "ExecuteBashAction" in line)
+    assert bash.startswith("warning: ") and bash.endswith(
+        "(154 events in 3 conversations; -v lists each)"
+    ), bash
+    verbose = invoke("validate", "-v", servers).stdout.splitlines()
+    assert sum(_UPGRADED in line for line in verbose) == 40
+    quiet = invoke("validate", "-q", servers)
+    assert quiet.stdout.splitlines() == [lines[-1]] and quiet.exit_code == 0
+
+
+def test_convert_says_migrated_in_memory_once_for_80_records(tmp_path: Path) -> None:
+    v0 = _shared("fixtures-wild") / "v0-eval-paired" / "gorilla_torch_output.jsonl"
+    result = invoke("convert", v0, "-o", tmp_path / "c.jsonl")
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines() == [
+        "warning: OpenHands V0 trajectory (eval-jsonl) migrated in memory "
+        "(80 conversations; -v lists each)",
+        "converted 80 conversation(s), skipped 0",
+    ]
+    verbose = invoke("convert", "-v", v0, "-o", tmp_path / "v.jsonl")
+    assert sum("migrated in memory" in line for line in verbose.stderr.splitlines()) == 80
+    quiet = invoke("convert", "-q", v0, "-o", tmp_path / "q.jsonl")
+    assert quiet.stderr.splitlines() == ["converted 80 conversation(s), skipped 0"]
+
+
+def test_a_warning_seen_once_is_printed_as_before() -> None:
+    early = _shared("fixtures-wild") / "sdk-early" / "test_file_store"
+    lines = invoke("validate", early).stdout.splitlines()
+    assert all(line.startswith(f"{early}: warning: {_UPGRADED}") for line in lines[:-1]), lines
+
+
+def test_inspect_quiet_prints_no_notes() -> None:
+    conv = _shared("fixtures-wild") / "agent-server" / "b2688296b4844863aaede6f60a88b9da"
+    assert "note: " in invoke("inspect", conv, "--to", "1", "--no-pager").stderr
+    quiet = invoke("inspect", "-q", conv, "--to", "1", "--no-pager")
+    assert quiet.exit_code == 0 and quiet.stderr == ""
+
+
+def test_v_and_q_contradict_each_other() -> None:
+    result = CliRunner().invoke(main, ["validate", "-v", "-q", str(fx.SDK_FIXTURES)])
+    assert result.exit_code == 2 and "-v and -q contradict each other" in result.output

@@ -199,3 +199,29 @@ def _parse_time(value: str | None, *, end: bool) -> datetime | None:
     if parsed.tzinfo is not None:  # timestamps are naive; compare in UTC
         parsed = parsed.astimezone(UTC).replace(tzinfo=None)
     return parsed
+
+
+def _set_verbosity(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if not value:
+        return
+    level = 1 if param.name == "verbose" else -1
+    if ctx.meta.get("trajkit.verbosity", level) != level:
+        raise click.UsageError("-v and -q contradict each other", ctx=ctx)
+    ctx.meta["trajkit.verbosity"] = level
+
+
+def verbosity_options(f: F) -> F:
+    """`-v/--verbose` (every warning, one line each) and `-q/--quiet` (no warnings or notes).
+
+    By default a warning repeated over many conversations is one line with a count
+    (`trajkit.cli._output.Notes`). Read with `trajkit.cli._output.verbosity()`.
+    """
+    for name, flag, text in (
+        ("quiet", "-q", "Print no warnings or notes (errors and the summary only)."),
+        ("verbose", "-v", "Print every warning, one line each, instead of one line per kind."),
+    ):
+        f = click.option(
+            flag, f"--{name}", name, is_flag=True, expose_value=False,
+            callback=_set_verbosity, help=text,
+        )(f)  # fmt: skip
+    return f

@@ -9,9 +9,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -216,3 +218,81 @@ def close_iterator(items: Any) -> None:
     close = getattr(items, "close", None)
     if close is not None:
         close()
+
+
+QUIET, NORMAL, VERBOSE = -1, 0, 1
+"""Verbosity levels (`-q`, none, `-v`); see `verbosity_options` in `cli/_options.py`."""
+
+_COUNT = re.compile(r" \((\d[\d,]*) events?\)")
+"""The per-conversation count in a warning ("(110 events)"), summed when warnings are grouped."""
+
+_MAX_RULES = 10_000
+"""Distinct warnings held back for grouping; past this many, new ones are printed at once."""
+
+
+def verbosity() -> int:
+    """The current command's `-q`/`-v` level (`NORMAL` outside a command)."""
+    ctx = click.get_current_context(silent=True)
+    return int(ctx.meta.get("trajkit.verbosity", NORMAL)) if ctx is not None else NORMAL
+
+
+@dataclass
+class _Rule:
+    line: str
+    """The first occurrence, as printed when it stays the only one."""
+    message: str
+    """The warning without its per-conversation count."""
+    last: str = ""
+    places: int = 0
+    times: int = 0
+    events: int = 0
+
+
+class Notes:
+    """Warnings that repeat over many conversations, said once per rule with a count.
+
+    `add(where, message)` takes one warning about the conversation `where`; `close()` prints,
+    for each distinct message (its per-conversation event count aside), the line itself when it
+    was seen once, else one line saying in how many conversations (and events).
+    With `-v` every line is printed as it comes, nothing grouped; with `-q` none is printed.
+    Errors never go through here.
+    """
+
+    def __init__(self, echo: Callable[[str], None], *, label: str = "warning") -> None:
+        self._echo = echo
+        self._label = label
+        self._level = verbosity()
+        self._rules: dict[str, _Rule] = {}
+
+    def add(self, where: str, message: str, *, line: str | None = None) -> None:
+        """One warning `message` about the conversation `where`; `line`: how to print it alone."""
+        if self._level == QUIET:
+            return
+        line = line if line is not None else f"{self._label}: {where}: {message}"
+        key = _COUNT.sub("", message)
+        rule = self._rules.get(key)
+        if self._level == VERBOSE or (rule is None and len(self._rules) >= _MAX_RULES):
+            self._echo(line)
+            return
+        if rule is None:
+            rule = self._rules[key] = _Rule(line, key)
+        if where != rule.last:  # one conversation's warnings come together
+            rule.places, rule.last = rule.places + 1, where
+        rule.times += 1
+        counted = _COUNT.search(message)
+        rule.events += int(counted.group(1).replace(",", "")) if counted else 0
+
+    def close(self) -> None:
+        """Print what was held back, one line per rule, in the order first seen."""
+        for rule in self._rules.values():
+            if rule.times == 1:
+                self._echo(rule.line)
+                continue
+            count = f"{rule.events:,} events in " if rule.events else ""
+            if not rule.events and rule.times != rule.places:
+                count = f"{rule.times:,} times in "
+            self._echo(
+                f"{self._label}: {rule.message} ({count}{rule.places:,} conversations; "
+                "-v lists each)"
+            )
+        self._rules.clear()

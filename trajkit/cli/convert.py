@@ -25,6 +25,7 @@ from trajkit.cli._options import (
     jobs_option,
     json_option,
     paths_argument,
+    verbosity_options,
 )
 
 if TYPE_CHECKING:
@@ -101,6 +102,7 @@ if TYPE_CHECKING:
     "(without -o the converted documents are the output)."
 )
 @engine_options
+@verbosity_options
 def convert_command(
     paths: tuple[Path, ...],
     to: Target,
@@ -207,14 +209,16 @@ def _convert_one(
     keep_invalid: bool,
     report: _Report | None = None,
 ) -> None:
+    from trajkit.cli._output import QUIET, verbosity
     from trajkit.convert.stream import write_conversation
 
     with _open_output(output) as out:  # validated before a byte is written; streamed
         written = write_conversation(path, out, to=to, options=options, keep_invalid=keep_invalid)
     warnings = [f"{e} (kept: --keep-invalid)" for e in written.errors]
     warnings += [f"{path}: {p}" for p in written.problems]
-    for warning in warnings:
-        click.echo(f"warning: {warning}", err=True)
+    if verbosity() != QUIET:
+        for warning in warnings:
+            click.echo(f"warning: {warning}", err=True)
     if report is not None:
         report.converted = 1
         report.warnings = warnings
@@ -233,7 +237,7 @@ def _convert_many(
     report: _Report | None = None,
 ) -> int:
     """Write JSONL; returns the number of conversations skipped."""
-    from trajkit.cli._output import close_iterator, display_path, progress
+    from trajkit.cli._output import Notes, close_iterator, display_path, progress
     from trajkit.convert import convert_corpus
     from trajkit.engine import open_engine
 
@@ -243,10 +247,11 @@ def _convert_many(
             paths, to=to, options=options, engine=runner, keep_invalid=keep_invalid
         )
         with progress("converting") as bar:
+            notes = Notes(lambda line: bar.echo(line, err=True))  # one line per kind (-v: each)
             try:
                 for item in items:
                     for problem in item.problems:
-                        bar.echo(f"warning: {item.path}: {problem}", err=True)
+                        notes.add(str(item.path), problem)
                     if item.line is None:
                         failed += 1
                         bar.echo(f"Error: {item.error}", err=True)
@@ -257,6 +262,7 @@ def _convert_many(
                         report.warnings += [f"{item.path}: {p}" for p in item.problems]
                         report.skipped += [] if item.error is None else [str(item.error)]
                     bar.advance(note=item.path.name)
+                notes.close()
             finally:
                 close_iterator(items)  # a full disk: the workers stop now, not at exit
         if not converted and output is not None:

@@ -14,6 +14,7 @@ from trajkit.cli._options import (
     jobs_option,
     json_option,
     paths_argument,
+    verbosity_options,
 )
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     metavar="MB",
     help="Refuse files larger than this many MB without reading them (default 100).",
 )
+@verbosity_options
 @click.pass_context
 def validate_command(
     ctx: click.Context,
@@ -70,6 +72,7 @@ def validate_command(
     found, 2 usage error. Never modifies anything.
     """
     from trajkit.cli._output import (
+        Notes,
         close_iterator,
         display_path,
         echo_json,
@@ -89,6 +92,7 @@ def validate_command(
         open_engine(engine, workers=jobs, address=address) as runner,
         progress("validating", enabled=not as_json) as bar,
     ):
+        notes = Notes(bar.echo)
         reports = validate_paths(
             paths, strict=strict, max_file_bytes=limit, thorough=thorough, engine=runner
         )
@@ -105,9 +109,14 @@ def validate_command(
                     where = display_path(problem.path)
                     if as_json:
                         problems.append(problem.to_json(where))
+                    elif problem.severity == "warning":  # one line per kind (-v: each)
+                        notes.add(
+                            display_path(report.path), problem.message, line=problem.format(where)
+                        )
                     else:
                         bar.echo(problem.format(where))
                 bar.advance(note=report.path.name)
+            notes.close()
         finally:
             close_iterator(reports)  # `validate | head`: the workers stop now, not at exit
     if as_json:

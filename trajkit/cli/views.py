@@ -21,6 +21,7 @@ from trajkit.cli._options import (
     jobs_option,
     json_option,
     paths_argument,
+    verbosity_options,
 )
 
 if TYPE_CHECKING:
@@ -202,6 +203,7 @@ def _table_width() -> int | None:
     "Print the conversation's summary (the header: model, status, counts, tokens, cost, "
     "title, kinds of events) as one JSON document (trajkit.inspect/1), not its events."
 )
+@verbosity_options
 def inspect_command(
     path: Path, full: bool, start: int, stop: int | None, pager: bool | None, as_json: bool
 ) -> None:
@@ -234,13 +236,17 @@ def inspect_command(
 
 
 def _empty(loaded: Any) -> list[str]:
-    """Notes go to stderr; no events is a problem unless a fresh base state says there are none."""
-    for note in loaded.notes:
+    """Notes go to stderr (not with -q); no events is a problem unless a fresh base state says
+    there are none."""
+    from trajkit.cli._output import QUIET, verbosity
+
+    quiet = verbosity() == QUIET
+    for note in [] if quiet else loaded.notes:
         click.echo(f"note: {loaded.path}: {note}", err=True)
     fresh = loaded.state is not None and not loaded.state.leaf_event_id
     if loaded.total_events == 0 and not fresh:
         return [f"{loaded.path}: conversation has no events"]
-    if loaded.total_events == 0:
+    if loaded.total_events == 0 and not quiet:
         click.echo(f"note: {loaded.path}: no events yet (base state only)", err=True)
     return []
 
@@ -265,6 +271,7 @@ def _empty(loaded: Any) -> list[str]:
 @click.option("--overwrite", is_flag=True, help="Replace the output if it exists.")
 @filter_options
 @json_option("Print what was written as one JSON document (trajkit.view/1).")
+@verbosity_options
 def view_command(
     path: Path, output: Path | None, overwrite: bool, as_json: bool, filters: ConversationFilters
 ) -> None:
