@@ -7,6 +7,7 @@ are computed inside the tests, never at import.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import shutil
@@ -300,3 +301,164 @@ def test_inspect_quiet_prints_no_notes() -> None:
 def test_v_and_q_contradict_each_other() -> None:
     result = CliRunner().invoke(main, ["validate", "-v", "-q", str(fx.SDK_FIXTURES)])
     assert result.exit_code == 2 and "-v and -q contradict each other" in result.output
+
+
+# -- progress -----------------------------------------------------------------------------
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
+
+
+def _in_a_terminal(*args: str | Path, cwd: Path | None = None) -> tuple[int, str, str]:
+    """`trajkit ARGS` with stderr on a pseudo-terminal: (exit code, stdout, terminal text)."""
+    import os
+    import pty
+    import select
+    import subprocess
+    import sys
+
+    master, slave = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    env.update(PYTHONPATH=str(fx.REPO), COLUMNS="160", TERM="xterm-256color")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "trajkit", *map(str, args)],
+        stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL, env=env, cwd=cwd,
+    )  # fmt: skip
+    os.close(slave)
+    seen = bytearray()
+    while True:
+        ready, _, _ = select.select([master], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            seen += chunk
+        elif proc.poll() is not None:
+            break
+    os.close(master)
+    out = proc.stdout.read().decode() if proc.stdout else ""
+    code = proc.wait(timeout=120)
+    return code, out, _ANSI.sub("", seen.decode("utf-8", "replace"))
+
+
+def _last_count(terminal: str) -> tuple[int, int]:
+    counts = re.findall(r"(\d+)/(\d+) ", terminal)
+    assert counts, terminal
+    done, total = counts[-1]
+    return int(done), int(total)
+
+
+def test_progress_shows_done_total_percent_and_time_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    import time
+
+    from trajkit.cli import _output
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    stream = Terminal()
+    monkeypatch.setattr(sys, "stderr", stream)
+    monkeypatch.delenv("CI", raising=False)
+    with _output.progress("checking", total=lambda: 4) as bar:
+        time.sleep(0.3)  # the count arrives from its thread
+        for name in "abcd":
+            bar.advance(note=name)
+            time.sleep(0.15)
+    text = _ANSI.sub("", stream.getvalue())
+    assert "checking" in text and "4/4" in text and "100%" in text, text
+    assert re.search(r"\d+/4 .*\d+%\s+eta \d:\d\d:\d\d", text), text
+
+
+def test_no_progress_when_stderr_is_not_a_terminal(tmp_path: Path) -> None:
+    from tests.support.cli import run_trajkit
+
+    wild = _shared("fixtures-wild")
+    result = run_trajkit("validate", wild / "agent-server", env={"PATH": "/usr/bin:/bin"})
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+
+
+def test_validate_progress_on_a_terminal_agrees_with_the_summary() -> None:
+    code, out, terminal = _in_a_terminal("validate", _shared("fixtures-wild"))
+    assert code == 1  # one conversation of the tree is invalid
+    assert "validating" in terminal and "100%" in terminal, terminal
+    assert _last_count(terminal) == (13, 13), terminal
+    assert out.splitlines()[-1].endswith("in 13 conversations (491 events)")
+
+
+def test_export_progress_agrees_with_the_summary(tmp_path: Path) -> None:
+    code, _, terminal = _in_a_terminal("export", _shared("fixtures-wild"), "-o", tmp_path / "d")
+    summary = re.search(r"exported (\d+) conversation.*, (\d+) skipped", terminal)
+    assert summary, terminal
+    exported, skipped = map(int, summary.groups())
+    assert _last_count(terminal) == (exported + skipped,) * 2, terminal
+    assert "exporting" in terminal and "100%" in terminal
+
+
+def test_migrate_progress_agrees_with_the_summary(tmp_path: Path) -> None:
+    code, out, terminal = _in_a_terminal("migrate", _shared("fixtures-v0"), "-o", tmp_path / "m")
+    assert code == 0, terminal
+    migrated = int(re.search(r"migrated (\d+) conversation", out).group(1))  # type: ignore[union-attr]
+    assert _last_count(terminal) == (migrated, migrated) and "migrating" in terminal
+
+
+def test_view_site_progress_agrees_with_the_pages(tmp_path: Path) -> None:
+    code, out, terminal = _in_a_terminal("view", _shared("fixtures-wild"), "-o", tmp_path / "s")
+    pages = int(re.search(r"and (\d+) conversation page", out).group(1))  # type: ignore[union-attr]
+    assert _last_count(terminal) == (pages, pages) and "writing pages" in terminal
+
+
+def test_serve_first_scan_shows_progress(tmp_path: Path) -> None:
+    import os
+    import pty
+    import select
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    wild = _shared("fixtures-wild")
+    master, slave = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    env.update(PYTHONPATH=str(fx.REPO), COLUMNS="160", TERM="xterm-256color")
+    args = ["serve", wild, "--port", "0", "--cache", tmp_path / "c.sqlite3"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "trajkit", *map(str, args)],
+        stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL, env=env, text=True,
+    )  # fmt: skip
+    os.close(slave)
+    seen, lines = bytearray(), []
+    try:
+        assert proc.stdout is not None
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not any("indexed" in x for x in lines):
+            ready, _, _ = select.select([master, proc.stdout], [], [], 0.2)
+            if master in ready:
+                seen += os.read(master, 65536)
+            if proc.stdout in ready:
+                lines.append(proc.stdout.readline())
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+        os.close(master)
+    indexed = next(x for x in lines if "indexed" in x)
+    n = int(re.search(r"indexed (\d+) conversations", indexed).group(1))  # type: ignore[union-attr]
+    terminal = _ANSI.sub("", seen.decode("utf-8", "replace"))
+    assert "indexing" in terminal and _last_count(terminal) == (n, n), terminal
+
+
+def test_no_progress_on_a_pipe_for_any_long_command(tmp_path: Path) -> None:
+    from tests.support.cli import run_trajkit
+
+    wild = _shared("fixtures-wild")
+    for args in (
+        ("export", wild, "-o", tmp_path / "d"),
+        ("migrate", _shared("fixtures-v0"), "-o", tmp_path / "m"),
+        ("view", wild, "-o", tmp_path / "s"),
+    ):
+        result = run_trajkit(*args)
+        assert "━" not in result.stderr and "\r" not in result.stderr, result.stderr

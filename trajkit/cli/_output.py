@@ -46,7 +46,7 @@ class _RichProgress:
         self._task = task
 
     def advance(self, n: int = 1, *, note: str = "") -> None:
-        self._bar.update(self._task, advance=n, note=note[-60:])
+        self._bar.update(self._task, advance=n, note=note[-40:])
 
     def echo(self, text: str, *, err: bool = False) -> None:
         if err or _is_terminal(sys.stdout):
@@ -54,6 +54,20 @@ class _RichProgress:
             self._bar.console.print(text, markup=False, highlight=False, soft_wrap=True)
         else:
             click.echo(text)  # stdout is a pipe or a file: the line goes there untouched
+
+    def count_in_background(self, count: Callable[[], int]) -> None:
+        """Learn the total from `count()` in a thread: the work starts at once, the bar shows
+        done/total, percent and time left once the count is in."""
+        import threading
+
+        def run() -> None:
+            try:
+                total = count()
+            except Exception:  # noqa: BLE001 - a count is a courtesy; the work reports errors
+                return
+            self._bar.update(self._task, total=total)
+
+        threading.Thread(target=run, name="trajkit-progress-count", daemon=True).start()
 
 
 def _is_terminal(stream: Any) -> bool:
@@ -66,34 +80,65 @@ def stderr_is_terminal() -> bool:
     return bool(getattr(stream, "isatty", lambda: False)()) and not os.environ.get("CI")
 
 
+Total = int | Callable[[], int] | None
+"""How many items a run has: known, counted (in a thread, while the work starts), or unknown."""
+
+
 @contextmanager
-def progress(label: str, *, total: int | None = None, enabled: bool = True) -> Iterator[Progress]:
-    """A progress display on stderr, shown only on a terminal; a no-op elsewhere."""
+def progress(label: str, *, total: Total = None, enabled: bool = True) -> Iterator[Progress]:
+    """The one progress display of every long command, on stderr and only on a terminal.
+
+    It shows `done/total`, the percent and the time left (`total` known or counted), or the
+    count and the time spent (unknown); a no-op elsewhere (a pipe, a file, CI), where rich
+    is not even imported. The last frame drawn is the final count, so the bar agrees with the
+    summary the command prints.
+    """
     if not (enabled and stderr_is_terminal()):
         yield _NoProgress()
         return
     from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        SpinnerColumn,
-        TextColumn,
-        TimeElapsedColumn,
-    )
+    from rich.progress import BarColumn, MofNCompleteColumn, SpinnerColumn, TextColumn
     from rich.progress import Progress as RichProgress
 
     columns = [
         SpinnerColumn(),
         TextColumn("[bold]{task.description}"),
-        BarColumn() if total else TextColumn(""),
-        MofNCompleteColumn() if total else TextColumn("{task.completed}"),
-        TimeElapsedColumn(),
+        BarColumn(bar_width=30),
+        MofNCompleteColumn(),
+        _rate_column(),
         TextColumn("[dim]{task.fields[note]}"),
     ]
     console = Console(stderr=True)
     with RichProgress(*columns, console=console, transient=True) as bar:
-        task = bar.add_task(label, total=total, note="")
-        yield _RichProgress(bar, task)
+        known = total if isinstance(total, int) else None
+        task = bar.add_task(label, total=known, note="")
+        shown = _RichProgress(bar, task)
+        if callable(total):
+            shown.count_in_background(total)
+        yield shown
+
+
+def _rate_column() -> Any:
+    """`45%  eta 0:01:20` once the total is known and the rate measured, else the time spent."""
+    from rich.progress import ProgressColumn
+    from rich.text import Text
+
+    class PercentAndTimeLeft(ProgressColumn):
+        def render(self, task: Any) -> Text:
+            if not task.total:
+                return Text(_clock(task.elapsed or 0), style="dim")
+            percent = f"{min(100.0, 100 * task.completed / task.total):3.0f}%"
+            left = task.time_remaining
+            if task.finished or left is None:
+                return Text(f"{percent}  {_clock(task.elapsed or 0)}")
+            return Text(f"{percent}  eta {_clock(left)}")
+
+    return PercentAndTimeLeft()
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(max(0, seconds))
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
 def echo_json(data: Any) -> None:

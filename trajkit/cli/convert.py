@@ -239,6 +239,7 @@ def _convert_many(
     """Write JSONL; returns the number of conversations skipped."""
     from trajkit.cli._output import Notes, close_iterator, display_path, progress
     from trajkit.convert import convert_corpus
+    from trajkit.convert.corpus import count_conversations
     from trajkit.engine import open_engine
 
     failed = converted = 0
@@ -246,7 +247,7 @@ def _convert_many(
         items = convert_corpus(
             paths, to=to, options=options, engine=runner, keep_invalid=keep_invalid
         )
-        with progress("converting") as bar:
+        with progress("converting", total=lambda: count_conversations(paths)) as bar:
             notes = Notes(lambda line: bar.echo(line, err=True))  # one line per kind (-v: each)
             try:
                 for item in items:

@@ -91,6 +91,7 @@ def export_command(
         writing,
     )
     from trajkit.export import ExportInterrupted, RowOptions, export_dataset
+    from trajkit.export.dataset import count_inputs
     from trajkit.store.location import storage_folder
 
     if storage_folder(out_dir) is None:
@@ -110,7 +111,7 @@ def export_command(
         stop_on_ctrl_c("the export"),
         writing(out_dir),
         open_engine(engine, workers=jobs, address=address) as runner,
-        progress("exporting") as bar,
+        progress("exporting", total=lambda: count_inputs(paths, from_v0=from_v0)) as bar,
     ):
         shown = 0
 
@@ -129,6 +130,8 @@ def export_command(
             )  # fmt: skip
         except ExportInterrupted as stopped:
             interrupted = stopped.report
+        else:
+            on_progress(report)  # inputs skipped after the last chunk: the bar ends on the total
     if interrupted is not None:
         click.echo(
             f"interrupted: {interrupted.exported} conversation(s) exported in this run are kept "

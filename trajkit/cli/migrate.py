@@ -70,6 +70,7 @@ def migrate_command(
     )
     from trajkit.engine import LocalEngine
     from trajkit.migrate import AlreadyMigrated, Migrated, migrate_paths
+    from trajkit.migrate.run import count_inputs
 
     check_output_folder(out_dir)
     done: list[Migrated] = []
@@ -86,7 +87,9 @@ def migrate_command(
         with (
             stop_on_ctrl_c("the migration"),
             new_folder_removed_if_empty(out_dir),
-            progress("migrating", enabled=not as_json) as bar,
+            progress(
+                "migrating", total=lambda: count_inputs(inputs, out_dir), enabled=not as_json
+            ) as bar,
         ):
             for item in outcomes:
                 if isinstance(item, AlreadyMigrated):

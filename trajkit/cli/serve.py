@@ -8,6 +8,7 @@ import socket
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -114,10 +115,42 @@ def _keep_scanning(catalog: object, every: float) -> None:
         time.sleep(every)  # a warm cache: let the first pages be served before the rescan
     while True:
         started = time.monotonic()
-        catalog.scan()
+        if catalog.scans == 0:
+            _first_scan(catalog)
+        else:
+            catalog.scan()
         if catalog.scans == 1:
             click.echo(
                 f"indexed {catalog.scanned:,} conversations in {time.monotonic() - started:.1f}s"
                 + (f" ({len(catalog.problems)} skipped)" if catalog.problems else "")
             )
         time.sleep(max(every, 3 * catalog.last_scan_s))
+
+
+def _first_scan(catalog: Any) -> None:
+    """The first scan, with the progress display (on a terminal) of the conversations read."""
+    from trajkit.cli._output import progress
+    from trajkit.views.summary import Skipped, iter_sources
+
+    def total() -> int:
+        return sum(1 for s in iter_sources(catalog.paths) if not isinstance(s, Skipped))
+
+    with progress("indexing", total=total) as bar:
+        done = threading.Event()
+        shown = 0
+
+        def follow() -> None:
+            nonlocal shown
+            while not done.wait(0.2):
+                now = catalog.scanned
+                bar.advance(now - shown)
+                shown = now
+
+        follower = threading.Thread(target=follow, daemon=True)
+        follower.start()
+        try:
+            catalog.scan()
+        finally:
+            done.set()
+            follower.join()
+            bar.advance(catalog.scanned - shown)

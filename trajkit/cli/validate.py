@@ -80,7 +80,7 @@ def validate_command(
         select_paths,
     )
     from trajkit.engine import open_engine
-    from trajkit.validate import MAX_FILE_BYTES, Summary, validate_paths
+    from trajkit.validate import MAX_FILE_BYTES, Summary, count_targets, validate_paths
 
     paths = tuple(select_paths(paths, filters))
     limit = max_file_size * 1024 * 1024 if max_file_size else MAX_FILE_BYTES
@@ -90,7 +90,7 @@ def validate_command(
     unchecked: list[dict[str, Any]] = []
     with (
         open_engine(engine, workers=jobs, address=address) as runner,
-        progress("validating", enabled=not as_json) as bar,
+        progress("validating", total=lambda: count_targets(paths), enabled=not as_json) as bar,
     ):
         notes = Notes(bar.echo)
         reports = validate_paths(

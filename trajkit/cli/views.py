@@ -138,17 +138,18 @@ def stats_command(
     """Summarize the conversations under PATH...: statuses, models, events, tools, tokens, cost."""
     from trajkit.cli._output import echo_json, progress, select_paths
     from trajkit.engine import LocalEngine
-    from trajkit.views.summary import CorpusStats, Skipped, iter_stats
+    from trajkit.views.summary import CorpusStats, Skipped, iter_sources, iter_stats
 
     corpus = CorpusStats()
     skipped: list[object] = []
-    with progress("Reading conversations") as bar:
-        for item in iter_stats(select_paths(paths, filters), engine=LocalEngine(jobs)):
+    selected = select_paths(paths, filters)
+    with progress("reading", total=lambda: sum(1 for _ in iter_sources(selected))) as bar:
+        for item in iter_stats(selected, engine=LocalEngine(jobs)):
             if isinstance(item, Skipped):
                 skipped.append(item)
-                continue
-            corpus.add(item)
-            bar.advance(note=item.id)
+            else:
+                corpus.add(item)
+            bar.advance(note="" if isinstance(item, Skipped) else item.id)
     if as_json or not (as_table or _stdout_is_terminal()):
         data = corpus.to_dict()
         data["problems"] = [*map(str, skipped), *data["problems"]]
@@ -318,15 +319,18 @@ def view_command(
 def _write_site(
     path: Path, output: Path | None, overwrite: bool, as_json: bool, filters: ConversationFilters
 ) -> None:
-    from trajkit.cli._output import display_path, echo_json, select_paths, writing
+    from trajkit.cli._output import display_path, echo_json, progress, select_paths, writing
     from trajkit.errors import OutputExists
     from trajkit.views.site import write_site
+    from trajkit.views.summary import iter_sources
 
     out = output if output is not None else Path(f"{path.resolve().name}-site")
     if out.exists() and (not out.is_dir() or any(out.iterdir())) and not overwrite:
         raise OutputExists(out)
-    with writing(out):
-        report = write_site(select_paths([path], filters), out)
+    selected = select_paths([path], filters)
+    total = lambda: sum(1 for _ in iter_sources(selected))  # noqa: E731 - counted in a thread
+    with writing(out), progress("writing pages", total=total, enabled=not as_json) as bar:
+        report = write_site(selected, out, on_source=bar.advance)
     if as_json:
         echo_json(
             {

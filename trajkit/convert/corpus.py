@@ -101,6 +101,11 @@ def _locations(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Any]:
             yield from v0
 
 
+def count_conversations(paths: Iterable[str | os.PathLike[str]]) -> int:
+    """How many items `convert_corpus(paths)` yields (a listing: nothing is converted)."""
+    return sum(1 for _ in _locations(paths))
+
+
 def convert_corpus(
     paths: Iterable[str | os.PathLike[str]],
     *,

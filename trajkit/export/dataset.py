@@ -443,6 +443,12 @@ def _locations(
             skipped.append(Skipped(os.fspath(path), _v0_hint(path, str(exc))))
 
 
+def count_inputs(paths: Iterable[str | os.PathLike[str]], *, from_v0: bool = False) -> int:
+    """How many inputs `export_dataset` looks at (`ExportReport.processed` when it is done)."""
+    skipped: list[Skipped] = []
+    return sum(1 for _ in _locations(paths, from_v0=from_v0, skipped=skipped)) + len(skipped)
+
+
 def _v0_hint(path: str | os.PathLike[str], message: str) -> str:
     """`message`, plus what to pass when `path` holds OpenHands V0 trajectories."""
     from trajkit.migrate.containers import SkippedInput, iter_v0_inputs

@@ -124,6 +124,11 @@ def migrate_paths(
     yield from engine.map(work, inputs)
 
 
+def count_inputs(paths: Iterable[str | os.PathLike[str]], out_dir: str | os.PathLike[str]) -> int:
+    """How many outcomes `migrate_paths(paths, out_dir)` yields (a listing: nothing is written)."""
+    return sum(1 for _ in _inputs(paths, Path(out_dir)))
+
+
 def _inputs(paths: Iterable[str | os.PathLike[str]], out: Path) -> Iterator[Any]:
     """V1 data that needs rewriting (`migrate.v1_inputs`: other shapes, older SDKs), and V0."""
     from trajkit.migrate.v1_inputs import iter_migration_inputs

@@ -9,7 +9,7 @@ report). Conversations are read one at a time; only the rows are kept for the in
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,27 +45,42 @@ def load_source(source: Any) -> LoadedConversation:
     return migrated_to_loaded(Path(source.path), v0_to_v1(source.load()), source.container)
 
 
-def write_site(paths: Iterable[str | os.PathLike[str]], out: Path) -> SiteReport:
-    """Write the site (see the module docstring) and report what was done."""
+def write_site(
+    paths: Iterable[str | os.PathLike[str]],
+    out: Path,
+    *,
+    on_source: Callable[[], None] | None = None,
+) -> SiteReport:
+    """Write the site (see the module docstring) and report what was done.
+
+    `on_source` is called after each conversation (written or skipped), for a progress display.
+    """
     report = SiteReport()
     make_folder(out / "c")
     rows: list[dict[str, Any]] = []
     for source in iter_sources(paths):
-        if isinstance(source, Skipped):
-            report.problems.append(str(source))
-            continue
-        try:
-            row = source_row(source)
-            loaded = load_source(source)
-        except TrajkitError as exc:
-            report.problems.append(str(exc))
-            continue
-        key = source_key(source)
-        page = conversation_to_html(loaded, back="../index.html")
-        atomic_write(out / "c" / f"{key}.html", page.encode("utf-8"))
-        rows.append(static_row(row))
-        report.problems.extend(loaded.problems)
-        report.pages += 1
+        _write_page(source, out, rows, report)
+        if on_source is not None:
+            on_source()
     config = {"mode": "static", "page_size": 50, "rows": rows}
     atomic_write(out / "index.html", index_to_html(config).encode("utf-8"))
     return report
+
+
+def _write_page(source: Any, out: Path, rows: list[dict[str, Any]], report: SiteReport) -> None:
+    """One conversation's page and index row, or the reason it has none."""
+    if isinstance(source, Skipped):
+        report.problems.append(str(source))
+        return
+    try:
+        row = source_row(source)
+        loaded = load_source(source)
+    except TrajkitError as exc:
+        report.problems.append(str(exc))
+        return
+    key = source_key(source)
+    page = conversation_to_html(loaded, back="../index.html")
+    atomic_write(out / "c" / f"{key}.html", page.encode("utf-8"))
+    rows.append(static_row(row))
+    report.problems.extend(loaded.problems)
+    report.pages += 1
