@@ -225,3 +225,43 @@ def verbosity_options(f: F) -> F:
             callback=_set_verbosity, help=text,
         )(f)  # fmt: skip
     return f
+
+
+def conversion_options(f: F) -> F:
+    """`--view`, `--no-reasoning`, `--reasoning-content`, `--no-system`, `--images`,
+    `--dangling`: what a conversion keeps. The command receives one `options:
+    ConversionOptions` argument (`trajkit.convert.options`)."""
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from trajkit.convert.options import ConversionOptions
+        from trajkit.errors import UsageError
+
+        no_reasoning, send = kwargs.pop("no_reasoning"), kwargs.pop("reasoning_content")
+        if send and no_reasoning:
+            raise UsageError("--reasoning-content and --no-reasoning contradict each other")
+        kwargs["options"] = ConversionOptions(
+            view=kwargs.pop("view"), reasoning=not no_reasoning,
+            system=not kwargs.pop("no_system"), images=kwargs.pop("images"),
+            dangling=kwargs.pop("dangling"), send_reasoning_content=send,
+        )  # fmt: skip
+        return f(*args, **kwargs)
+
+    options = [
+        click.option("--view", type=click.Choice(["condensed", "full"]), default="condensed",
+                     show_default=True, help="What the model saw after condensation, or every event."),
+        click.option("--no-reasoning", is_flag=True, help="Drop reasoning content and thinking blocks."),
+        click.option("--reasoning-content", is_flag=True,
+                     help="Chat: send reasoning_content on every assistant message that has one "
+                     "(the SDK sends it back only to the models that need it)."),
+        click.option("--no-system", is_flag=True, help="Drop the system message (instructions)."),
+        click.option("--images", type=click.Choice(["keep", "placeholder"]), default="keep",
+                     show_default=True, help="Keep image data URLs or replace each by '[image]'."),
+        click.option("--dangling", type=click.Choice(["drop", "synthesize", "report"]),
+                     default="drop", show_default=True,
+                     help="Unanswered tool calls: drop them, add an error result, or only report them."),
+    ]  # fmt: skip
+    decorated: Any = wrapper
+    for option in reversed(options):
+        decorated = option(decorated)
+    return decorated  # type: ignore[no-any-return]

@@ -18,6 +18,7 @@ from typing import IO, TYPE_CHECKING
 import click
 
 from trajkit.cli._options import (
+    conversion_options,
     engine_options,
     examples,
     filter_options,
@@ -32,13 +33,7 @@ if TYPE_CHECKING:
     from trajkit.filters import ConversationFilters
 
 if TYPE_CHECKING:
-    from trajkit.convert.options import (
-        ConversionOptions,
-        DanglingPolicy,
-        ImagesMode,
-        Target,
-        ViewName,
-    )
+    from trajkit.convert.options import ConversionOptions, Target
 
 
 @click.command(
@@ -58,35 +53,7 @@ if TYPE_CHECKING:
     show_default=True,
     help="Wire format; auto = the API the conversation's LLM used.",
 )
-@click.option(
-    "--view",
-    type=click.Choice(["condensed", "full"]),
-    default="condensed",
-    show_default=True,
-    help="What the model saw after condensation, or every event.",
-)
-@click.option("--no-reasoning", is_flag=True, help="Drop reasoning content and thinking blocks.")
-@click.option(
-    "--reasoning-content",
-    is_flag=True,
-    help="Chat: send reasoning_content on every assistant message that has one "
-    "(the SDK sends it back only to the models that need it).",
-)
-@click.option("--no-system", is_flag=True, help="Drop the system message (instructions).")
-@click.option(
-    "--images",
-    type=click.Choice(["keep", "placeholder"]),
-    default="keep",
-    show_default=True,
-    help="Keep image data URLs or replace each by '[image]'.",
-)
-@click.option(
-    "--dangling",
-    type=click.Choice(["drop", "synthesize", "report"]),
-    default="drop",
-    show_default=True,
-    help="Unanswered tool calls: drop them, add an error result, or only report them.",
-)
+@conversion_options
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write here, not stdout.")
 @click.option("--overwrite", is_flag=True, help="Replace an existing output file.")
 @click.option(
@@ -106,12 +73,7 @@ if TYPE_CHECKING:
 def convert_command(
     paths: tuple[Path, ...],
     to: Target,
-    view: ViewName,
-    no_reasoning: bool,
-    reasoning_content: bool,
-    no_system: bool,
-    images: ImagesMode,
-    dangling: DanglingPolicy,
+    options: ConversionOptions,
     output: Path | None,
     overwrite: bool,
     keep_invalid: bool,
@@ -128,17 +90,11 @@ def convert_command(
         refuse_output_in_conversation,
         single_conversation,
     )
-    from trajkit.convert.options import ConversionOptions
     from trajkit.errors import UsageError
 
-    if reasoning_content and no_reasoning:
-        raise UsageError("--reasoning-content and --no-reasoning contradict each other")
     if as_json and output is None:
         raise UsageError("--json reports what was written: pass -o FILE (without -o, the "
                          "converted documents themselves are printed)")  # fmt: skip
-    options = ConversionOptions(view=view, reasoning=not no_reasoning, system=not no_system,
-                                images=images, dangling=dangling,
-                                send_reasoning_content=reasoning_content)  # fmt: skip
     if output is not None:
         check_output_file(output, overwrite=overwrite)
         refuse_output_in_conversation(output)
