@@ -269,7 +269,11 @@ def _empty(loaded: Any) -> list[str]:
     help="HTML file to write (default: <conversation folder name>.html); for a folder of many "
     "conversations, the site folder (default: <folder name>-site/).",
 )
-@click.option("--overwrite", is_flag=True, help="Replace the output if it exists.")
+@click.option(
+    "--overwrite",
+    is_flag=True,
+    help="Replace the output if it exists (a site is otherwise continued: unchanged pages kept).",
+)
 @filter_options
 @json_option("Print what was written as one JSON document (trajkit.view/1).")
 @verbosity_options
@@ -319,30 +323,53 @@ def view_command(
 def _write_site(
     path: Path, output: Path | None, overwrite: bool, as_json: bool, filters: ConversationFilters
 ) -> None:
-    from trajkit.cli._output import display_path, echo_json, progress, select_paths, writing
-    from trajkit.errors import OutputExists
-    from trajkit.views.site import write_site
+    from trajkit.cli import EXIT_INTERRUPTED
+    from trajkit.cli._output import (
+        display_path,
+        echo_json,
+        progress,
+        select_paths,
+        stop_on_ctrl_c,
+        writing,
+    )
+    from trajkit.views.site import SiteInterrupted, SiteReport, write_site
     from trajkit.views.summary import iter_sources
 
     out = output if output is not None else Path(f"{path.resolve().name}-site")
-    if out.exists() and (not out.is_dir() or any(out.iterdir())) and not overwrite:
-        raise OutputExists(out)
+    interrupted: SiteReport | None = None
     selected = select_paths([path], filters)
     total = lambda: sum(1 for _ in iter_sources(selected))  # noqa: E731 - counted in a thread
-    with writing(out), progress("writing pages", total=total, enabled=not as_json) as bar:
-        report = write_site(selected, out, on_source=bar.advance)
+    with (
+        stop_on_ctrl_c("the site"),
+        writing(out),
+        progress("writing pages", total=total, enabled=not as_json) as bar,
+    ):
+        try:
+            report = write_site(selected, out, overwrite=overwrite, on_source=bar.advance)
+        except SiteInterrupted as stopped:
+            interrupted = stopped.report
+    if interrupted is not None:
+        click.echo(
+            f"interrupted: {interrupted.pages:,} conversation page(s) written in this run are "
+            f"listed in {display_path(out / 'index.html')}; run the same command again to "
+            "continue",
+            err=True,
+        )
+        sys.exit(EXIT_INTERRUPTED)
     if as_json:
         echo_json(
             {
                 "schema": "trajkit.view/1",
                 "output": display_path(out / "index.html"),
                 "pages": report.pages,
+                "unchanged": report.unchanged,
                 "problems": [str(p) for p in report.problems],
             }
         )
     else:
+        kept = f" ({report.unchanged:,} unchanged, kept)" if report.unchanged else ""
         click.echo(
             f"wrote {display_path(out / 'index.html')} and {report.pages:,} conversation "
-            f"page{'s' if report.pages != 1 else ''}"
+            f"page{'s' if report.pages != 1 else ''}{kept}"
         )
     sys.exit(_report_skipped(report.problems))
