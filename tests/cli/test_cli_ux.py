@@ -462,3 +462,21 @@ def test_no_progress_on_a_pipe_for_any_long_command(tmp_path: Path) -> None:
     ):
         result = run_trajkit(*args)
         assert "━" not in result.stderr and "\r" not in result.stderr, result.stderr
+
+
+def test_migration_report_keeps_the_source_as_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    v0 = _shared("fixtures-v0")
+    shutil.copytree(v0, tmp_path / "v0")
+    monkeypatch.chdir(tmp_path)
+    result = invoke("migrate", "v0", "-o", "out")
+    assert result.exit_code == 0, result.output
+    sources = {
+        json.loads(p.read_text())["source"]
+        for p in (tmp_path / "out").glob("*/migration_report.json")
+    }
+    assert sources and all(s.startswith("v0/") for s in sources), sources
+    assert not any(
+        str(tmp_path) in p.read_text() for p in (tmp_path / "out").glob("*/migration_report.json")
+    )
