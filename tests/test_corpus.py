@@ -42,7 +42,7 @@ def test_files_only_when_allowed(tmp_path):
     assert list(resolve_inputs([event], files=True)) == [event]
     (skipped,) = resolve_inputs([event])
     assert isinstance(skipped, SkippedInput)
-    assert skipped.message.startswith("one V1 event file, not a conversation")
+    assert skipped.message.startswith("one V1 event (SystemPromptEvent), not a whole conversation")
 
 
 def test_missing_path_and_empty_folder_are_named(tmp_path):

@@ -13,7 +13,7 @@ def test_exported_names():
         [
             "AlreadyMigrated", "REPORT_FILE", "SIDECAR_FILE", "V1_TOOL_NAMES", "Migrated",
             "MigratedConversation",
-            "MigrationReport", "SkippedInput", "ToolNames", "V0Source",
+            "MigrationReport", "MigrationTally", "SkippedInput", "ToolNames", "V0Source",
             "iter_v0_conversations", "migrate_paths", "v0_to_v1",
             "write_conversation",
         ]

@@ -131,8 +131,8 @@ def test_one_expansion_of_paths_for_disk_and_storage(corpus_dir, s3_url):
         (alone,) = resolve_inputs([f"{root}/base_state.json"])
         assert isinstance(alone, SkippedInput)
         assert str(alone) == (
-            f"{root}/base_state.json: a base state alone, not a conversation; pass the "
-            "conversation folder holding it"
+            f"{root}/base_state.json: a base state alone, not a whole conversation: give its "
+            f"conversation folder, {root}"
         )
         (nope,) = resolve_inputs([f"{root}/nope"])
         assert str(nope) == f"{root}/nope: no such file or folder"

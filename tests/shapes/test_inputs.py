@@ -158,5 +158,5 @@ def test_a_lone_v1_event_file_is_named_for_what_it_is(command: str) -> None:
     event = next((fx.sdk_conversation("a_text") / "events").glob("event-*.json"))
     code, out, err = _run(command, event)
     assert code == 1 and "V0" not in out + err
-    reason = "one V1 event file, not a conversation; pass the conversation folder holding it"
+    reason = f"one V1 event (SystemPromptEvent), not a whole conversation: give its conversation folder, {event.parent.parent}"
     assert (out + err).count(str(event)) == 1 and f"{event}: {reason}" in err, err

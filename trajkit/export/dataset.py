@@ -94,6 +94,44 @@ class ExportReport:
         invalid = len(self.skipped) - self.duplicate_ids
         return self.exported + self.unchanged + self.filtered + invalid + self.copies
 
+    def summary(self, out: str, *, created: bool, redact: bool = True) -> str:
+        """The line `trajkit export` ends with; `out` is OUT_DIR as the user reads it, `created`
+        whether it exists now (an export that wrote nothing leaves none behind)."""
+        counts = (
+            f"{self.unchanged} unchanged, {self.filtered} filtered out, {len(self.skipped)} skipped"
+        )
+        if not created:
+            return f"nothing exported ({counts}); {out} not created"
+        redacted = f"{self.redactions} secret(s) redacted" if redact else "secrets not redacted"
+        return (
+            f"exported {self.exported} conversation(s), {self.events} event(s) to {out} in "
+            f"{self.seconds:.1f}s; {counts}; {redacted}"
+        )
+
+    def interrupted(self, out: str) -> str:
+        """What an interrupted export kept, and how to continue."""
+        return (
+            f"interrupted: {self.exported} conversation(s) exported in this run are kept in "
+            f"{out} (listed in its manifest; unlisted shards removed); run the same command "
+            "again to continue"
+        )
+
+    def to_json(self, out: str) -> dict[str, Any]:
+        """`export --json` (`trajkit.export/1`)."""
+        return {
+            "schema": "trajkit.export/1",
+            "out_dir": out,
+            "exported": self.exported,
+            "replaced": self.replaced,
+            "events": self.events,
+            "unchanged": self.unchanged,
+            "filtered": self.filtered,
+            "skipped": [{"source": s.source, "reason": s.reason} for s in self.skipped],
+            "redactions": self.redactions,
+            "shards": list(self.shards),
+            "seconds": round(self.seconds, 3),
+        }
+
 
 def export_dataset(
     paths: Iterable[str | os.PathLike[str]],
@@ -444,6 +482,12 @@ def _locations(
             skipped.append(Skipped(item.path, str(item)))
         else:
             yield item
+
+
+def count_inputs(paths: Iterable[str | os.PathLike[str]], *, from_v0: bool = False) -> int:
+    """How many inputs `export_dataset` looks at (`ExportReport.processed` when it is done)."""
+    skipped: list[Skipped] = []
+    return sum(1 for _ in _locations(paths, from_v0=from_v0, skipped=skipped)) + len(skipped)
 
 
 # -- OUT_DIR -------------------------------------------------------------------------------

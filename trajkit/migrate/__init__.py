@@ -8,6 +8,7 @@ processes) and `iter_v0_conversations` (in memory, nothing written).
 from trajkit.migrate.run import (
     AlreadyMigrated,
     Migrated,
+    MigrationTally,
     iter_v0_conversations,
     migrate_paths,
     write_conversation,
@@ -23,6 +24,7 @@ __all__ = [
     "SIDECAR_FILE",
     "V1_TOOL_NAMES",
     "Migrated",
+    "MigrationTally",
     "MigratedConversation",
     "MigrationReport",
     "SkippedInput",

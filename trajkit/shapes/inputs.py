@@ -35,7 +35,7 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import orjson
 
@@ -178,7 +178,7 @@ class _Walk:
         elif location.name == EVENTS_DIR and is_conversation(location.parent):
             yield location.parent
         elif location.is_file():
-            reason = _single_v1_file(location) or _A_FILE
+            reason = _lone_v1_file(location) or _A_FILE
             yield location if self.files else SkippedInput(os.fspath(location), "", reason)
         else:
             listed = False
@@ -236,13 +236,13 @@ class _Walk:
             return
         elif named and self.files:
             yield path
-        elif named and (reason := _single_v1_file(path)) is not None:
+        elif (reason := _lone_v1_file(path)) is not None:
             yield SkippedInput(os.fspath(path), "", reason)
         elif self.v0 == "read":  # read as V0 all the same: opening it says what is wrong
             shape = "v0-jsonl" if path.suffix == ".jsonl" else "v0-json"
             yield from self.shape(shape, path, SHAPES[shape].refs(path))
         else:
-            yield SkippedInput(os.fspath(path), "", _A_FILE if named else _NOT_READ)
+            yield SkippedInput(os.fspath(path), "", _not_read(path) if named else _NOT_READ)
 
     def shape(
         self, name: str, path: Path, refs: Iterator[ShapeRef]
@@ -258,30 +258,47 @@ class _Walk:
             yield SkippedInput(os.fspath(exc.path), exc.pointer, exc.message)
 
 
+_HEAD = 256 * 1024
+"""Bytes read of a file named alone to say what it is (an event file is much smaller)."""
 _NOT_READ = "holds no conversation (neither V1 events nor a V0 trajectory); not read"
 _A_FILE = "expected a conversation folder (<uuid hex>/) or a file trajkit reads, got a file"
 
 
-def _single_v1_file(path: Location) -> str | None:
-    """Why a lone V1 event file or `base_state.json` is not a conversation (None otherwise)."""
-    event = "one V1 event file, not a conversation; pass the conversation folder holding it"
-    state = "a base state alone, not a conversation; pass the conversation folder holding it"
-    if path.name == BASE_STATE:
-        return state
-    if EVENT_NAME_RE.match(path.name):
-        return event
-    if is_remote(path):
-        return None
+def _lone_v1_file(path: Location) -> str | None:
+    """Why a lone V1 event file or base state is not a conversation (None for other files)."""
+    value: Any = None if is_remote(path) else _head_json(path)
+    folder = path.parent.parent if path.parent.name == EVENTS_DIR else path.parent
+    give = f"give its conversation folder, {folder}"
+    if is_v1_event(value):
+        return f"one V1 event ({value['kind']}), not a whole conversation: {give}"
+    if path.name == BASE_STATE or isinstance(value, dict) and isinstance(value.get("agent"), dict):
+        return f"a base state alone, not a whole conversation: {give}"
+    if value is None and EVENT_NAME_RE.match(path.name):
+        return f"one V1 event file, not a whole conversation: {give}"
+    return None
+
+
+def _not_read(path: Path) -> str:
+    """Why a file named alone that no shape takes is not read (under `v0="skip"`)."""
     try:
         with path.open("rb") as fh:
-            value = orjson.loads(fh.read(256 * 1024))
+            head = fh.read(_HEAD + 1)
+        if len(head) <= _HEAD:  # a small file is parsed to say so; a large one is not read
+            orjson.loads(head)
+    except orjson.JSONDecodeError as exc:
+        return f"not valid JSON ({exc}); {_A_FILE}"
+    except OSError:
+        pass
+    return _A_FILE
+
+
+def _head_json(path: Path) -> Any:
+    """The file's JSON when its first 256 KiB hold all of it (an event file), else None."""
+    try:
+        with path.open("rb") as fh:
+            return orjson.loads(fh.read(_HEAD))
     except (OSError, orjson.JSONDecodeError):
         return None
-    if is_v1_event(value):
-        return event
-    if isinstance(value, dict) and isinstance(value.get("agent"), dict) and "id" in value:
-        return state
-    return None
 
 
 def _broken(path: Path) -> str:

@@ -49,10 +49,11 @@ class Summary:
     """Targets with at least one error."""
 
     def add(self, report: ConversationReport) -> None:
-        """Count one report."""
+        """Count one report (a part named but not checked is no file: only its warning)."""
+        skipped = bool(report.problems) and all(p.code == "skipped" for p in report.problems)
         if report.is_conversation:
             self.conversations += 1
-        else:
+        elif not skipped:
             self.files += 1
         self.events += report.events
         errors = sum(1 for p in report.problems if p.severity == "error")
@@ -113,6 +114,11 @@ def iter_targets(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Target]:
 _V0_NOTE = "`trajkit migrate PATH -o OUT` writes V1 folders to validate"
 
 
+def count_targets(paths: Iterable[str | os.PathLike[str]]) -> int:
+    """How many reports `validate_paths(paths)` gives (a listing: no file is checked)."""
+    return sum(1 for _ in iter_targets(paths))
+
+
 def check_target(
     target: Target, *, strict: bool, max_file_bytes: int, thorough: bool = False
 ) -> ConversationReport:
@@ -134,8 +140,9 @@ def check_target(
         return validate_file(
             target.path, strict=strict, max_file_bytes=max_file_bytes, thorough=thorough
         )
-    if target.what == "skipped" and not strict:
-        problem: Problem = warning(target.path, "", f"not checked: {target.reason}", "path")
+    if target.what == "skipped":  # named, not checked: a warning (an error with --strict)
+        make = error if strict else warning
+        problem: Problem = make(target.path, "", f"not checked: {target.reason}", "skipped")
     else:
         problem = error(target.path, "", target.reason, "path")
     return ConversationReport(path=target.path, problems=[problem], is_conversation=False)
@@ -177,4 +184,11 @@ def _failed_target(target: Target, exc: BaseException) -> ConversationReport:
     )
 
 
-__all__ = ["Summary", "Target", "check_target", "iter_targets", "validate_paths"]
+__all__ = [
+    "Summary",
+    "Target",
+    "check_target",
+    "count_targets",
+    "iter_targets",
+    "validate_paths",
+]
