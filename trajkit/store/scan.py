@@ -142,19 +142,16 @@ def scan_events(
     *,
     root: Path | None = None,
     max_bytes: int | None = None,
-    parse: bool = True,
 ) -> Iterator[ScannedFile]:
     """Read the files of `listing` (of the folder `events`) in order, one `ScannedFile` each.
 
-    `root` is the conversation folder no file may link out of (default: `events`' parent);
-    `parse=False` leaves `event` None (a caller that parses on its own terms).
+    `root` is the conversation folder no file may link out of (default: `events`' parent).
     """
     limit = MAX_FILE_BYTES if max_bytes is None else max_bytes
     root = events.parent if root is None else root
     linked_dir = not isinstance(events, RemotePath) and os.path.islink(events)
     # local files are opened by their path text: no `Path` per file
     prefix = None if isinstance(events, RemotePath) else os.fspath(events) + os.sep
-    strict = strict_event if parse else None
     for index, name, event_id, linked in listing.entries:
         if linked_dir or linked:
             real = link_outside(events / name, root)
@@ -167,8 +164,8 @@ def scan_events(
             f.raw, f.stat, f.failure = read_checked(f.path, max_bytes=limit, what="an event")
         else:
             f.index, f.event_id = index, event_id
-        if strict is not None and f.raw:
-            f.event = strict(f.raw)
+        if f.raw:
+            f.event = strict_event(f.raw)
         yield f
 
 

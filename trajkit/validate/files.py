@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ import orjson
 
 from trajkit.errors import InputError
 from trajkit.store.guard import check_json_nodes
+from trajkit.store.layout import BASE_STATE
 from trajkit.store.reader import MAX_FILE_BYTES  # the store's limit (100 MiB by default)
 from trajkit.store.scan import ScannedFile, read_checked, scan_event_file, strict_event
 from trajkit.validate.diagnose import (
@@ -81,8 +81,6 @@ class FileCheck:
     """The file's bytes, when it was read (used for secret scanning, then dropped)."""
     upgrades: list[str] = field(default_factory=list)
     """Upgrade rules (`trajkit.events.upgrade`) the file needed: an older SDK's shape."""
-    stat: os.stat_result | None = None
-    """The `fstat` of the file read (None in object storage)."""
 
 
 # --- rungs 1-3: read (the store's ladder, `trajkit.store.scan`) and decode -----------------------
@@ -90,8 +88,8 @@ class FileCheck:
 
 def read_file(path: Path, *, max_bytes: int = MAX_FILE_BYTES, what: str) -> FileCheck:
     """Rungs 1-2 and emptiness: the file's bytes in `raw`, or a problem saying why not."""
-    raw, st, failure = read_checked(path, max_bytes=max_bytes, what=what)
-    check = FileCheck(raw=raw, stat=st)
+    raw, _, failure = read_checked(path, max_bytes=max_bytes, what=what)
+    check = FileCheck(raw=raw)
     if failure is not None:
         check.problems.append(error(path, "", failure[1], failure[0]))
     return check
@@ -208,7 +206,7 @@ def check_scanned(f: ScannedFile, *, thorough: bool = False) -> tuple[FileCheck,
     upgraded form; the rules it needed are listed in `check.upgrades`.
     """
     facts = EventFacts(f.folder, f.index, f.event_id, file_name=f.name)
-    check = FileCheck(raw=f.raw, stat=f.stat)
+    check = FileCheck(raw=f.raw)
     if f.failure is not None:
         check.problems.append(error(facts.path, "", f.failure[1], f.failure[0]))
         return check, facts
@@ -362,7 +360,7 @@ def check_base_state_file(
 
     `data` always holds the decoded object (the cross-file checks read the head and secrets).
     """
-    check = read_json_object(path, max_bytes=max_bytes, what="base_state.json")
+    check = read_json_object(path, max_bytes=max_bytes, what=BASE_STATE)
     return check_base_state_bytes(path, check, thorough=thorough)
 
 

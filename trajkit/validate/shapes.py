@@ -17,6 +17,7 @@ from pathlib import Path
 from trajkit import redact
 from trajkit.errors import TrajkitError
 from trajkit.shapes.memory import BareFolderConversation, MemoryConversation, ShapeRef
+from trajkit.store.layout import BASE_STATE
 from trajkit.store.reader import StoredConversation
 from trajkit.validate.conversation import (
     ConversationReport,
@@ -70,7 +71,7 @@ def _problems(
     state_path = (
         Path(ref.label + "#/baseState")
         if ref.shape != "archive"
-        else Path(ref.label + "/base_state.json")
+        else Path(f"{ref.label}/{BASE_STATE}")
     )
     yield from _opened_problems(
         conv, report, where, state_path, max_file_bytes=max_file_bytes, thorough=thorough
