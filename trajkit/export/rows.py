@@ -230,7 +230,8 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
         # Valid: the scan read every event file of the folder's listing in order (a file it
         # could not read is an error), so its files are the reader's (same names, same order):
         # `events/` is not listed a second time.
-        files = [EventFile(s.index, s.event_id, s.path) for s in scanned]  # type: ignore[arg-type]
+        if files is None:
+            files = [EventFile(s.index, s.event_id, s.path) for s in scanned]  # type: ignore[arg-type]
         reads = [(s.raw, s.stat, s.event) for s in scanned]
     if files is None:
         files = conv.event_files()
