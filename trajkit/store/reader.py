@@ -49,7 +49,7 @@ from trajkit.store.layout import (
     link_outside,
 )
 from trajkit.store.remote import RemotePath, as_remote, is_remote_conversation
-from trajkit.store.scan import MAX_FILE_BYTES, Listing, list_event_files
+from trajkit.store.scan import Listing, list_event_files, scan_events
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -70,6 +70,9 @@ __all__ = [
 ]
 
 _T = TypeVar("_T")
+
+MAX_FILE_BYTES = int(os.environ.get("TRAJKIT_MAX_FILE_BYTES", 100 * 1024 * 1024))
+"""Largest event or state file trajkit loads (bytes)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,39 +251,21 @@ class StoredConversation:
                 yield from self._iter_file_events(skip_empty)
 
     def _iter_folder_events(self, skip_empty: bool) -> Iterator[Event]:
-        """`iter_events()` of a local folder: names from one `scandir`, no per-file objects.
+        """`iter_events()` of a local folder: the store's one scan (`trajkit.store.scan`).
 
-        The hot loop of every reader, kept flat: the name is opened as a string (errors
-        carry the same string a `Path` would give), and the bytes are parsed once.
+        The hot loop of every reader: one `scandir`, one read per file, the bytes parsed once.
+        A file the scan could not read is read again, so the refusal is the reader's own.
         """
-        from trajkit.events.parse import parse_current_dump
-        from trajkit.events.upgrade import upgrade_and_parse
-
         upgrades = self.upgrades
-        found = self.listing().entries  # about 200 bytes per event: the events stream
-        linked_dir = bool(found) and self.events_dir.is_symlink()
-        prefix = os.fspath(self.events_dir / "_")[:-1]  # exactly what `events_dir / name` gives
-        for _index, name, _id, linked in found:
-            path = prefix + name
-            if linked_dir or linked:
-                outside = link_outside(path, self.path)
-                if outside is not None:
-                    raise _outside_error(path, outside)
-            raw = read_file_bytes(path)
+        for f in scan_events(self.events_dir, self.listing(), root=self.path):
+            if f.outside is not None:
+                raise _outside_error(f.path, f.outside)
+            raw = f.raw if f.failure is None else read_file_bytes(f.path)
             if not raw or raw.isspace():
                 if skip_empty:
                     continue
-                raise _empty_event_file(path)
-            check_json_nodes(path, raw)
-            event = parse_current_dump(raw)
-            if event is None:  # not a current dump: older shapes, unknown kinds, errors
-                try:
-                    event, applied = upgrade_and_parse(raw)
-                    if applied:
-                        upgrades.update(applied)
-                except ValueError as exc:  # pydantic's ValidationError and orjson's
-                    raise _input_error(path, raw, exc) from None
-            yield event
+                raise _empty_event_file(f.path)
+            yield f.parse(upgrades)
 
     def _iter_file_events(self, skip_empty: bool) -> Iterator[Event]:
         """`iter_events()` through `event_files()` (object storage, other shapes)."""

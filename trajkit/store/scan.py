@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trajkit.errors import InputError
+from trajkit.store.guard import MAX_JSON_NODES, check_json_nodes
 from trajkit.store.layout import EVENT_NAME_RE, is_sidecar, link_outside
 from trajkit.store.remote import RemotePath
 
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
     from trajkit.events import Event
 
 __all__ = [
-    "MAX_FILE_BYTES",
     "Listing",
     "ScannedFile",
     "list_event_files",
@@ -49,9 +49,6 @@ __all__ = [
     "scan_events",
     "strict_event",
 ]
-
-MAX_FILE_BYTES = int(os.environ.get("TRAJKIT_MAX_FILE_BYTES", 100 * 1024 * 1024))
-"""Largest event or state file trajkit loads (bytes)."""
 
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 _S_ISREG = stat_module.S_ISREG
@@ -127,11 +124,9 @@ class ScannedFile:
         Raises `InputError` (file, JSON pointer) for bytes that are no event; the upgrade rules
         applied are counted in `upgrades`.
         """
-        from trajkit.store.guard import check_json_nodes
         from trajkit.store.reader import parse_event_bytes
 
         if self.event is not None:
-            check_json_nodes(self.path, self.raw)  # the strict pass does not count them
             return self.event
         return parse_event_bytes(self.path, self.raw, upgrades)
 
@@ -147,7 +142,7 @@ def scan_events(
 
     `root` is the conversation folder no file may link out of (default: `events`' parent).
     """
-    limit = MAX_FILE_BYTES if max_bytes is None else max_bytes
+    limit = _max_file_bytes() if max_bytes is None else max_bytes
     root = events.parent if root is None else root
     linked_dir = not isinstance(events, RemotePath) and os.path.islink(events)
     # local files are opened by their path text: no `Path` per file
@@ -181,13 +176,19 @@ def scan_event_file(
     its bytes already read (`raw`)."""
     f = ScannedFile(index, event_id, path.name, path.parent)
     if raw is None:
-        limit = MAX_FILE_BYTES if max_bytes is None else max_bytes
+        limit = _max_file_bytes() if max_bytes is None else max_bytes
         f.raw, f.stat, f.failure = read_checked(path, max_bytes=limit, what="an event")
     else:
         f.raw = raw
     if f.raw:
         f.event = strict_event(f.raw)
     return f
+
+
+def _max_file_bytes() -> int:
+    from trajkit.store import reader  # the reader's limit (`TRAJKIT_MAX_FILE_BYTES`)
+
+    return reader.MAX_FILE_BYTES
 
 
 def _read_local(folder: Path, name: str, text: str, limit: int) -> ScannedFile | None:
@@ -220,9 +221,13 @@ _kind_span: Any = None
 
 
 def strict_event(raw: bytes) -> Event | None:
-    """The event of a compact dump (kind last) the current model accepts strictly, else None."""
+    """The event of a compact dump (kind last) the current model accepts strictly, else None.
+
+    None too for a document holding more JSON values than the reader loads
+    (`guard.check_json_nodes`): it is never parsed here, and the reader's parse refuses it.
+    """
     span = (_kind_span or _load_parser())(raw)  # the last key (a hint: the model checks it)
-    if span is None:
+    if span is None or (len(raw) > MAX_JSON_NODES and not _nodes_ok(raw)):
         return None
     validator = _validators.get(raw[span[0] : span[1]].decode("ascii", "replace"))
     if validator is None:
@@ -232,6 +237,14 @@ def strict_event(raw: bytes) -> Event | None:
     except (ValueError, TypeError, KeyError, AttributeError, IndexError):
         return None  # pydantic's ValidationError is a ValueError
     return event
+
+
+def _nodes_ok(raw: bytes) -> bool:
+    try:
+        check_json_nodes("", raw)
+    except InputError:
+        return False
+    return True
 
 
 def _load_parser() -> Any:
