@@ -13,7 +13,7 @@ import pytest
 
 from tests.support import fixtures as fx
 from trajkit.errors import InputError
-from trajkit.store.reader import open_conversation
+from trajkit.store.reader import MAX_FILE_BYTES, open_conversation, scanned_event
 from trajkit.store.scan import list_event_files, scan_event_file, scan_events
 
 
@@ -27,7 +27,8 @@ def _copy(tmp_path: Path, scenario: str = "b_terminal") -> Path:
 def test_the_scan_of_every_fixture_is_what_the_reader_reads(sdk_scenario: str) -> None:
     folder = fx.sdk_conversation(sdk_scenario)
     conv = open_conversation(folder)
-    scanned = list(scan_events(conv.events_dir, list_event_files(conv.events_dir)))
+    listing = list_event_files(conv.events_dir)
+    scanned = list(scan_events(conv.events_dir, listing, max_bytes=MAX_FILE_BYTES))
     files = conv.event_files()
     assert [(s.index, s.event_id, s.path) for s in scanned] == [
         (f.index, f.event_id, f.path) for f in files
@@ -35,7 +36,7 @@ def test_the_scan_of_every_fixture_is_what_the_reader_reads(sdk_scenario: str) -
     assert [s.raw for s in scanned] == [f.read_bytes() for f in files]
     assert all(s.failure is None and s.stat is not None for s in scanned)
     upgrades: Counter[str] = Counter()
-    assert [s.parse(upgrades) for s in scanned] == list(conv.iter_events())
+    assert [scanned_event(s, upgrades) for s in scanned] == list(conv.iter_events())
 
 
 def test_one_listing_sorts_by_index_and_names_the_strangers(tmp_path: Path) -> None:
@@ -65,7 +66,9 @@ def test_files_the_scan_cannot_read_say_why_and_are_never_parsed(tmp_path: Path)
     secret.write_bytes((events / names[2]).read_bytes())
     os.unlink(events / names[2])
     os.symlink(secret, events / names[2])
-    scanned = {s.name: s for s in scan_events(events, list_event_files(events), root=folder)}
+    listing = list_event_files(events)
+    found = scan_events(events, listing, root=folder, max_bytes=MAX_FILE_BYTES)
+    scanned = {s.name: s for s in found}
     assert scanned[names[0]].failure == ("empty", "empty file: expected an event (a JSON object)")
     assert scanned[names[1]].failure is not None
     assert scanned[names[1]].failure[1].startswith("broken symlink")
@@ -81,7 +84,7 @@ def test_a_file_the_strict_model_refuses_is_parsed_as_the_reader_does(tmp_path: 
     path.write_text(json.dumps({"kind": data.pop("kind"), **data}))  # kind first
     scanned = scan_event_file(path, index=0, event_id="0123abcd", max_bytes=1 << 20)
     assert scanned.event is None and scanned.failure is None  # not a compact dump
-    assert scanned.parse() == scan_event_file(first).event is not None
+    assert scanned_event(scanned) == scan_event_file(first, max_bytes=1 << 20).event is not None
     path.write_bytes(b"[1, 2]")
     with pytest.raises(InputError, match="must be a JSON object"):
-        scan_event_file(path).parse()
+        scanned_event(scan_event_file(path, max_bytes=1 << 20))

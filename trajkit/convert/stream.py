@@ -89,6 +89,7 @@ from trajkit.events.base import ROOT_PARENT
 from trajkit.events.llm_messages import _is_plain_user
 from trajkit.gc_pause import paused_gc
 from trajkit.store import StoredConversation, open_conversation
+from trajkit.store.reader import scanned_event
 
 if TYPE_CHECKING:
     from trajkit.events.state import BaseState
@@ -382,7 +383,7 @@ class _Index:
         if not raw or raw.isspace() or self.error is not None:
             return  # empty: skipped as the SDK does (and an error of validate's)
         try:
-            event = scanned.parse(self.upgrades)
+            event = scanned_event(scanned, self.upgrades)
         except InputError as exc:
             self.error = exc
             return

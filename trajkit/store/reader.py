@@ -49,7 +49,7 @@ from trajkit.store.layout import (
     link_outside,
 )
 from trajkit.store.remote import RemotePath, as_remote, is_remote_conversation
-from trajkit.store.scan import Listing, list_event_files, scan_events
+from trajkit.store.scan import Listing, ScannedFile, list_event_files, scan_events
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -67,6 +67,7 @@ __all__ = [
     "parse_event_bytes",
     "read_file_bytes",
     "read_file_bytes_stat",
+    "scanned_event",
 ]
 
 _T = TypeVar("_T")
@@ -257,7 +258,8 @@ class StoredConversation:
         A file the scan could not read is read again, so the refusal is the reader's own.
         """
         upgrades = self.upgrades
-        for f in scan_events(self.events_dir, self.listing(), root=self.path):
+        found = self.listing()
+        for f in scan_events(self.events_dir, found, root=self.path, max_bytes=MAX_FILE_BYTES):
             if f.outside is not None:
                 raise _outside_error(f.path, f.outside)
             raw = f.raw if f.failure is None else read_file_bytes(f.path)
@@ -265,7 +267,7 @@ class StoredConversation:
                 if skip_empty:
                     continue
                 raise _empty_event_file(f.path)
-            yield f.parse(upgrades)
+            yield scanned_event(f, upgrades)
 
     def _iter_file_events(self, skip_empty: bool) -> Iterator[Event]:
         """`iter_events()` through `event_files()` (object storage, other shapes)."""
@@ -402,6 +404,14 @@ def read_file_bytes_stat(
             os.close(fd)
     except OSError as exc:
         raise InputError(path, "", _reason(exc)) from None
+
+
+def scanned_event(scanned: ScannedFile, upgrades: Counter[str] | None = None) -> Event:
+    """The event of a file the store's scan read, as the reader reads it: the scan's strict
+    parse, else its bytes upgraded and parsed (`InputError` naming the file and pointer)."""
+    if scanned.event is not None:
+        return scanned.event
+    return parse_event_bytes(scanned.path, scanned.raw, upgrades)
 
 
 def parse_event_bytes(path: Path, raw: bytes, upgrades: Counter[str] | None = None) -> Event:

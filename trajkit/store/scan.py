@@ -17,8 +17,8 @@ A symlink leading outside the conversation folder is never read (`ScannedFile.ou
 
 The event is parsed strictly (JSON Schema's type rules, unknown keys refused, in one pass in
 pydantic-core) from the file's own bytes; None when the model refuses them (an older SDK's
-shape, an unknown kind, invalid content), and `ScannedFile.parse()` then reads them as the
-reader does: upgraded, or an `InputError` naming the file and the JSON pointer.
+shape, an unknown kind, invalid content), and `reader.scanned_event()` then reads them as
+the reader does: upgraded, or an `InputError` naming the file and the JSON pointer.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from __future__ import annotations
 import errno
 import os
 import stat as stat_module
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -118,31 +117,19 @@ class ScannedFile:
             path = self._path = self.folder / self.name
         return path
 
-    def parse(self, upgrades: Counter[str] | None = None) -> Event:
-        """The event as the reader reads it: `event`, or `raw` upgraded and parsed.
-
-        Raises `InputError` (file, JSON pointer) for bytes that are no event; the upgrade rules
-        applied are counted in `upgrades`.
-        """
-        from trajkit.store.reader import parse_event_bytes
-
-        if self.event is not None:
-            return self.event
-        return parse_event_bytes(self.path, self.raw, upgrades)
-
 
 def scan_events(
     events: Path,
     listing: Listing,
     *,
     root: Path | None = None,
-    max_bytes: int | None = None,
+    max_bytes: int,
 ) -> Iterator[ScannedFile]:
     """Read the files of `listing` (of the folder `events`) in order, one `ScannedFile` each.
 
     `root` is the conversation folder no file may link out of (default: `events`' parent).
     """
-    limit = _max_file_bytes() if max_bytes is None else max_bytes
+    limit = max_bytes
     root = events.parent if root is None else root
     linked_dir = not isinstance(events, RemotePath) and os.path.islink(events)
     # local files are opened by their path text: no `Path` per file
@@ -169,26 +156,19 @@ def scan_event_file(
     *,
     index: int | None = None,
     event_id: str | None = None,
-    max_bytes: int | None = None,
+    max_bytes: int,
     raw: bytes | None = None,
 ) -> ScannedFile:
     """`scan_events` of one event file given by its path (a loose file, another shape), or of
     its bytes already read (`raw`)."""
     f = ScannedFile(index, event_id, path.name, path.parent)
     if raw is None:
-        limit = _max_file_bytes() if max_bytes is None else max_bytes
-        f.raw, f.stat, f.failure = read_checked(path, max_bytes=limit, what="an event")
+        f.raw, f.stat, f.failure = read_checked(path, max_bytes=max_bytes, what="an event")
     else:
         f.raw = raw
     if f.raw:
         f.event = strict_event(f.raw)
     return f
-
-
-def _max_file_bytes() -> int:
-    from trajkit.store import reader  # the reader's limit (`TRAJKIT_MAX_FILE_BYTES`)
-
-    return reader.MAX_FILE_BYTES
 
 
 def _read_local(folder: Path, name: str, text: str, limit: int) -> ScannedFile | None:
@@ -313,13 +293,13 @@ def _read_remote(
     path: RemotePath, max_bytes: int, what: str
 ) -> tuple[bytes, None, tuple[str, str] | None]:
     """`read_checked` in object storage: the same failures, from the listing's size and a GET."""
-    from trajkit.store.location import file_size, read_bytes
-
     try:
-        size = file_size(path)
+        size = path.size()  # from the listing, when the folder was listed
+        if size is None:
+            size = int(path.info().get("size") or 0)
         if size > max_bytes:
             return b"", None, ("too-large", _too_large(size, max_bytes, what))
-        raw = read_bytes(path, max_bytes=max_bytes) if size else b""
+        raw = path.read_bytes(max_bytes=max_bytes) if size else b""
     except FileNotFoundError:
         return b"", None, ("unreadable", "no such file")
     except InputError as exc:

@@ -195,7 +195,9 @@ def check_event_bytes(
     thorough: bool = False,
 ) -> tuple[FileCheck, EventFacts]:
     """`check_event_file` on bytes already read into `check.raw` (`path` names them)."""
-    f = scan_event_file(path, index=index, event_id=name_id, raw=check.raw)
+    f = scan_event_file(
+        path, index=index, event_id=name_id, max_bytes=MAX_FILE_BYTES, raw=check.raw
+    )
     return check_scanned(f, thorough=thorough)
 
 
