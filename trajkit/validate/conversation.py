@@ -124,14 +124,15 @@ class ConversationCheck:
         """The listing of `events/` (None when there is none to read)."""
         self.facts: list[EventFacts] = []
         self.upgrades: Counter[str] = Counter()
-        self._secrets: dict[str, str] = {}
+        self.secrets: dict[str, str] = {}
+        """Registered secret values (from `base_state.json`) no event may hold in clear."""
 
     def start(self) -> Iterator[Problem]:
         """Problems of `base_state.json` and of the listing of `events/`."""
         state = yield from _base_state_problems(self.folder, self.max_file_bytes, self.thorough)
         self.state = state
         if state is not None:
-            self._secrets = redact.registered_secret_values(state.data)
+            self.secrets = redact.registered_secret_values(state.data)
             self.upgrades.update(state.upgrades)
         fresh = (
             state is not None
@@ -155,7 +156,7 @@ class ConversationCheck:
             return [_outside_problem(path, scanned.outside)]  # unreadable, like a broken file
         check, fact = check_scanned(scanned, thorough=self.thorough)
         problems = check.problems
-        if found := _event_secret_problems(fact, check, self._secrets):
+        if found := _event_secret_problems(fact, check, self.secrets):
             problems.extend(found)
         if check.upgrades:
             self.upgrades.update(check.upgrades)

@@ -186,21 +186,6 @@ def check_event_file(
     return check_scanned(f, thorough=thorough)
 
 
-def check_event_bytes(
-    path: Path,
-    check: FileCheck,
-    *,
-    index: int | None = None,
-    name_id: str | None = None,
-    thorough: bool = False,
-) -> tuple[FileCheck, EventFacts]:
-    """`check_event_file` on bytes already read into `check.raw` (`path` names them)."""
-    f = scan_event_file(
-        path, index=index, event_id=name_id, max_bytes=MAX_FILE_BYTES, raw=check.raw
-    )
-    return check_scanned(f, thorough=thorough)
-
-
 def check_scanned(f: ScannedFile, *, thorough: bool = False) -> tuple[FileCheck, EventFacts]:
     """Check one event file the store's scan read (`trajkit.store.scan`).
 
@@ -396,7 +381,6 @@ __all__ = [
     "FileCheck",
     "check_base_state_bytes",
     "check_base_state_file",
-    "check_event_bytes",
     "check_event_file",
     "check_scanned",
     "decode_object",
