@@ -129,7 +129,6 @@ def scan_events(
 
     `root` is the conversation folder no file may link out of (default: `events`' parent).
     """
-    limit = max_bytes
     root = events.parent if root is None else root
     linked_dir = not isinstance(events, RemotePath) and os.path.islink(events)
     # local files are opened by their path text: no `Path` per file
@@ -140,15 +139,13 @@ def scan_events(
             if real is not None:
                 yield ScannedFile(index, event_id, name, events, outside=real)
                 continue
-        f = None if prefix is None else _read_local(events, name, prefix + name, limit)
-        if f is None:
-            f = ScannedFile(index, event_id, name, events)
-            f.raw, f.stat, f.failure = read_checked(f.path, max_bytes=limit, what="an event")
+        read = None if prefix is None else _read_local(prefix + name, max_bytes)
+        if read is None:  # off the tight path: the whole ladder says why
+            path = events / name
+            yield scan_event_file(path, index=index, event_id=event_id, max_bytes=max_bytes)
         else:
-            f.index, f.event_id = index, event_id
-        if f.raw:
-            f.event = strict_event(f.raw)
-        yield f
+            raw, st = read
+            yield ScannedFile(index, event_id, name, events, raw, st, event=strict_event(raw))
 
 
 def scan_event_file(
@@ -171,7 +168,7 @@ def scan_event_file(
     return f
 
 
-def _read_local(folder: Path, name: str, text: str, limit: int) -> ScannedFile | None:
+def _read_local(text: str, limit: int) -> tuple[bytes, os.stat_result] | None:
     """The common case in one tight pass: open, fstat, read exactly the size seen.
 
     None for a file off that path (unreadable, not a regular file, empty, above the limit,
@@ -191,9 +188,7 @@ def _read_local(folder: Path, name: str, text: str, limit: int) -> ScannedFile |
         return None
     finally:
         os.close(fd)
-    if len(raw) != size:
-        return None
-    return ScannedFile(None, None, name, folder, raw, st)
+    return (raw, st) if len(raw) == size else None
 
 
 _validators: dict[str, Any] = {}

@@ -75,32 +75,22 @@ def validate_conversation(
 ) -> ConversationReport:
     """Check one conversation folder; problems in file order, then the cross-file ones."""
     report = ConversationReport(path=folder)
-    for problem in iter_conversation_problems(
-        folder, max_file_bytes=max_file_bytes, thorough=thorough, _report=report
-    ):
+    check = ConversationCheck(folder, max_file_bytes=max_file_bytes, thorough=thorough)
+    check.report = report
+    for problem in check.problems():
         report.problems.append(problem.promoted() if strict else problem)
     return report
 
 
 def iter_conversation_problems(
-    folder: Path,
-    *,
-    max_file_bytes: int = MAX_FILE_BYTES,
-    thorough: bool = False,
-    _report: ConversationReport | None = None,
+    folder: Path, *, max_file_bytes: int = MAX_FILE_BYTES, thorough: bool = False
 ) -> Iterator[Problem]:
     """Yield every problem of the conversation in `folder`.
 
     `thorough` also runs `jsonschema` on files the model accepts (see `files.py`).
     """
     check = ConversationCheck(folder, max_file_bytes=max_file_bytes, thorough=thorough)
-    check.report = _report
-    yield from check.start()
-    add = check.add
-    for scanned in check.files():
-        if problems := add(scanned):
-            yield from problems
-    yield from check.finish()
+    return check.problems()
 
 
 class ConversationCheck:
@@ -108,8 +98,8 @@ class ConversationCheck:
 
     `start()` checks `base_state.json` and lists `events/`; `files()` is the store's scan of
     the listed files (`trajkit.store.scan`), each handed to `add()`; `finish()` gives the
-    cross-file problems. `validate` runs it whole (`iter_conversation_problems`); `convert` and
-    `export` iterate `files()` for their own work and ask the verdict (`validate.verdict`).
+    cross-file problems. `validate` runs it whole (`problems()`); `convert` and `export`
+    iterate `files()` for their own work and ask the verdict (`validate.verdict`).
     """
 
     def __init__(
@@ -126,6 +116,15 @@ class ConversationCheck:
         self.upgrades: Counter[str] = Counter()
         self.secrets: dict[str, str] = {}
         """Registered secret values (from `base_state.json`) no event may hold in clear."""
+
+    def problems(self) -> Iterator[Problem]:
+        """Every problem: the state and listing, each file in index order, then across files."""
+        yield from self.start()
+        add = self.add
+        for scanned in self.files():
+            if problems := add(scanned):
+                yield from problems
+        yield from self.finish()
 
     def start(self) -> Iterator[Problem]:
         """Problems of `base_state.json` and of the listing of `events/`."""
