@@ -24,8 +24,8 @@ import json
 import math
 import os
 import shutil
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -80,6 +80,66 @@ class AlreadyMigrated(SkippedInput):
     """The existing `OUT/<hex>` folder."""
 
 
+@dataclass
+class MigrationTally:
+    """The outcomes of one `migrate_paths` run, counted as they come (`trajkit migrate`).
+
+    `add(outcome)` files one outcome and returns the line that reports it (None for a folder
+    already migrated); `summary(out)` and `to_json()` say what the run did. `show` turns a path
+    into the text a user reads (the CLI passes its `display_path`).
+    """
+
+    show: Callable[[str], str] = str
+    done: list[Migrated] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    existing: list[str] = field(default_factory=list)
+
+    def add(self, outcome: Migrated | SkippedInput) -> str | None:
+        if isinstance(outcome, AlreadyMigrated):
+            self.existing.append(outcome.folder)
+            return None
+        if isinstance(outcome, SkippedInput):
+            self.skipped.append(str(outcome))
+            return f"skipped {outcome}"
+        self.done.append(outcome)
+        r = outcome.report
+        return (
+            f"{self.show(outcome.source)} -> {self.show(outcome.folder)} ({outcome.events} events, "
+            f"{r['dropped']} dropped, {len(r['warnings'])} warning(s))"
+        )
+
+    def summary(self, out: str) -> str:
+        done = self.done
+        warnings = sum(len(m.report["warnings"]) for m in done)
+        existing = len(self.existing)
+        return (
+            f"migrated {len(done)} conversation(s) into {out}: {sum(m.events for m in done)} "
+            f"events, {sum(m.report['dropped'] for m in done)} V0 events dropped, "
+            f"{sum(m.report['synthesized'] for m in done)} synthesized, {warnings} warning(s) "
+            f"(see migration_report.json); {len(self.skipped)} input(s) skipped"
+            + (
+                f"; {existing} already migrated (kept; --overwrite rewrites them)"
+                if existing
+                else ""
+            )
+        )
+
+    def interrupted(self, out: str) -> str:
+        return (
+            f"interrupted: {len(self.done)} conversation(s) migrated in this run are complete in "
+            f"{out} (folders appear whole); run the same command again to migrate the rest"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """`migrate --json` (`trajkit.migrate/1`)."""
+        return {
+            "schema": "trajkit.migrate/1",
+            "migrated": [vars(m) for m in self.done],
+            "already_migrated": self.existing,
+            "skipped": self.skipped,
+        }
+
+
 _DISK_ERRNOS = frozenset({errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.EDQUOT})
 """Write errors that concern OUT_DIR as a whole: the run stops instead of failing each input."""
 
@@ -123,6 +183,11 @@ def migrate_paths(
     work = partial(_migrate_item, out=str(out), overwrite=overwrite, tool_names=tool_names)
     inputs = _inputs(engine.portable(paths), out)
     yield from engine.map(work, inputs)
+
+
+def count_inputs(paths: Iterable[str | os.PathLike[str]], out_dir: str | os.PathLike[str]) -> int:
+    """How many outcomes `migrate_paths(paths, out_dir)` yields (a listing: nothing is written)."""
+    return sum(1 for _ in _inputs(paths, Path(out_dir)))
 
 
 def _inputs(paths: Iterable[str | os.PathLike[str]], out: Path) -> Iterator[Any]:

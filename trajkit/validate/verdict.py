@@ -91,13 +91,34 @@ def opened_errors(conv: Any, label: str) -> list[str]:
     return verdict_errors(report.problems)
 
 
+_UNREADABLE = frozenset({"path", "shape", "json", "unreadable", "truncated"})
+"""Problem codes of an input that cannot be read at all: `--keep-invalid` cannot help there."""
+
+
+class _Error(str):
+    """A formatted error that remembers whether its file could be read."""
+
+    unreadable: bool = False
+
+
 def verdict_errors(problems: Iterable[Problem]) -> list[str]:
     """The problems that make a conversation invalid, formatted (see the module docstring)."""
-    return [p.format() for p in problems if p.severity == "error" and p.code != "secret"]
+    errors: list[str] = []
+    for p in problems:
+        if p.severity == "error" and p.code != "secret":
+            text = _Error(p.format())
+            text.unreadable = p.code in _UNREADABLE
+            errors.append(text)
+    return errors
 
 
 def invalid_reason(errors: list[str]) -> str:
-    """One line for a skipped invalid conversation: its first error and how many more."""
+    """One line for a skipped invalid conversation: its first error and how many more.
+
+    `--keep-invalid` is offered only when every error leaves the input readable.
+    """
     more = len(errors) - 1
     tail = f" (and {more} more problem(s): trajkit validate lists them)" if more else ""
+    if any(getattr(e, "unreadable", False) for e in errors):
+        return f"{errors[0]}{tail}; skipped"
     return f"{errors[0]}{tail}; invalid, skipped (--keep-invalid keeps it)"
