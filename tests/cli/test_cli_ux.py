@@ -480,3 +480,12 @@ def test_migration_report_keeps_the_source_as_given(
     assert not any(
         str(tmp_path) in p.read_text() for p in (tmp_path / "out").glob("*/migration_report.json")
     )
+
+
+def test_migrate_quiet_prints_the_summary_only(tmp_path: Path) -> None:
+    v0 = _shared("fixtures-wild") / "v0-eval-paired" / "gorilla_torch_output.jsonl"
+    loud = invoke("migrate", v0, "-o", tmp_path / "a")
+    assert len(loud.stdout.splitlines()) == 81  # one line per record, then the summary
+    quiet = invoke("migrate", "-q", v0, "-o", tmp_path / "b")
+    assert quiet.exit_code == 0
+    assert quiet.stdout.splitlines() == [loud.stdout.splitlines()[-1].replace("/a:", "/b:")]
