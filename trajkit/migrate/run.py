@@ -36,6 +36,7 @@ from trajkit.migrate.mapping import MigratedConversation, ToolNames, v0_to_v1
 from trajkit.migrate.report import REPORT_FILE, SIDECAR_FILE
 from trajkit.store.atomic import make_folder, staged_folder, write_new_file
 from trajkit.store.guard import refuse_output_inside
+from trajkit.store.layout import EVENTS_DIR, conversation_parts
 
 if TYPE_CHECKING:
     from trajkit.engine import Engine
@@ -266,12 +267,13 @@ def write_conversation(
     from trajkit.store import event_file_name
 
     final = Path(out_dir) / conv.folder_name
-    with staged_folder(final, overwrite=overwrite, folders=["events"]) as tmp:
+    with staged_folder(final, overwrite=overwrite, folders=[EVENTS_DIR]) as tmp:
+        events, base_state = conversation_parts(tmp)
         for index, event in enumerate(conv.events):
             name = event_file_name(index, event.id)
-            write_new_file(tmp / "events" / name, dump_event(event).encode())
+            write_new_file(events / name, dump_event(event).encode())
         state = conv.base_state.model_copy(update={"persistence_dir": str(final.resolve())})
-        write_new_file(tmp / "base_state.json", dump_base_state(state).encode())
+        write_new_file(base_state, dump_base_state(state).encode())
         write_new_file(tmp / REPORT_FILE, _json(conv.report.to_dict()).encode())
         if conv.report.shape != "v1":  # V1 inputs have nothing V1 cannot hold
             write_new_file(tmp / SIDECAR_FILE, _json(conv.sidecar, indent=None).encode())

@@ -1,8 +1,9 @@
 """Is a conversation valid? The one answer `validate`, `convert` and `export` share.
 
-`convert` and `export` call `conversation_errors()` before they read a conversation for their
+`convert` and `export` ask `conversation_errors()` before they read a conversation for their
 own work (of any shape: V1 folders on disk or in storage, `trajkit.shapes` conversations, V0
-input through its migration), so a conversation `trajkit validate` rejects is rejected by them too, with the same
+input through its migration), or read a folder through a `Verdict`: the store's one scan of it
+(`trajkit.store.scan`), each file handed to the verdict as they read it, so a conversation `trajkit validate` rejects is rejected by them too, with the same
 first message: skipped with its reason, or kept with `--keep-invalid` and its problems recorded
 (in `convert`'s warnings and in the export row's `problems`). Warnings (unknown kinds, stray
 files) never make a conversation invalid, as in `validate` without `--strict`.
@@ -16,13 +17,44 @@ only lose it.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from trajkit.validate.conversation import ConversationCheck
+
 if TYPE_CHECKING:
+    from trajkit.store.scan import ScannedFile
     from trajkit.validate.problems import Problem
 
-__all__ = ["conversation_errors", "invalid_reason", "opened_errors", "verdict_errors"]
+__all__ = ["Verdict", "conversation_errors", "invalid_reason", "opened_errors", "verdict_errors"]
+
+
+class Verdict:
+    """`conversation_errors` of a folder, given the files as its reader scans them.
+
+    `files()` is the store's scan of the folder; hand each file to `add()` (its bytes and event
+    are the caller's to use), then ask `errors()`. The folder is listed once and each file read
+    once, for the verdict and the caller's work alike.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self._check = ConversationCheck(folder)
+        self._problems = list(self._check.start())
+
+    def files(self) -> Iterator[ScannedFile]:
+        """The event files of the folder in index order (`trajkit.store.scan.scan_events`)."""
+        return self._check.files()
+
+    def add(self, scanned: ScannedFile) -> None:
+        """Check one file of `files()`."""
+        if problems := self._check.add(scanned):
+            self._problems.extend(problems)
+
+    def errors(self) -> list[str]:
+        """The verdict once every file was added: the errors, formatted; [] if valid."""
+        self._problems.extend(self._check.finish())
+        return verdict_errors(self._problems)
 
 
 def conversation_errors(location: str | os.PathLike[str] | Any) -> list[str]:
@@ -34,8 +66,6 @@ def conversation_errors(location: str | os.PathLike[str] | Any) -> list[str]:
     (`trajkit.migrate.V0Input`, or its handle), checked as the V1 conversation its migration
     gives in memory.
     """
-    from pathlib import Path
-
     from trajkit.shapes.memory import ShapeRef
     from trajkit.validate.conversation import validate_conversation
     from trajkit.validate.files import MAX_FILE_BYTES
