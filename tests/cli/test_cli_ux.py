@@ -489,3 +489,15 @@ def test_migrate_quiet_prints_the_summary_only(tmp_path: Path) -> None:
     quiet = invoke("migrate", "-q", v0, "-o", tmp_path / "b")
     assert quiet.exit_code == 0
     assert quiet.stdout.splitlines() == [loud.stdout.splitlines()[-1].replace("/a:", "/b:")]
+
+
+def test_convert_and_stats_progress_agree_with_their_counts(tmp_path: Path) -> None:
+    wild = _shared("fixtures-wild")
+    code, _, terminal = _in_a_terminal("convert", wild, "-o", tmp_path / "c.jsonl")
+    done = re.search(r"converted (\d+) conversation\(s\), skipped (\d+)", terminal)
+    assert done, terminal
+    n = sum(map(int, done.groups()))
+    assert _last_count(terminal) == (n, n) and "converting" in terminal
+    code, out, terminal = _in_a_terminal("stats", wild, "--json")
+    listed = json.loads(out)["conversations"]
+    assert _last_count(terminal)[0] == _last_count(terminal)[1] >= listed
