@@ -501,3 +501,13 @@ def test_convert_and_stats_progress_agree_with_their_counts(tmp_path: Path) -> N
     code, out, terminal = _in_a_terminal("stats", wild, "--json")
     listed = json.loads(out)["conversations"]
     assert _last_count(terminal)[0] == _last_count(terminal)[1] >= listed
+
+
+def test_stats_leaves_conversations_without_usage_out_of_token_figures(tmp_path: Path) -> None:
+    bare = _a_text_copy(tmp_path)
+    (bare / "base_state.json").unlink()  # no usage recorded: missing, not 0 tokens
+    result = invoke("stats", bare, fx.sdk_conversation("a_text"), "--json")
+    doc = json.loads(result.stdout)
+    assert doc["conversations"] == 2
+    tokens = doc["per_conversation"]["prompt_tokens"]
+    assert tokens["min"] == tokens["max"] > 0, tokens
