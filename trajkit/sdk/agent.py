@@ -56,8 +56,8 @@ from trajkit.events import (
     TextContent,
 )
 from trajkit.sdk.builtins import DEFAULT_TOOL_NAMES
-from trajkit.sdk.condenser import CONDENSERS, Condenser
-from trajkit.sdk.confirmation import LLMSecurityAnalyzer
+from trajkit.sdk.context.condenser import CONDENSERS, Condenser
+from trajkit.sdk.context.skills import AgentContext
 from trajkit.sdk.llm import LLM
 from trajkit.sdk.llm.exceptions import (
     LLMContentPolicyViolationError,
@@ -66,7 +66,7 @@ from trajkit.sdk.llm.exceptions import (
 )
 from trajkit.sdk.mcp_config import protect_mcp_config, unprotect_mcp_config
 from trajkit.sdk.prompt import DEFAULT_TEMPLATE, render_system_prompt
-from trajkit.sdk.skills import AgentContext
+from trajkit.sdk.security.llm_analyzer import LLMSecurityAnalyzer
 from trajkit.sdk.tool import (
     RuntimeTool,
     Tool,

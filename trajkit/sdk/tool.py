@@ -105,7 +105,7 @@ class ToolContext:
     env: dict[str, str] | None = None
     """Environment for processes (default: the current one)."""
     secrets: Any = None
-    """The conversation's `trajkit.sdk.secrets.SecretRegistry`: the terminal exports the secrets
+    """The conversation's `trajkit.sdk.secret.secrets.SecretRegistry`: the terminal exports the secrets
     a command names and hides their values in its output."""
 
     @property

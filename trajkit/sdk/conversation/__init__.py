@@ -7,13 +7,13 @@ package renamed.
 
 from trajkit.sdk.conversation.exceptions import ConversationRunError
 from trajkit.sdk.conversation.local import Conversation, ConversationCallback
+from trajkit.sdk.conversation.state import ConversationExecutionStatus, ConversationState
 from trajkit.sdk.conversation.types import ConversationCallbackType, ConversationID
 from trajkit.sdk.conversation.visualizer import (
     ConversationVisualizerBase,
     DefaultConversationVisualizer,
 )
 from trajkit.sdk.metrics import ConversationStats
-from trajkit.sdk.state import ConversationExecutionStatus, ConversationState
 
 LocalConversation = Conversation
 """The SDK's name for a conversation run in this process (the only kind trajkit has)."""

@@ -24,12 +24,12 @@ Everything else the state holds is restored too (v1-format §2):
   one that fails gives a ``ConversationErrorEvent`` (code ``MCPServerError``) and the run goes on;
 - secrets (``secrets=``, `Conversation.update_secrets`) reach the terminal for commands that
   name them and are hidden in every observation; on disk they are encrypted with ``cipher=``
-  (a `trajkit.sdk.secrets.Cipher`) or masked and then lost on restore;
+  (a `trajkit.sdk.secret.secrets.Cipher`) or masked and then lost on restore;
 - knowledge skills of ``agent.agent_context`` attach to the user message that triggers them,
   once (``activated_knowledge_skills``);
 - a confirmation policy (`set_confirmation_policy`) stops before actions with status
   ``waiting_for_confirmation``; ``run()`` executes them, `reject_pending_actions` rejects them;
-- stuck detection (`trajkit.sdk.stuck`) sets status ``stuck``; the iteration count is
+- stuck detection (`trajkit.sdk.conversation.stuck_detector`) sets status ``stuck``; the iteration count is
   rebuilt from the events.
 
 What is written is what the SDK writes for the same script: status changes live in
@@ -91,14 +91,18 @@ from trajkit.recovery import (
 )
 from trajkit.redact import SecretMasker
 from trajkit.sdk.agent import Agent
-from trajkit.sdk.confirmation import (
-    AlwaysConfirm,
-    ConfirmRisky,
-    LLMSecurityAnalyzer,
-    NeverConfirm,
-    parse_confirmation_policy,
-)
 from trajkit.sdk.conversation.exceptions import ConversationRunError
+from trajkit.sdk.conversation.state import (
+    ConversationExecutionStatus,
+    ConversationState,
+    LocalWorkspace,
+)
+from trajkit.sdk.conversation.stuck_detector import (
+    StuckDetector,
+    StuckThresholds,
+    detect_stuck,
+    parse_stuck_thresholds,
+)
 from trajkit.sdk.conversation.visualizer import (
     ConversationVisualizerBase,
     DefaultConversationVisualizer,
@@ -108,14 +112,14 @@ from trajkit.sdk.llm.options import call_context
 from trajkit.sdk.logger import get_logger, register_log_secrets
 from trajkit.sdk.mcp import MCPTimeouts, MCPToolset
 from trajkit.sdk.metrics import ConversationStats, Metrics
-from trajkit.sdk.secrets import Cipher, SecretValue, mask_data, secrets_prompt
-from trajkit.sdk.state import ConversationExecutionStatus, ConversationState, LocalWorkspace
-from trajkit.sdk.stuck import (
-    StuckDetector,
-    StuckThresholds,
-    detect_stuck,
-    parse_stuck_thresholds,
+from trajkit.sdk.secret.secrets import Cipher, SecretValue, mask_data, secrets_prompt
+from trajkit.sdk.security.confirmation_policy import (
+    AlwaysConfirm,
+    ConfirmRisky,
+    NeverConfirm,
+    parse_confirmation_policy,
 )
+from trajkit.sdk.security.llm_analyzer import LLMSecurityAnalyzer
 from trajkit.sdk.tool import RuntimeTool, ToolContext
 from trajkit.store import ConversationWriter, folder_name, open_conversation
 from trajkit.store.guard import check_json_nodes, refuse_outside_links
@@ -447,7 +451,7 @@ class Conversation:
         """Add a user message; a finished (or stuck) conversation becomes idle again.
 
         Safe while `run` works in another thread: the message waits for the step in progress
-        (the state lock is first come first served, `trajkit.sdk.fifo_lock`) and the same
+        (the state lock is first come first served, `trajkit.sdk.conversation.fifo_lock`) and the same
         run answers it at its next step, as in the SDK. Knowledge skills whose keyword the
         message contains are attached to it (once per conversation) and recorded in
         ``state.activated_knowledge_skills``. ``sender`` names who sent it (recorded on the
@@ -611,7 +615,7 @@ class Conversation:
         on it; a condenser that used the agent's LLM configuration follows the switch (its
         own usage id and metrics kept).
         """
-        from trajkit.sdk.condenser import LLMSummarizingCondenser
+        from trajkit.sdk.context.condenser import LLMSummarizingCondenser
         from trajkit.sdk.conversation.extras import ASK_AGENT_USAGE_ID
 
         with self.state as st:
@@ -893,7 +897,7 @@ class Conversation:
         )
 
     def _stuck(self) -> bool:
-        """The agent repeats itself (see `trajkit.sdk.stuck`)."""
+        """The agent repeats itself (see `trajkit.sdk.conversation.stuck_detector`)."""
         verdict = detect_stuck(self._branch(), self._stuck_thresholds)
         if verdict is not None:
             logger.warning("conversation %s is stuck: %s", self.id, verdict.detail)

@@ -1,5 +1,318 @@
-"""The SDK's ``conversation.state`` path for `ConversationState` and its status enum."""
+"""``ConversationState``: what ``base_state.json`` holds, saved on every public field change.
 
-from trajkit.sdk.state import ConversationExecutionStatus, ConversationState
+The fields, their order and defaults are the SDK's ``ConversationState`` (v1-format section 2),
+so the file loads in the SDK and in ``trajkit.events.state.BaseState``.
 
-__all__ = ["ConversationExecutionStatus", "ConversationState"]
+Autosave: assigning a public field (``state.execution_status = "paused"``) rewrites
+``base_state.json`` at once through `trajkit.store.ConversationWriter.save_base_state`, which
+replaces the file atomically (temp file, fsync, rename, fsync folder). Inside ``with state:``
+the saves are batched into one at the end of the outermost block. Changing a list or dict in
+place does not save by itself (as in the SDK): reassign it, e.g.
+``state.agent_state = {**state.agent_state, "k": v}``. The LLM metrics in ``stats`` are live
+objects and are written with every save.
+"""
+
+from __future__ import annotations
+
+import uuid
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from trajkit.events.state import EXECUTION_STATUSES
+from trajkit.sdk.agent import Agent
+from trajkit.sdk.context.view import View
+from trajkit.sdk.conversation.fifo_lock import FIFOLock
+from trajkit.sdk.metrics import ConversationStats
+from trajkit.sdk.secret.secrets import Cipher, SecretRegistry
+from trajkit.sdk.security.confirmation_policy import ConfirmationPolicy, NeverConfirm
+from trajkit.sdk.security.llm_analyzer import LLMSecurityAnalyzer
+
+if TYPE_CHECKING:
+    from trajkit.events import Event
+    from trajkit.store import ConversationWriter
+
+__all__ = ["ConversationExecutionStatus", "ConversationState", "LocalWorkspace"]
+
+
+class ConversationExecutionStatus(StrEnum):
+    """Where a conversation's run stands.
+
+    The values are ``trajkit.events.state.EXECUTION_STATUSES``, the one list, in its order;
+    only the member names are written here (mypy reads them from the class body). A status
+    added to that list without a name here fails at import (too many values to unpack).
+    """
+
+    (
+        IDLE,
+        RUNNING,
+        PAUSED,
+        WAITING_FOR_CONFIRMATION,
+        FINISHED,
+        ERROR,
+        STUCK,
+        DELETING,
+    ) = EXECUTION_STATUSES
+
+
+class LocalWorkspace(BaseModel):
+    """The folder the agent works in."""
+
+    model_config = ConfigDict(extra="ignore", use_attribute_docstrings=True)
+
+    working_dir: str
+    """Absolute path of the workspace."""
+    kind: Literal["LocalWorkspace"] = "LocalWorkspace"
+    """Workspace class name."""
+
+
+_MISSING = object()
+_SILENT = frozenset({"leaf_event_id", "head_is_empty", "last_user_message_id"})
+"""Bookkeeping fields that change with every event: no ConversationStateUpdateEvent for them
+(the SDK skips the first two; ``last_user_message_id`` follows the user's MessageEvent)."""
+
+
+class ConversationState(BaseModel):
+    """The persisted state of one conversation (everything but the events)."""
+
+    model_config = ConfigDict(extra="ignore", use_attribute_docstrings=True)
+
+    id: uuid.UUID
+    """Conversation id (the folder name is its hex form)."""
+    agent: Agent
+    """The agent configuration (secrets masked on disk)."""
+    workspace: LocalWorkspace
+    """The workspace."""
+    persistence_dir: str | None = None
+    """The conversation folder ``<persistence_dir>/<id hex>``."""
+    max_iterations: int = Field(default=500, gt=0)
+    """Agent steps allowed per run."""
+    stuck_detection: bool = True
+    """Stop runs that repeat themselves."""
+    execution_status: ConversationExecutionStatus = ConversationExecutionStatus.IDLE
+    """idle, running, paused, waiting_for_confirmation, finished, error or stuck."""
+    confirmation_policy: ConfirmationPolicy = Field(default_factory=NeverConfirm)
+    """When actions need confirmation (NeverConfirm, AlwaysConfirm, ConfirmRisky)."""
+    security_analyzer: LLMSecurityAnalyzer | dict[str, Any] | None = None
+    """Security analyzer (``LLMSecurityAnalyzer``; other kinds are kept as given)."""
+    activated_knowledge_skills: list[str] = Field(default_factory=list)
+    """Knowledge skills already triggered."""
+    activated_path_rules: list[str] = Field(default_factory=list)
+    """Path rules already injected."""
+    invoked_skills: list[str] = Field(default_factory=list)
+    """Skills invoked through ``invoke_skill``."""
+    blocked_actions: dict[str, str] = Field(default_factory=dict)
+    """Action id to block reason."""
+    blocked_messages: dict[str, str] = Field(default_factory=dict)
+    """Message id to block reason."""
+    last_user_message_id: str | None = None
+    """Id of the last user message."""
+    leaf_event_id: str | None = None
+    """HEAD of the event tree: parent of the next event."""
+    head_is_empty: bool = False
+    """HEAD deliberately emptied."""
+    stats: ConversationStats = Field(default_factory=ConversationStats)
+    """LLM usage metrics by usage id."""
+    secret_registry: SecretRegistry = Field(default_factory=SecretRegistry)
+    """Secret sources (values encrypted with the cipher, else masked, on disk)."""
+    tags: dict[str, str] = Field(default_factory=dict)
+    """Tags."""
+    agent_state: dict[str, Any] = Field(default_factory=dict)
+    """Free-form runtime state for agents."""
+    hook_config: dict[str, Any] | None = None
+    """Hooks."""
+
+    _writer: ConversationWriter | None = PrivateAttr(default=None)
+    _autosave: bool = PrivateAttr(default=False)
+    _depth: int = PrivateAttr(default=0)
+    _dirty: bool = PrivateAttr(default=False)
+    _lock: Any = PrivateAttr(
+        default_factory=FIFOLock
+    )  # fair: see trajkit.sdk.conversation.fifo_lock
+    _events: list[Event] = PrivateAttr(default_factory=list)
+    _iteration: int = PrivateAttr(default=0)
+    _cipher: Cipher | None = PrivateAttr(default=None)
+    _on_change: Any = PrivateAttr(default=None)
+    # The view of the active branch (trajkit.sdk.context.view): brought up to date live as
+    # events are appended; rebuilt with the properties enforced only by rebuild_view().
+    # _view_leaf is the leaf it reflects; _ids indexes _events (first occurrence of an id).
+    _view: View = PrivateAttr(default_factory=View)
+    _view_leaf: str | None = PrivateAttr(default=None)
+    _ids: dict[str, int] = PrivateAttr(default_factory=dict)
+    _ids_log: list[Event] | None = PrivateAttr(default=None)
+    _ids_done: int = PrivateAttr(default=0)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name.startswith("_") or name not in type(self).model_fields:
+            super().__setattr__(name, value)
+            return
+        if name == "execution_status" and isinstance(value, str):
+            value = ConversationExecutionStatus(value)
+        old = getattr(self, name, _MISSING)
+        super().__setattr__(name, value)
+        if self._autosave and (old is _MISSING or old != value):
+            self._changed()
+            if self._on_change is not None and old is not _MISSING and name not in _SILENT:
+                self._on_change(name, self.field_json(name))
+
+    def __enter__(self) -> ConversationState:
+        self._lock.acquire()
+        self._depth += 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self._depth -= 1
+            if self._depth == 0 and self._dirty:
+                self._dirty = False
+                self.save()
+        finally:
+            self._lock.release()
+
+    def _changed(self) -> None:
+        if self._depth > 0:
+            self._dirty = True
+        else:
+            self.save()
+
+    def attach(self, writer: ConversationWriter | None) -> None:
+        """Bind to the folder writer and turn autosave on."""
+        self._writer = writer
+        self._autosave = True
+
+    def save(self) -> None:
+        """Write ``base_state.json`` now (atomically)."""
+        if self._writer is None:
+            return
+        with self._lock:
+            try:
+                self._writer.save_base_state(self.to_json())
+            except OSError as exc:  # a full disk: base_state.json keeps its last whole version
+                from trajkit.errors import WriteFailed
+
+                where = exc.filename or self._writer.folder / "base_state.json"
+                raise WriteFailed(where, (exc.strerror or str(exc)).lower()) from None
+
+    def to_json(self) -> str:
+        """``base_state.json`` content: secret fields encrypted with the cipher, else masked;
+        then every registered secret value and LLM credential found anywhere else (an MCP
+        ``env`` value under a plain name, a URL) is hidden by value, and secret-looking URL
+        query parameters (``base_url?api-key=...``) are masked (`trajkit.redact`)."""
+        from trajkit.redact import SecretMasker, mask_secret_query
+        from trajkit.sdk.llm import llm_secret_values
+
+        text = self.model_dump_json(exclude_none=True, context={"cipher": self._cipher})
+        values = [*self.secret_registry.known_values(), *llm_secret_values(self.agent.llm)]
+        return mask_secret_query(SecretMasker(values).text(text))
+
+    def field_json(self, name: str) -> Any:
+        """One field as JSON data (secrets masked), for ``ConversationStateUpdateEvent``."""
+        return self.model_dump(mode="json", include={name}, exclude_none=True).get(name)
+
+    # -- runtime views (not persisted) -----------------------------------------------
+    @property
+    def events(self) -> list[Event]:
+        """Every event of the conversation, in log order (read-only view)."""
+        return list(self._events)
+
+    @property
+    def view(self) -> View:
+        """The view the next LLM request is made of (`trajkit.sdk.context.view`).
+
+        Kept live, as the SDK's ``ConversationState.view``: when the HEAD has moved forward
+        along the branch the view reflects, only the new events are appended (no property is
+        enforced); when it has moved anywhere else, the view is rebuilt (enforced). Read it
+        again after `rebuild_view`.
+        """
+        with self._lock:
+            leaf = self.active_leaf()
+            if leaf == self._view_leaf:
+                return self._view
+            tail = self._tail_after(self._view_leaf, leaf)
+            if tail is None:  # another branch: rebuild once
+                self._rebuild(leaf)
+            else:
+                for event in tail:
+                    self._view.append_event(event)
+                self._view_leaf = leaf
+            return self._view
+
+    def rebuild_view(self) -> None:
+        """Rebuild the view from the active branch with the four view properties enforced
+        (`trajkit.convert.condensed_view`): on restore, fork, navigation and recovery."""
+        with self._lock:
+            self._rebuild(self.active_leaf())
+
+    def enforced_view_snapshot(self) -> View:
+        """A separate copy of the view with the properties enforced on it (what the SDK's
+        ``ask_agent`` sends); the conversation's own view is not changed."""
+        with self._lock:
+            return View.from_events(list(self.view.events))
+
+    def active_leaf(self) -> str | None:
+        """The HEAD: ``leaf_event_id``; none when ``head_is_empty``; else (a conversation
+        written before the event tree) the last event that is not a state update or error."""
+        if self.leaf_event_id is not None:
+            return self.leaf_event_id
+        if self.head_is_empty:
+            return None
+        from trajkit.events import ConversationErrorEvent, ConversationStateUpdateEvent
+
+        for event in reversed(self._events):
+            if not isinstance(event, ConversationStateUpdateEvent | ConversationErrorEvent):
+                return event.id
+        return None
+
+    def _rebuild(self, leaf: str | None) -> None:
+        from trajkit.convert import active_branch
+
+        branch = active_branch(
+            self._events, leaf_event_id=self.leaf_event_id, head_is_empty=self.head_is_empty
+        )
+        self._view = View.from_events(branch)
+        self._view_leaf = leaf
+
+    def _tail_after(self, known: str | None, leaf: str | None) -> list[Event] | None:
+        """The events from just after ``known`` to ``leaf``, oldest first, when ``known`` is
+        on the path from ``leaf`` to the root (``None``: the root); else None."""
+        from trajkit.events.base import ROOT_PARENT
+
+        ids = self._index()
+        tail: list[Event] = []
+        current = leaf
+        while current is not None and current != known:
+            i = ids.get(current)
+            if i is None or len(tail) > len(self._events):  # unknown id or a loop
+                return None
+            event = self._events[i]
+            tail.append(event)
+            parent = event.parent_id
+            if parent == ROOT_PARENT:
+                current = None
+            elif parent is not None:
+                current = parent
+            else:  # written before the event tree: the previous event is the parent
+                current = self._events[i - 1].id if i > 0 else None
+        if current != known:
+            return None
+        tail.reverse()
+        return tail
+
+    def _index(self) -> dict[str, int]:
+        if self._ids_log is not self._events or self._ids_done > len(self._events):
+            self._ids, self._ids_log, self._ids_done = {}, self._events, 0  # a new log
+        for i in range(self._ids_done, len(self._events)):
+            self._ids.setdefault(self._events[i].id, i)
+        self._ids_done = len(self._events)
+        return self._ids
+
+    @property
+    def iteration(self) -> int:
+        """Agent steps taken in the current (or last) run."""
+        return self._iteration
+
+    @property
+    def agent_status(self) -> ConversationExecutionStatus:
+        """Old name of ``execution_status``."""
+        return self.execution_status

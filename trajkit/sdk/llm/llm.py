@@ -221,7 +221,7 @@ class LLM(BaseModel):
     def _unmask(cls, v: Any, info: ValidationInfo) -> Any:
         # A masked ("**********") or blank secret was lost on save: load it as None (SDK rule);
         # a Fernet token is decrypted with the context's cipher (sdk.secrets.Cipher).
-        from trajkit.sdk.secrets import load_secret
+        from trajkit.sdk.secret.secrets import load_secret
 
         raw = v.get_secret_value() if isinstance(v, SecretStr) else v
         if raw is None or not isinstance(raw, str):
@@ -236,7 +236,7 @@ class LLM(BaseModel):
         ctx = info.context if isinstance(info.context, dict) else {}
         if ctx.get("expose_secrets"):
             return v.get_secret_value()
-        from trajkit.sdk.secrets import dump_secret
+        from trajkit.sdk.secret.secrets import dump_secret
 
         return dump_secret(v, ctx.get("cipher"))  # encrypted with a cipher, else masked
 
