@@ -74,6 +74,7 @@ from trajkit.sdk.context.skills import (  # noqa: E402
     load_skills_from_dir,
 )
 from trajkit.sdk.conversation import (  # noqa: E402
+    BaseConversation,
     Conversation,
     ConversationCallbackType,
     ConversationRunError,
@@ -97,6 +98,7 @@ __all__ = [
     "Agent",
     "AgentContext",
     "AlwaysConfirm",
+    "BaseConversation",
     "Cipher",
     "ConfirmRisky",
     "Conversation",

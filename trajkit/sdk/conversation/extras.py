@@ -56,7 +56,7 @@ def fork_conversation(
 
     src = source.state
     with src:
-        events: list[Event] = list(src._events)
+        events: list[Event] = src.events
         leaf = src.leaf_event_id
         if from_event_id is not None:
             ids = {e.id for e in events}
@@ -84,7 +84,7 @@ def fork_conversation(
         with state:
             for event in events:
                 fork._writer.append(fork._for_disk(event))
-                state._events.append(event)
+                state.append_event(event)
             state.leaf_event_id = leaf
             state.head_is_empty = src.head_is_empty if from_event_id is None else False
             state.last_user_message_id = src.last_user_message_id

@@ -60,16 +60,13 @@ import uuid
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import Any, TypeVar
 
-import orjson
-
-from trajkit.errors import InputError, UnsafePath, WriteFailed
+from trajkit.errors import UnsafePath, WriteFailed
 from trajkit.events import (
     ActionEvent,
     CondensationRequest,
     ConversationErrorEvent,
-    ConversationStateUpdateEvent,
     ErrorClassification,
     Event,
     FinishAction,
@@ -82,15 +79,14 @@ from trajkit.events import (
     ThinkAction,
     UserRejectObservation,
 )
-from trajkit.events.base import ROOT_PARENT
 from trajkit.recovery import (
     RESTART_ERROR,
-    head_after_crash,
     interrupted_call_result,
     unanswered_calls,
 )
 from trajkit.redact import SecretMasker
 from trajkit.sdk.agent import Agent
+from trajkit.sdk.conversation.base import BaseConversation
 from trajkit.sdk.conversation.exceptions import ConversationRunError
 from trajkit.sdk.conversation.state import (
     ConversationExecutionStatus,
@@ -121,10 +117,9 @@ from trajkit.sdk.security.confirmation_policy import (
 )
 from trajkit.sdk.security.llm_analyzer import LLMSecurityAnalyzer
 from trajkit.sdk.tool import RuntimeTool, ToolContext
-from trajkit.store import ConversationWriter, folder_name, open_conversation
-from trajkit.store.guard import check_json_nodes, refuse_outside_links
-from trajkit.store.reader import StoredConversation
-from trajkit.store.writer_lock import WriterLock, acquire_writer_lock
+from trajkit.store import ConversationWriter
+from trajkit.store.persistence import conversation_folder, persistence_base
+from trajkit.store.writer_lock import ProcessWriterLock
 
 __all__ = ["RESTART_ERROR", "Conversation", "ConversationCallback"]
 
@@ -143,8 +138,11 @@ class StepInterrupted(Exception):
     """`Conversation.interrupt` stopped the wait for a model call."""
 
 
-class Conversation:
+class Conversation(BaseConversation):
     """An agent working in a workspace, persisted event by event."""
+
+    state: ConversationState
+    """The persisted state (``base_state.json``) and the event log."""
 
     def __init__(
         self,
@@ -173,11 +171,12 @@ class Conversation:
         max_iterations = max_iteration_per_run or max_iterations or 500
         working_dir = _working_dir(workspace)
         cid = _conversation_id(conversation_id, persistence_dir)
-        base = _persistence_base(persistence_dir, working_dir)
-        folder = _conversation_folder(base, cid)
-        refuse_outside_links(folder)
+        base = persistence_base(
+            persistence_dir if persistence_dir is not None else Path(working_dir, "conversations")
+        )
+        folder = conversation_folder(base, cid)
         # One live writer per conversation, for as long as this object lives (store.writer_lock)
-        self._writer_lock = _ProcessWriterLock(folder)
+        self._writer_lock = ProcessWriterLock(folder)
         self._profile_store_dir = profile_store_dir
         try:
             self._open(
@@ -229,11 +228,16 @@ class Conversation:
         self._side_llms: dict[str, LLM] = {}
         self._cipher = cipher
         self._stuck_thresholds = parse_stuck_thresholds(stuck_detection_thresholds)
-        raw = _read_base_state(folder)
-        if raw:
-            self.state = self._resume(raw, folder, working_dir, max_iterations)
-        else:
-            self.state = self._fresh(folder, working_dir, max_iterations, stuck_detection)
+        self.state = ConversationState.create(
+            id=cid,
+            agent=agent,
+            workspace=LocalWorkspace(working_dir=working_dir),
+            folder=folder,
+            writer=self._writer,
+            max_iterations=max_iterations,
+            stuck_detection=stuck_detection,
+            cipher=cipher,
+        )
         self._bind_metrics()
         self.stuck_detector: StuckDetector | None = (
             StuckDetector(self._branch, self._stuck_thresholds or StuckThresholds())
@@ -278,7 +282,7 @@ class Conversation:
             self._started = True
             for llm in self.agent.llms():
                 self.state.stats.usage_to_metrics[llm.usage_id] = llm.metrics
-            if not any(isinstance(e, SystemPromptEvent) for e in self.state._events):
+            if self.state.first_event(SystemPromptEvent) is None:
                 prompt = self.agent.system_prompt_event(self.tools, self._tool_context)
                 dynamic = secrets_prompt(self.state.secret_registry)
                 if dynamic and prompt.dynamic_context is None:
@@ -293,70 +297,6 @@ class Conversation:
                 )
 
     # -- construction ----------------------------------------------------------------
-    def _fresh(
-        self, folder: Path, working_dir: str, max_iterations: int, stuck_detection: bool
-    ) -> ConversationState:
-        state = ConversationState(
-            id=self.id,
-            agent=self.agent,
-            workspace=LocalWorkspace(working_dir=working_dir),
-            persistence_dir=str(folder),
-            max_iterations=max_iterations,
-            stuck_detection=stuck_detection,
-        )
-        if (folder / "events").is_dir():  # adopt events already there, as the SDK does
-            state._events = list(open_conversation(folder).iter_events(skip_empty=True))
-        state._cipher = self._cipher
-        state.attach(self._writer)
-        # events/ before the first base-state save: a crash in between must not leave a
-        # base_state.json without its events/ folder (validate rejects that layout).
-        self._writer.create()
-        return state
-
-    def _resume(
-        self, raw: bytes, folder: Path, working_dir: str, max_iterations: int
-    ) -> ConversationState:
-        path = folder / "base_state.json"
-        try:
-            data = orjson.loads(raw)  # a depth limit (1024), never a RecursionError
-        except orjson.JSONDecodeError as e:
-            raise InputError(
-                path, "", f"not valid JSON ({e}); the conversation cannot be restored"
-            ) from None
-        if not isinstance(data, dict):
-            raise InputError(path, "", "expected a JSON object")
-        try:
-            persisted_id = uuid.UUID(str(data.get("id")))
-        except ValueError:
-            raise InputError(path, "/id", f"expected a UUID, got {data.get('id')!r}") from None
-        if persisted_id != self.id:
-            raise InputError(
-                path,
-                "/id",
-                f"conversation id mismatch: file says {persisted_id}, asked for {self.id}",
-            )
-        agent_data = data.get("agent")
-        self.agent.verify(agent_data if isinstance(agent_data, dict) else {})
-        data.update(
-            agent=self.agent,
-            workspace=LocalWorkspace(working_dir=working_dir),
-            persistence_dir=str(folder),
-            max_iterations=max_iterations,
-        )
-        state = ConversationState.model_validate(data, context={"cipher": self._cipher})
-        state._events = list(open_conversation(folder).iter_events(skip_empty=True))
-        state._cipher = self._cipher
-        state.attach(self._writer)
-        with state:
-            _move_head_forward(state)
-            state._iteration = _steps_since_user_message(state._events)
-            if state.execution_status == Status.RUNNING:
-                state.execution_status = Status.ERROR  # the process died during run()
-        # Cold load: the view is rebuilt with its properties enforced (the files may come
-        # from another version, or a crash), as the SDK does; from here on it is kept live.
-        state.rebuild_view()
-        return state
-
     def _bind_metrics(self) -> None:
         for llm in self.agent.llms():
             persisted = self.state.stats.usage_to_metrics.get(llm.usage_id)
@@ -376,11 +316,7 @@ class Conversation:
         # a whole step, so another thread's emit (pause) waits for the step, never deadlocks.
         st = self.state
         with st:
-            if event.parent_id is None and st.leaf_event_id is not None:
-                event = event.model_copy(update={"parent_id": st.leaf_event_id})
-            elif event.parent_id is None and st.head_is_empty and st._events:
-                # a new root after navigate_to(None), not a legacy event chained to the last
-                event = event.model_copy(update={"parent_id": ROOT_PARENT})
+            event = st.with_parent(event)
             if self._visualizer is not None:  # first, as the SDK: the screen sees every event
                 try:
                     self._visualizer.on_event(self.mask_secrets(event))
@@ -390,12 +326,7 @@ class Conversation:
                 self._writer.append(self._for_disk(event))
             except OSError as exc:  # a full disk: the event is not recorded, say so plainly
                 raise WriteFailed(exc.filename or self._writer.events_dir, _reason(exc)) from None
-            st._events.append(event)
-            if not isinstance(event, ConversationStateUpdateEvent):
-                st.leaf_event_id = event.id
-                st.head_is_empty = False
-            if isinstance(event, MessageEvent) and event.source == "user":
-                st.last_user_message_id = event.id
+            st.append_event(event)
             for callback in self._callbacks:
                 try:
                     callback(event)
@@ -426,13 +357,7 @@ class Conversation:
         return SecretMasker(values)
 
     def _branch(self) -> list[Event]:
-        from trajkit.convert import active_branch
-
-        return active_branch(
-            self.state._events,
-            leaf_event_id=self.state.leaf_event_id,
-            head_is_empty=self.state.head_is_empty,
-        )
+        return self.state.active_branch()
 
     def llm_messages(self) -> list[Message]:
         """The messages of the next LLM request: the live view of the active branch
@@ -498,7 +423,7 @@ class Conversation:
             self._pause_recorded = False
             with st:
                 st.execution_status = Status.RUNNING
-                st._iteration = 0
+                st.begin_run()
             with call_context(str(self.id)):
                 self._run_loop()
 
@@ -530,7 +455,7 @@ class Conversation:
             with st:
                 if not self._step_allowed() or not self._step_once():
                     return
-                st._iteration += 1
+                st.count_step()
 
     def _step_allowed(self) -> bool:
         st = self.state
@@ -548,7 +473,7 @@ class Conversation:
         if st.stuck_detection and self._stuck():  # before each step, as the SDK checks
             st.execution_status = Status.STUCK
             return False
-        if st._iteration >= st.max_iterations:
+        if st.iteration >= st.max_iterations:
             self._fail("MaxIterationsReached", f"reached max_iterations ({st.max_iterations})")
             return False
         return True
@@ -676,7 +601,7 @@ class Conversation:
             ValueError: ``event_id`` is not an event of this conversation.
         """
         with self.state as st:
-            if event_id is not None and all(e.id != event_id for e in st._events):
+            if event_id is not None and not st.has_event(event_id):
                 raise ValueError(f"unknown event_id {event_id!r}")
             st.leaf_event_id = event_id
             st.head_is_empty = event_id is None
@@ -927,7 +852,7 @@ def _make_visualizer(
 def _close_tools(
     tools: list[RuntimeTool],
     mcp: MCPToolset | None = None,
-    lock: _ProcessWriterLock | None = None,
+    lock: ProcessWriterLock | None = None,
 ) -> None:
     for tool in tools:
         with contextlib.suppress(Exception):  # closing is best effort
@@ -967,37 +892,6 @@ def _checked_tags(tags: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
-def _steps_since_user_message(events: Sequence[Event]) -> int:
-    """Agent steps (LLM responses) after the last user message: the iteration count."""
-    responses: set[str] = set()
-    for event in reversed(events):
-        if isinstance(event, MessageEvent) and event.source == "user":
-            break
-        if isinstance(event, ActionEvent | MessageEvent) and event.source == "agent":
-            responses.add(event.llm_response_id or event.id)
-    return len(responses)
-
-
-def _move_head_forward(state: ConversationState) -> None:
-    """After a crash between an event write and the base-state save, the HEAD lags: move it
-    as `trajkit.recovery.head_after_crash` says (the same rule `trajkit repair` applies)."""
-    move = head_after_crash(state._events, state.leaf_event_id)
-    if move.reason is not None:
-        logger.warning("conversation %s: %s; moving it to %s", state.id, move.reason, move.head)
-        state.leaf_event_id = move.head
-
-
-def _read_base_state(folder: Path) -> bytes:
-    """``base_state.json``'s bytes through the store: a link leading outside the folder, a
-    FIFO or a device is refused (nothing read, nothing written), as every reader does."""
-    refuse_outside_links(folder)
-    path = folder / "base_state.json"
-    raw = StoredConversation(folder).base_state_raw()
-    if raw:
-        check_json_nodes(path, raw)
-    return (raw or b"").strip()
-
-
 def _working_dir(workspace: Any) -> str:
     if workspace is None:
         path = Path(DEFAULT_WORKSPACE)
@@ -1026,72 +920,5 @@ def _conversation_id(value: uuid.UUID | str | None, persistence_dir: Any) -> uui
         ) from None
 
 
-def _persistence_base(persistence_dir: Any, working_dir: str) -> Path:
-    if persistence_dir is None:
-        return Path(working_dir) / "conversations"
-    raw = os.fspath(persistence_dir)
-    if "\x00" in raw:
-        raise UnsafePath(raw, "", "persistence_dir contains a NUL character")
-    path = Path(raw).expanduser()
-    if not path.is_absolute():
-        normalized = os.path.normpath(raw)
-        if normalized == ".." or normalized.startswith(".." + os.sep):
-            raise UnsafePath(
-                raw,
-                "",
-                "persistence_dir climbs out of the current directory; pass an absolute path "
-                "if that folder is really meant",
-            )
-        path = Path.cwd() / normalized
-    return path
-
-
-def _conversation_folder(base: Path, cid: uuid.UUID) -> Path:
-    folder = base / folder_name(cid)
-    if folder.exists() or folder.is_symlink():
-        real_base = base.resolve()
-        real = folder.resolve()
-        if real.parent != real_base:
-            raise UnsafePath(
-                folder, "", f"the conversation folder leads outside {base} (to {real}); refusing it"
-            )
-    return folder
-
-
 def _reason(exc: OSError) -> str:
     return (exc.strerror or str(exc)).lower()
-
-
-class _ProcessWriterLock:
-    """This process's share of one conversation's writer lock (`trajkit.store.writer_lock`).
-
-    Across processes the lock is exclusive. Within one process, objects for the same
-    conversation share it: the SDK's own persistence example drops one (``del conv``) and
-    restores at once, while a stray reference (an MCP start-up error's traceback) may keep
-    the dropped object from being freed. The lock is released when the last one closes.
-    """
-
-    _held: ClassVar[dict[str, tuple[WriterLock, int]]] = {}
-    _guard: ClassVar[threading.Lock] = threading.Lock()
-
-    def __init__(self, folder: Path) -> None:
-        self.key = os.path.realpath(folder)
-        with self._guard:
-            lock, count = self._held.get(self.key, (None, 0))
-            if lock is None or not lock.held:
-                lock, count = acquire_writer_lock(folder), 0
-            self._held[self.key] = (lock, count + 1)
-        self._released = False
-
-    def release(self) -> None:
-        with self._guard:
-            if self._released:
-                return
-            self._released = True
-            lock, count = self._held.pop(self.key, (None, 0))
-            if lock is None:
-                return
-            if count > 1:
-                self._held[self.key] = (lock, count - 1)
-            else:
-                lock.release()

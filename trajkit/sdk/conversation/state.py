@@ -15,25 +15,41 @@ objects and are written with every save.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterable, Sequence
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Literal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from trajkit.errors import InputError, WriteFailed
+from trajkit.events import (
+    ActionEvent,
+    ConversationErrorEvent,
+    ConversationStateUpdateEvent,
+    Event,
+    MessageEvent,
+)
+from trajkit.events.base import ROOT_PARENT
 from trajkit.events.state import EXECUTION_STATUSES
+from trajkit.recovery import head_after_crash
 from trajkit.sdk.agent import Agent
 from trajkit.sdk.context.view import View
 from trajkit.sdk.conversation.fifo_lock import FIFOLock
+from trajkit.sdk.logger import get_logger
 from trajkit.sdk.metrics import ConversationStats
 from trajkit.sdk.secret.secrets import Cipher, SecretRegistry
 from trajkit.sdk.security.confirmation_policy import ConfirmationPolicy, NeverConfirm
 from trajkit.sdk.security.llm_analyzer import LLMSecurityAnalyzer
+from trajkit.store.layout import BASE_STATE
+from trajkit.store.persistence import read_events, read_state_object
 
 if TYPE_CHECKING:
-    from trajkit.events import Event
     from trajkit.store import ConversationWriter
 
 __all__ = ["ConversationExecutionStatus", "ConversationState", "LocalWorkspace"]
+
+logger = get_logger(__name__)
 
 
 class ConversationExecutionStatus(StrEnum):
@@ -68,6 +84,7 @@ class LocalWorkspace(BaseModel):
 
 
 _MISSING = object()
+_E = TypeVar("_E", bound=Event)
 _SILENT = frozenset({"leaf_event_id", "head_is_empty", "last_user_message_id"})
 """Bookkeeping fields that change with every event: no ConversationStateUpdateEvent for them
 (the SDK skips the first two; ``last_user_message_id`` follows the user's MessageEvent)."""
@@ -176,10 +193,136 @@ class ConversationState(BaseModel):
         else:
             self.save()
 
-    def attach(self, writer: ConversationWriter | None) -> None:
-        """Bind to the folder writer and turn autosave on."""
+    @classmethod
+    def create(
+        cls,
+        *,
+        id: uuid.UUID,  # noqa: A002 (the field's name)
+        agent: Agent,
+        workspace: LocalWorkspace,
+        folder: Path | None,
+        writer: ConversationWriter | None,
+        max_iterations: int = 500,
+        stuck_detection: bool = True,
+        cipher: Cipher | None = None,
+    ) -> ConversationState:
+        """The state of conversation ``id``, saved through ``writer`` from here on.
+
+        Restored when ``folder`` holds a ``base_state.json`` (the SDK's ``create``): the id
+        must match, the agent must be compatible (`Agent.verify`), secret fields are decrypted
+        with ``cipher``, the HEAD is moved over events written after the last save, the
+        iteration count is rebuilt and a conversation left ``running`` comes back as
+        ``error``. Otherwise new, adopting events already in ``folder`` as the SDK does.
+        ``folder=None``: kept in memory only.
+        """
+        data = read_state_object(folder) if folder is not None else None
+        events = read_events(folder) if folder is not None else []
+        where = str(folder) if folder is not None else None
+        if data is None:
+            state = cls(
+                id=id,
+                agent=agent,
+                workspace=workspace,
+                persistence_dir=where,
+                max_iterations=max_iterations,
+                stuck_detection=stuck_detection,
+            )
+            state.load_events(events)
+            state.attach(writer, cipher=cipher)
+            if writer is not None:
+                # events/ before the first base-state save: a crash in between must not
+                # leave a base_state.json without its events/ folder (validate rejects it)
+                writer.create()
+            return state
+        assert folder is not None
+        agent.verify(_checked_state(folder / BASE_STATE, data, id))
+        data.update(
+            agent=agent, workspace=workspace, persistence_dir=where, max_iterations=max_iterations
+        )
+        state = cls.model_validate(data, context={"cipher": cipher})
+        state.load_events(events)
+        state.attach(writer, cipher=cipher)
+        with state:
+            state._move_head_forward()
+            state._iteration = _steps_since_user_message(state._events)
+            if state.execution_status == ConversationExecutionStatus.RUNNING:
+                state.execution_status = ConversationExecutionStatus.ERROR  # died in run()
+        # Cold load: the view is rebuilt with its properties enforced (the files may come
+        # from another version, or a crash), as the SDK does; from here on it is kept live.
+        state.rebuild_view()
+        return state
+
+    def attach(self, writer: ConversationWriter | None, *, cipher: Cipher | None = None) -> None:
+        """Bind to the folder writer (None: in memory) and turn autosave on; ``cipher``
+        encrypts secret fields on disk."""
         self._writer = writer
+        self._cipher = cipher
         self._autosave = True
+
+    def _move_head_forward(self) -> None:
+        """After a crash between an event write and the base-state save, the HEAD lags: move
+        it as `trajkit.recovery.head_after_crash` says (the rule `trajkit repair` applies)."""
+        move = head_after_crash(self._events, self.leaf_event_id)
+        if move.reason is not None:
+            logger.warning("conversation %s: %s; moving it to %s", self.id, move.reason, move.head)
+            self.leaf_event_id = move.head
+
+    # -- the event log ---------------------------------------------------------------
+    def load_events(self, events: Iterable[Event]) -> None:
+        """Replace the log with ``events`` (those on disk, when a conversation opens)."""
+        with self._lock:
+            self._events = list(events)
+
+    def with_parent(self, event: Event) -> Event:
+        """``event`` chained to the HEAD: its ``parent_id`` set when it has none (a new root
+        after the HEAD was emptied)."""
+        if event.parent_id is not None:
+            return event
+        if self.leaf_event_id is not None:
+            return event.model_copy(update={"parent_id": self.leaf_event_id})
+        if self.head_is_empty and self._events:
+            # a new root after navigate_to(None), not a legacy event chained to the last
+            return event.model_copy(update={"parent_id": ROOT_PARENT})
+        return event
+
+    def append_event(self, event: Event) -> None:
+        """Add an event (already written) to the log and move the HEAD to it; a state update
+        leaves the HEAD where it is, a user message becomes the last user message."""
+        with self._lock:
+            self._events.append(event)
+            if not isinstance(event, ConversationStateUpdateEvent):
+                self.leaf_event_id = event.id
+                self.head_is_empty = False
+            if isinstance(event, MessageEvent) and event.source == "user":
+                self.last_user_message_id = event.id
+
+    def has_event(self, event_id: str) -> bool:
+        """Whether the log holds an event with this id."""
+        with self._lock:
+            return event_id in self._index()
+
+    def first_event(self, kind: type[_E]) -> _E | None:
+        """The first event of the log that is a ``kind``, or None."""
+        with self._lock:
+            return next((e for e in self._events if isinstance(e, kind)), None)
+
+    def active_branch(self) -> list[Event]:
+        """The events from the root to the HEAD (`trajkit.convert.active_branch`)."""
+        from trajkit.convert import active_branch
+
+        with self._lock:
+            return active_branch(
+                self._events, leaf_event_id=self.leaf_event_id, head_is_empty=self.head_is_empty
+            )
+
+    # -- runs ------------------------------------------------------------------------
+    def begin_run(self) -> None:
+        """A run starts: the iteration count goes back to zero."""
+        self._iteration = 0
+
+    def count_step(self) -> None:
+        """One more agent step in this run."""
+        self._iteration += 1
 
     def save(self) -> None:
         """Write ``base_state.json`` now (atomically)."""
@@ -189,9 +332,7 @@ class ConversationState(BaseModel):
             try:
                 self._writer.save_base_state(self.to_json())
             except OSError as exc:  # a full disk: base_state.json keeps its last whole version
-                from trajkit.errors import WriteFailed
-
-                where = exc.filename or self._writer.folder / "base_state.json"
+                where = exc.filename or self._writer.folder / BASE_STATE
                 raise WriteFailed(where, (exc.strerror or str(exc)).lower()) from None
 
     def to_json(self) -> str:
@@ -257,8 +398,6 @@ class ConversationState(BaseModel):
             return self.leaf_event_id
         if self.head_is_empty:
             return None
-        from trajkit.events import ConversationErrorEvent, ConversationStateUpdateEvent
-
         for event in reversed(self._events):
             if not isinstance(event, ConversationStateUpdateEvent | ConversationErrorEvent):
                 return event.id
@@ -276,8 +415,6 @@ class ConversationState(BaseModel):
     def _tail_after(self, known: str | None, leaf: str | None) -> list[Event] | None:
         """The events from just after ``known`` to ``leaf``, oldest first, when ``known`` is
         on the path from ``leaf`` to the root (``None``: the root); else None."""
-        from trajkit.events.base import ROOT_PARENT
-
         ids = self._index()
         tail: list[Event] = []
         current = leaf
@@ -316,3 +453,30 @@ class ConversationState(BaseModel):
     def agent_status(self) -> ConversationExecutionStatus:
         """Old name of ``execution_status``."""
         return self.execution_status
+
+
+def _checked_state(path: Path, data: dict[str, Any], expected: uuid.UUID) -> dict[str, Any]:
+    """The persisted agent of a ``base_state.json`` whose id is ``expected``."""
+    try:
+        persisted_id = uuid.UUID(str(data.get("id")))
+    except ValueError:
+        raise InputError(path, "/id", f"expected a UUID, got {data.get('id')!r}") from None
+    if persisted_id != expected:
+        raise InputError(
+            path,
+            "/id",
+            f"conversation id mismatch: file says {persisted_id}, asked for {expected}",
+        )
+    agent = data.get("agent")
+    return agent if isinstance(agent, dict) else {}
+
+
+def _steps_since_user_message(events: Sequence[Event]) -> int:
+    """Agent steps (LLM responses) after the last user message: the iteration count."""
+    responses: set[str] = set()
+    for event in reversed(events):
+        if isinstance(event, MessageEvent) and event.source == "user":
+            break
+        if isinstance(event, ActionEvent | MessageEvent) and event.source == "agent":
+            responses.add(event.llm_response_id or event.id)
+    return len(responses)
