@@ -68,11 +68,11 @@ def fork_conversation(
         fork_agent = type(base_agent).model_validate(
             base_agent.model_dump(context={"expose_secrets": True})
         )
-        folder = Path(str(src.persistence_dir))
+        folder = Path(src.persistence_dir) if src.persistence_dir is not None else None
         fork = Conversation(
             agent=fork_agent,
             workspace=source.workspace.working_dir,
-            persistence_dir=folder.parent,
+            persistence_dir=folder.parent if folder is not None else None,
             conversation_id=conversation_id or uuid.uuid4(),
             max_iteration_per_run=source.max_iteration_per_run,
             stuck_detection=src.stuck_detection,
@@ -83,7 +83,8 @@ def fork_conversation(
         state = fork.state
         with state:
             for event in events:
-                fork._writer.append(fork._for_disk(event))
+                if fork._writer is not None:
+                    fork._writer.append(fork._for_disk(event))
                 state.append_event(event)
             state.leaf_event_id = leaf
             state.head_is_empty = src.head_is_empty if from_event_id is None else False

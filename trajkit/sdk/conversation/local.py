@@ -1,8 +1,11 @@
 """``Conversation``: runs an agent, persists every event at once, restores from disk.
 
-Where: ``<persistence_dir>/<conversation_id.hex>/`` (``persistence_dir`` defaults to
-``<workspace>/conversations``), holding ``base_state.json`` and ``events/event-NNNNN-<id>.json``
-exactly as the OpenHands SDK lays them out, so either can read the other's conversations.
+Where: ``<persistence_dir>/<conversation_id.hex>/``, holding ``base_state.json`` and
+``events/event-NNNNN-<id>.json`` exactly as the OpenHands SDK lays them out, so either can read
+the other's conversations (`trajkit.store.persistence` says which folder; the state opens it,
+`ConversationState.create`). Without a ``persistence_dir`` the conversation is kept in memory
+and nothing is written, as in the SDK (the task list too; the terminal's full outputs are not
+saved).
 
 Crash safety: each event is written as its own file, atomically (temp, fsync, rename, fsync
 folder) under the SDK's ``events/.eventlog.lock``, *before* callbacks see it. The base state
@@ -171,12 +174,12 @@ class Conversation(BaseConversation):
         max_iterations = max_iteration_per_run or max_iterations or 500
         working_dir = _working_dir(workspace)
         cid = _conversation_id(conversation_id, persistence_dir)
-        base = persistence_base(
-            persistence_dir if persistence_dir is not None else Path(working_dir, "conversations")
+        # No persistence_dir (or an empty one): kept in memory, nothing written (SDK)
+        folder = (
+            conversation_folder(persistence_base(persistence_dir), cid) if persistence_dir else None
         )
-        folder = conversation_folder(base, cid)
         # One live writer per conversation, for as long as this object lives (store.writer_lock)
-        self._writer_lock = ProcessWriterLock(folder)
+        self._writer_lock = ProcessWriterLock(folder) if folder is not None else None
         self._profile_store_dir = profile_store_dir
         try:
             self._open(
@@ -195,13 +198,14 @@ class Conversation(BaseConversation):
                 visualizer,
             )
         except BaseException:
-            self._writer_lock.release()
+            if self._writer_lock is not None:
+                self._writer_lock.release()
             raise
 
     def _open(
         self,
         agent: Agent,
-        folder: Path,
+        folder: Path | None,
         cid: uuid.UUID,
         working_dir: str,
         callbacks: Sequence[ConversationCallback] | None,
@@ -220,7 +224,7 @@ class Conversation(BaseConversation):
         """Where the agent works (the SDK's ``conversation.workspace``)."""
         self.max_iteration_per_run = max_iterations
         self._callbacks = list(callbacks or [])
-        self._writer = ConversationWriter(folder)
+        self._writer = ConversationWriter(folder) if folder is not None else None
         self._run_lock = threading.Lock()
         self._pause = threading.Event()
         self._pause_recorded = False
@@ -255,7 +259,7 @@ class Conversation(BaseConversation):
             self._visualizer.initialize(self.state)
         ctx = ToolContext(
             working_dir=working_dir,
-            conversation_dir=str(folder),
+            conversation_dir=str(folder) if folder is not None else None,
             secrets=self.state.secret_registry,
         )
         self.tools: dict[str, RuntimeTool] = agent.resolve_tools(ctx)
@@ -322,10 +326,12 @@ class Conversation(BaseConversation):
                     self._visualizer.on_event(self.mask_secrets(event))
                 except Exception:
                     logger.exception("visualizer failed on %s", event.kind)
-            try:
-                self._writer.append(self._for_disk(event))
-            except OSError as exc:  # a full disk: the event is not recorded, say so plainly
-                raise WriteFailed(exc.filename or self._writer.events_dir, _reason(exc)) from None
+            if self._writer is not None:  # None: kept in memory
+                try:
+                    self._writer.append(self._for_disk(event))
+                except OSError as exc:  # a full disk: the event is not recorded, say so plainly
+                    where = exc.filename or self._writer.events_dir
+                    raise WriteFailed(where, _reason(exc)) from None
             st.append_event(event)
             for callback in self._callbacks:
                 try:
@@ -484,7 +490,7 @@ class Conversation(BaseConversation):
         crash in between is repaired on restore, `_move_head_forward`); events/ is fsynced
         once for the step (group commit), before that save."""
         try:
-            with self._writer.group_commit():
+            with self._writer.group_commit() if self._writer else contextlib.nullcontext():
                 self.agent.step(self)
         except StepInterrupted:
             self._record_interrupt()

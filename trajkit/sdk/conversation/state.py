@@ -102,7 +102,7 @@ class ConversationState(BaseModel):
     workspace: LocalWorkspace
     """The workspace."""
     persistence_dir: str | None = None
-    """The conversation folder ``<persistence_dir>/<id hex>``."""
+    """The conversation folder ``<persistence_dir>/<id hex>``; None: kept in memory."""
     max_iterations: int = Field(default=500, gt=0)
     """Agent steps allowed per run."""
     stuck_detection: bool = True
