@@ -224,7 +224,11 @@ def _empty(loaded: Any) -> list[str]:
     help="HTML file to write (default: <conversation folder name>.html); for a folder of many "
     "conversations, the site folder (default: <folder name>-site/).",
 )
-@click.option("--overwrite", is_flag=True, help="Replace the output if it exists.")
+@click.option(
+    "--overwrite",
+    is_flag=True,
+    help="Replace the output if it exists (a site is otherwise continued: unchanged pages kept).",
+)
 @filter_options
 @json_option("Print what was written as one JSON document (trajkit.view/1).")
 def view_command(
@@ -273,27 +277,39 @@ def view_command(
 def _write_site(
     path: Path, output: Path | None, overwrite: bool, as_json: bool, filters: ConversationFilters
 ) -> None:
-    from trajkit.cli._output import display_path, echo_json, select_paths, writing
-    from trajkit.errors import OutputExists
-    from trajkit.views.site import write_site
+    from trajkit.cli import EXIT_INTERRUPTED
+    from trajkit.cli._output import display_path, echo_json, select_paths, stop_on_ctrl_c, writing
+    from trajkit.views.site import SiteInterrupted, SiteReport, write_site
 
     out = output if output is not None else Path(f"{path.resolve().name}-site")
-    if out.exists() and (not out.is_dir() or any(out.iterdir())) and not overwrite:
-        raise OutputExists(out)
-    with writing(out):
-        report = write_site(select_paths([path], filters), out)
+    interrupted: SiteReport | None = None
+    with stop_on_ctrl_c("the site"), writing(out):
+        try:
+            report = write_site(select_paths([path], filters), out, overwrite=overwrite)
+        except SiteInterrupted as stopped:
+            interrupted = stopped.report
+    if interrupted is not None:
+        click.echo(
+            f"interrupted: {interrupted.pages:,} conversation page(s) written in this run are "
+            f"listed in {display_path(out / 'index.html')}; run the same command again to "
+            "continue",
+            err=True,
+        )
+        sys.exit(EXIT_INTERRUPTED)
     if as_json:
         echo_json(
             {
                 "schema": "trajkit.view/1",
                 "output": display_path(out / "index.html"),
                 "pages": report.pages,
+                "unchanged": report.unchanged,
                 "problems": [str(p) for p in report.problems],
             }
         )
     else:
+        kept = f" ({report.unchanged:,} unchanged, kept)" if report.unchanged else ""
         click.echo(
             f"wrote {display_path(out / 'index.html')} and {report.pages:,} conversation "
-            f"page{'s' if report.pages != 1 else ''}"
+            f"page{'s' if report.pages != 1 else ''}{kept}"
         )
     sys.exit(_report_skipped(report.problems))

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from trajkit.events.base import LLMConvertibleEvent
+from trajkit.events.base import LLMConvertibleEvent, dispatch
 from trajkit.events.message import Message
 from trajkit.events.tool_events import ActionEvent, action_message_fields
 
@@ -77,3 +77,6 @@ def _batch_message(batch: Sequence[ActionEvent]) -> Message:
 
 def _is_plain_user(m: Message) -> bool:
     return m.role == "user" and not m.tool_calls and m.tool_call_id is None and m.name is None
+
+
+dispatch.events_to_messages = events_to_messages
