@@ -23,10 +23,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trajkit.events import Event, Message, MessageEvent, TextContent
+from trajkit.sdk.llm import LLM, LLMError
+from trajkit.sdk.llm.options import call_context
+from trajkit.sdk.logger import get_logger
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the conversation calls these functions: named for the type checker only
     from trajkit.sdk.conversation.local import Conversation
-    from trajkit.sdk.llm import LLM
 
 __all__ = ["ASK_AGENT_USAGE_ID", "ask_agent", "fork_conversation", "generate_title"]
 
@@ -52,8 +54,6 @@ def fork_conversation(
     visualizer: Any = None,
 ) -> Conversation:
     """A copy of ``source`` under a new id (see the module docstring)."""
-    from trajkit.sdk.conversation.local import Conversation
-
     src = source.state
     with src:
         events: list[Event] = src.events
@@ -69,7 +69,7 @@ def fork_conversation(
             base_agent.model_dump(context={"expose_secrets": True})
         )
         folder = Path(src.persistence_dir) if src.persistence_dir is not None else None
-        fork = Conversation(
+        fork = type(source)(
             agent=fork_agent,
             workspace=source.workspace.working_dir,
             persistence_dir=folder.parent if folder is not None else None,
@@ -117,7 +117,6 @@ def ask_agent(conversation: Conversation, question: str) -> str:
         ValueError: the model answered without text.
     """
     from trajkit.convert import events_to_messages
-    from trajkit.sdk.llm.options import call_context
 
     conversation._ensure_started()
     state = conversation.state
@@ -162,9 +161,6 @@ def generate_title(conversation: Conversation, llm: LLM | None = None, max_lengt
     Raises:
         ValueError: the conversation has no user message.
     """
-    from trajkit.sdk.llm import LLMError
-    from trajkit.sdk.llm.options import call_context
-
     message = first_user_text(conversation._branch())
     if message is None:
         raise ValueError("no user message to make a title from")
@@ -190,6 +186,4 @@ def generate_title(conversation: Conversation, llm: LLM | None = None, max_lengt
 
 
 def conversation_logger() -> Any:
-    from trajkit.sdk.logger import get_logger
-
     return get_logger("trajkit.sdk.conversation")

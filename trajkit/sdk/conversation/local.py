@@ -89,8 +89,15 @@ from trajkit.recovery import (
 )
 from trajkit.redact import SecretMasker
 from trajkit.sdk.agent import Agent
+from trajkit.sdk.context.condenser import LLMSummarizingCondenser
 from trajkit.sdk.conversation.base import BaseConversation
 from trajkit.sdk.conversation.exceptions import ConversationRunError
+from trajkit.sdk.conversation.extras import (
+    ASK_AGENT_USAGE_ID,
+    ask_agent,
+    fork_conversation,
+    generate_title,
+)
 from trajkit.sdk.conversation.state import (
     ConversationExecutionStatus,
     ConversationState,
@@ -106,7 +113,7 @@ from trajkit.sdk.conversation.visualizer import (
     ConversationVisualizerBase,
     DefaultConversationVisualizer,
 )
-from trajkit.sdk.llm import LLM, LLMError, llm_secret_values
+from trajkit.sdk.llm import LLM, LLMError, LLMProfileStore, llm_secret_values
 from trajkit.sdk.llm.options import call_context
 from trajkit.sdk.logger import get_logger, register_log_secrets
 from trajkit.sdk.mcp import MCPTimeouts, MCPToolset
@@ -516,8 +523,6 @@ class Conversation(BaseConversation):
     ) -> Conversation:
         """A copy under a new id, persisted as its own folder beside this one (SDK
         ``fork()``; see `trajkit.sdk.conversation.extras`)."""
-        from trajkit.sdk.conversation.extras import fork_conversation
-
         return fork_conversation(
             self,
             conversation_id=conversation_id,
@@ -530,14 +535,10 @@ class Conversation(BaseConversation):
 
     def ask_agent(self, question: str) -> str:
         """Answer ``question`` from the conversation's context without recording anything."""
-        from trajkit.sdk.conversation.extras import ask_agent
-
         return ask_agent(self, question)
 
     def generate_title(self, llm: LLM | None = None, max_length: int = 50) -> str:
         """A short title from the first user message (an LLM's, else the message cut)."""
-        from trajkit.sdk.conversation.extras import generate_title
-
         return generate_title(self, llm, max_length)
 
     def switch_llm(self, llm: LLM) -> None:
@@ -546,9 +547,6 @@ class Conversation(BaseConversation):
         on it; a condenser that used the agent's LLM configuration follows the switch (its
         own usage id and metrics kept).
         """
-        from trajkit.sdk.context.condenser import LLMSummarizingCondenser
-        from trajkit.sdk.conversation.extras import ASK_AGENT_USAGE_ID
-
         with self.state as st:
             recorded = st.stats.usage_to_metrics.get(llm.usage_id)
             if isinstance(recorded, Metrics) and recorded is not llm.metrics:
@@ -575,8 +573,6 @@ class Conversation(BaseConversation):
         Raises:
             FileNotFoundError: no profile of that name.
         """
-        from trajkit.sdk.llm import LLMProfileStore
-
         usage_id = f"profile:{profile_name}"
         llm = self._side_llms.get(usage_id)
         if llm is None:

@@ -33,9 +33,11 @@ from trajkit.events import (
 from trajkit.events.base import ROOT_PARENT
 from trajkit.events.state import EXECUTION_STATUSES
 from trajkit.recovery import head_after_crash
+from trajkit.redact import SecretMasker, mask_secret_query
 from trajkit.sdk.agent import Agent
 from trajkit.sdk.context.view import View
 from trajkit.sdk.conversation.fifo_lock import FIFOLock
+from trajkit.sdk.llm import llm_secret_values
 from trajkit.sdk.logger import get_logger
 from trajkit.sdk.metrics import ConversationStats
 from trajkit.sdk.secret.secrets import Cipher, SecretRegistry
@@ -340,9 +342,6 @@ class ConversationState(BaseModel):
         then every registered secret value and LLM credential found anywhere else (an MCP
         ``env`` value under a plain name, a URL) is hidden by value, and secret-looking URL
         query parameters (``base_url?api-key=...``) are masked (`trajkit.redact`)."""
-        from trajkit.redact import SecretMasker, mask_secret_query
-        from trajkit.sdk.llm import llm_secret_values
-
         text = self.model_dump_json(exclude_none=True, context={"cipher": self._cipher})
         values = [*self.secret_registry.known_values(), *llm_secret_values(self.agent.llm)]
         return mask_secret_query(SecretMasker(values).text(text))

@@ -16,7 +16,6 @@ everything else is raised at once as `LLMError`.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -43,9 +42,10 @@ from trajkit.events import (
     TextContent,
     ThinkingBlock,
 )
+from trajkit.sdk.llm._litellm import import_litellm
 from trajkit.sdk.llm.exceptions import LLMError, LLMNoResponseError, llm_error_class
+from trajkit.sdk.llm.llm_profile_store import FallbackStrategy
 from trajkit.sdk.llm.options import apply_chat_options, apply_responses_options
-from trajkit.sdk.llm.profiles import FallbackStrategy
 from trajkit.sdk.metrics import Metrics, TokenUsage
 
 if TYPE_CHECKING:
@@ -67,12 +67,8 @@ class LLMResponse:
     raw: Any = None
 
 
-def _import_litellm() -> Any:
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
-
-    litellm.suppress_debug_info = True
-    return litellm
+_import_litellm = import_litellm
+"""The name the rest of trajkit and its tests use (`trajkit.sdk.llm._litellm`)."""
 
 
 def llm_secret_values(llm: Any) -> list[str]:
@@ -368,7 +364,7 @@ class LLM(BaseModel):
     # -- calls -----------------------------------------------------------------------
     def call(self, messages: Sequence[Message], tools: Sequence[RuntimeTool] = ()) -> LLMResponse:
         """One model call with the API `uses_responses_api` picks; on a transient failure the
-        ``fallback_strategy``'s LLMs are tried in turn (`trajkit.sdk.llm.profiles`)."""
+        ``fallback_strategy``'s LLMs are tried in turn (`trajkit.sdk.llm.llm_profile_store`)."""
         try:
             if self.uses_responses_api():
                 return self.responses(messages, tools)
