@@ -28,7 +28,7 @@ MOVED_MODULES = {
     "trajkit.sdk.condenser": "trajkit.sdk.context.condenser",
     "trajkit.sdk.confirmation": "trajkit.sdk.security",
     "trajkit.sdk.fifo_lock": "trajkit.sdk.conversation.fifo_lock",
-    "trajkit.sdk.llm.profiles": "trajkit.sdk.llm.llm_profile_store",
+    "trajkit.sdk.llm.profiles": "trajkit.sdk.llm",
     "trajkit.sdk.llm.registry": "trajkit.sdk.llm.llm_registry",
     "trajkit.sdk.secrets": "trajkit.sdk.secret.secrets",
     "trajkit.sdk.skills": "trajkit.sdk.context.skills",

@@ -44,7 +44,7 @@ from trajkit.events import (
 )
 from trajkit.sdk.llm._litellm import import_litellm
 from trajkit.sdk.llm.exceptions import LLMError, LLMNoResponseError, llm_error_class
-from trajkit.sdk.llm.llm_profile_store import FallbackStrategy
+from trajkit.sdk.llm.fallback_strategy import FallbackStrategy
 from trajkit.sdk.llm.options import apply_chat_options, apply_responses_options
 from trajkit.sdk.metrics import Metrics, TokenUsage
 
@@ -364,7 +364,7 @@ class LLM(BaseModel):
     # -- calls -----------------------------------------------------------------------
     def call(self, messages: Sequence[Message], tools: Sequence[RuntimeTool] = ()) -> LLMResponse:
         """One model call with the API `uses_responses_api` picks; on a transient failure the
-        ``fallback_strategy``'s LLMs are tried in turn (`trajkit.sdk.llm.llm_profile_store`)."""
+        ``fallback_strategy``'s LLMs are tried in turn (`trajkit.sdk.llm.fallback_strategy`)."""
         try:
             if self.uses_responses_api():
                 return self.responses(messages, tools)
