@@ -10,10 +10,10 @@ says which folder that is and reads its ``base_state.json`` for a restore; the r
 - `conversation_folder`: ``<base>/<id hex>``; a folder that is a link leading outside ``base``
   is refused, and so is a ``base_state.json`` or ``events/`` linking outside the folder
   (nothing is read or written through them).
-- `read_state_object`: ``base_state.json`` as a JSON object through the store's guards (a
-  FIFO or device is never read; a document with more values than the budget is refused before
-  parsing); None when the file is missing or empty, the SDK's "new conversation". Bad JSON is
-  an `InputError` naming the file, since the conversation cannot be restored from it.
+- `read_state_object`: ``base_state.json`` as a JSON object, through the store's one reader of
+  it (guards: a FIFO or device is never read, a document with more values than the budget is
+  refused before parsing; older SDKs' field names upgraded); None when the file is missing or
+  empty, the SDK's "new conversation". A bad file is an `InputError` naming it.
 - `read_events`: the events already in the folder, in log order.
 
 The process lock that keeps one live writer per conversation is `trajkit.store.writer_lock`.
@@ -26,12 +26,10 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from trajkit.errors import InputError, UnsafePath
+from trajkit.errors import UnsafePath
 from trajkit.events import Event
-from trajkit.store.guard import check_json_nodes, refuse_outside_links
-from trajkit.store.layout import BASE_STATE, EVENTS_DIR, folder_name
+from trajkit.store.guard import refuse_outside_links
+from trajkit.store.layout import EVENTS_DIR, folder_name
 from trajkit.store.reader import StoredConversation, open_conversation
 
 __all__ = ["conversation_folder", "persistence_base", "read_events", "read_state_object"]
@@ -70,21 +68,11 @@ def conversation_folder(base: Path, conversation_id: uuid.UUID) -> Path:
 
 
 def read_state_object(folder: Path) -> dict[str, Any] | None:
-    """``base_state.json`` of ``folder`` as a JSON object, or None when missing or empty."""
+    """``base_state.json`` of ``folder`` as a JSON object (older SDKs' field names upgraded),
+    or None when missing or empty; read by the store's one reader
+    (`StoredConversation.read_base_state`), so a bad file is worded as everywhere else."""
     refuse_outside_links(folder)
-    path = folder / BASE_STATE
-    raw = (StoredConversation(folder).base_state_raw() or b"").strip()
-    if not raw:
-        return None
-    check_json_nodes(path, raw)
-    try:
-        data = orjson.loads(raw)  # a depth limit (1024), never a RecursionError
-    except orjson.JSONDecodeError as e:
-        raise InputError(
-            path, "", f"not valid JSON ({e}); the conversation cannot be restored"
-        ) from None
-    if not isinstance(data, dict):
-        raise InputError(path, "", "expected a JSON object")
+    data, _ = StoredConversation(folder).read_base_state()
     return data
 
 
