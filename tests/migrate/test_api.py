@@ -12,8 +12,8 @@ def test_exported_names():
     assert sorted(migrate_pkg.__all__) == sorted(
         [
             "AlreadyMigrated", "REPORT_FILE", "SIDECAR_FILE", "V1_TOOL_NAMES", "Migrated",
-            "MigratedConversation",
-            "MigrationReport", "MigrationTally", "SkippedInput", "ToolNames", "V0Source",
+            "MigratedConversation", "MigrationTally",
+            "MigrationReport", "SkippedInput", "ToolNames", "V0Source",
             "iter_v0_conversations", "migrate_paths", "v0_to_v1",
             "write_conversation",
         ]
