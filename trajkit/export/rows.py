@@ -31,13 +31,13 @@ from trajkit.export.summary import Loaded, conversation_row, is_error, tag_pairs
 from trajkit.filters import ConversationFilters, parse_timestamp
 from trajkit.gc_pause import paused_gc
 from trajkit.shapes.memory import ShapeRef
+from trajkit.store.location import Location as Folder
 from trajkit.store.location import is_location, is_remote, label, version_tag
 from trajkit.store.reader import EventFile
 
 if TYPE_CHECKING:
     from trajkit.convert.options import ConversionOptions
     from trajkit.events import BaseState, Event
-    from trajkit.store.remote import RemotePath
     from trajkit.store.scan import ScannedFile
 
 __all__ = [
@@ -52,7 +52,7 @@ __all__ = [
     "location_label",
 ]
 
-Location: TypeAlias = "Path | RemotePath | ShapeRef"
+Location: TypeAlias = "Folder | ShapeRef"
 """A V1 conversation folder (on disk or in storage) or one another shape holds (`ShapeRef`)."""
 
 
