@@ -26,7 +26,7 @@ Pure functions: no litellm, no I/O; the runtime's ``LLM.format_messages_for_llm`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, assert_never
 
 from trajkit.convert.options import FormatOptions
@@ -37,6 +37,7 @@ __all__ = [
     "FORCE_STRING_SERIALIZER_MODELS",
     "SEND_REASONING_CONTENT_MODELS",
     "TOOL_IMAGE_NOTE",
+    "ChatWriter",
     "ToolImageMover",
     "chat_settings",
     "message_to_chat",
@@ -77,7 +78,7 @@ def _name_matches(model: str | None, needles: Sequence[str]) -> bool:
 
 
 def messages_to_chat(
-    messages: Sequence[Message], options: FormatOptions | None = None
+    messages: Iterable[Message], options: FormatOptions | None = None
 ) -> list[dict[str, Any]]:
     """Serialize messages as Chat Completions dicts, exactly as the SDK sends them.
 
@@ -86,11 +87,67 @@ def messages_to_chat(
         options: the wire settings (``FormatOptions.from_llm(llm)`` for a persisted LLM
             config); the defaults are the SDK's for a model with no special rules.
     """
-    o = options or _DEFAULT
-    settings = chat_settings(o)
-    marks = _cache_marks(messages) if o.caching else {}
-    out = [message_to_chat(m, **settings, _marks=marks, _index=i) for i, m in enumerate(messages)]
-    return move_tool_images(out) if o.tool_images == "user" else out
+    out: list[dict[str, Any]] = []
+    writer = ChatWriter(options or _DEFAULT, out.append)
+    for m in messages:
+        writer.add(m)
+    writer.finish()
+    return out
+
+
+class ChatWriter:
+    """``messages_to_chat`` one message at a time: ``add`` each, then ``finish``; the dicts go
+    to ``emit`` in order.
+
+    With caching the last user or tool message gets a cache mark: from each user or tool
+    message on, messages are held until the next one (or the end) says whether it was the last.
+    """
+
+    def __init__(self, options: FormatOptions, emit: Callable[[dict[str, Any]], object]) -> None:
+        self._settings = chat_settings(options)
+        self._mover = ToolImageMover(emit) if options.tool_images == "user" else None
+        self._emit = self._mover.add if self._mover is not None else emit
+        self._i = 0
+        self._held: list[tuple[int, Message]] = []
+        if not options.caching:  # no marks: each message is written as it comes
+            self.add = self._add_uncached  # type: ignore[method-assign]
+
+    def _add_uncached(self, m: Message) -> None:
+        self._emit(message_to_chat(m, **self._settings, _marks=None))
+
+    def add(self, m: Message) -> None:
+        i = self._i  # with caching (without it `__init__` put `_add_uncached` here)
+        self._i += 1
+        if m.role in ("user", "tool"):
+            self._release(last=False)
+            self._held = [(i, m)]
+        elif self._held:
+            self._held.append((i, m))
+        else:
+            self._write(i, m, last=False)
+
+    def finish(self) -> None:
+        """Hand on what is still held (the end of the messages)."""
+        self._release(last=True)
+        if self._mover is not None:
+            self._mover.finish()
+
+    def _release(self, *, last: bool) -> None:
+        for k, (i, m) in enumerate(self._held):
+            self._write(i, m, last=last and k == 0)
+        self._held = []
+
+    def _write(self, i: int, m: Message, *, last: bool) -> None:
+        """One message with its cache marks: the first system message marks content[0] and
+        unmarks content[1]; the ``last`` user/tool message marks its last item."""
+        marks: _CacheMarks = {}
+        if i == 0 and m.role == "system" and m.content:
+            marks[(0, 0)] = True
+            if len(m.content) > 1:
+                marks[(0, 1)] = False
+        if last and m.content:
+            marks[(i, len(m.content) - 1)] = True
+        self._emit(message_to_chat(m, **self._settings, _marks=marks, _index=i))
 
 
 def chat_settings(o: FormatOptions) -> dict[str, bool]:
@@ -157,21 +214,6 @@ class ToolImageMover:
         if self._pending:
             self._emit({"content": self._pending, "role": "user"})
             self._pending = []
-
-
-def _cache_marks(messages: Sequence[Message]) -> _CacheMarks:
-    """(message index, content index) -> cache flag overriding the stored ``cache_prompt``."""
-    marks: _CacheMarks = {}
-    if messages and messages[0].role == "system" and messages[0].content:
-        marks[(0, 0)] = True
-        if len(messages[0].content) > 1:
-            marks[(0, 1)] = False
-    for i in range(len(messages) - 1, -1, -1):
-        if messages[i].role in ("user", "tool"):
-            if messages[i].content:
-                marks[(i, len(messages[i].content) - 1)] = True
-            break
-    return marks
 
 
 def message_to_chat(
