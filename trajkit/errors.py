@@ -7,6 +7,7 @@ TrajkitError                 anything trajkit reports to a user (CLI prints "Err
  +-- OutputError             an output cannot be written: names the path and the OS reason
  |    +-- OutputExists       refusing to overwrite an existing output (the hint says how)
  +-- UsageError              arguments that do not make sense together (CLI exits 2)
+ |    +-- EngineError        the chosen engine cannot run here (package missing, cluster unreachable)
  +-- LockTimeout             another process held a conversation's lock too long (also TimeoutError)
  +-- StoreConflict           an append would break the log (duplicate id, unknown parent)
 ```
@@ -24,6 +25,7 @@ from typing import Any
 
 __all__ = [
     "ConversationLockedError",
+    "EngineError",
     "InputError",
     "LockTimeout",
     "OutputError",
@@ -112,6 +114,10 @@ class OutputExists(OutputError):
 
 class UsageError(TrajkitError):
     """Arguments or options that do not fit together."""
+
+
+class EngineError(UsageError):
+    """The chosen engine cannot run here (package missing, cluster unreachable)."""
 
 
 class StoreConflict(TrajkitError):

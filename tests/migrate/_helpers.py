@@ -5,15 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.support.fixtures import FIXTURES, V0_FIXTURES
+from tests.support.fixtures import FIXTURES, V0_FIXTURES, V0_PUBLIC
 from trajkit.events import Event
 from trajkit.migrate import MigratedConversation, SkippedInput, iter_v0_conversations
 
 V0 = V0_FIXTURES
 SYN = FIXTURES / "v0-synthetic"
-V0_FILES = sorted(p for p in V0.iterdir() if p.suffix == ".json") + [
-    V0 / "sessions" / "63b4315947a049e2b7a51249b3d4fcc3"
-]
+V0_FILES = [V0 / name for name in V0_PUBLIC]
+"""The public V0 inputs; a test given one is skipped when `../shared` is absent (conftest)."""
 
 
 def migrate_all(path: Path, **options: Any) -> list[MigratedConversation | SkippedInput]:

@@ -25,6 +25,16 @@ V0_FIXTURES = next(
 """The public V0 files (`../shared/fixtures-v0`), never committed: tests that use them are
 skipped when they are absent (`tests/conftest.py`)."""
 HAVE_REAL_V0 = V0_FIXTURES.is_dir()
+V0_PUBLIC = (
+    "basic.json",
+    "basic_gui_mode.json",
+    "basic_interactions.json",
+    "tls_scanner__trajectory.json",
+    "wrong_initial_state.json",
+    "sessions/63b4315947a049e2b7a51249b3d4fcc3",
+)
+"""The inputs in `../shared/fixtures-v0`, named here so that collecting the tests never lists a
+folder a user's clone does not have (the files are fixed: see that folder's provenance)."""
 BAD_FIXTURES = FIXTURES / "bad"
 
 

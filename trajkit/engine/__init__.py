@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from typing import Protocol, TypeVar
 
 from trajkit.engine.local import LocalEngine
-from trajkit.errors import UsageError
+from trajkit.errors import EngineError
 
 __all__ = [
     "ENGINES",
@@ -46,10 +46,6 @@ P = TypeVar("P")
 
 ENGINES = ("local", "ray")
 """Names accepted by `--engine`."""
-
-
-class EngineError(UsageError):
-    """The chosen engine cannot run here (package missing, cluster unreachable)."""
 
 
 class Engine(Protocol):

@@ -38,6 +38,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from trajkit.engine.local import Failed, guarded
+from trajkit.errors import EngineError
 
 __all__ = ["RayEngine", "check_address"]
 
@@ -50,8 +51,6 @@ _CLIENT_PORT = 10001
 
 
 def _engine_error(message: str) -> Exception:
-    from trajkit.engine import EngineError
-
     return EngineError(message)
 
 

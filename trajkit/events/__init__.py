@@ -22,6 +22,7 @@ from trajkit.events.conversation import (
     SystemPromptEvent,
     TokenEvent,
 )
+from trajkit.events.llm_messages import events_to_messages
 from trajkit.events.message import (
     ImageContent,
     Message,
@@ -63,6 +64,7 @@ from trajkit.events.tool_events import (
 from trajkit.events.tools import ToolAnnotations, ToolDefinition
 
 __all__ = [
+    "events_to_messages",
     "EVENT_CLASSES",
     "ROOT_PARENT",
     "ACPToolCallEvent",

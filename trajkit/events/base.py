@@ -8,7 +8,7 @@ so dumps put it after the regular fields, as the SDK does. Reading an abstract c
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -66,23 +66,36 @@ class Event(StrictModel):
     def model_validate_json(cls, json_data: str | bytes | bytearray, **kwargs: Any) -> Any:
         """Validate JSON text; on an abstract class, return the subclass named by ``kind``."""
         if cls.abstract:
-            from trajkit.events.parse import parse_event
-
-            return _checked(cls, parse_event(json_data))
+            return _checked(cls, dispatch.parse_event(json_data))
         return super().model_validate_json(json_data, **kwargs)
 
     @classmethod
     def model_validate(cls, obj: Any, **kwargs: Any) -> Any:
         """Validate a dict; on an abstract class, return the subclass named by ``kind``."""
         if cls.abstract and isinstance(obj, dict):
-            from trajkit.events.parse import parse_event
-
-            return _checked(cls, parse_event(obj))
+            return _checked(cls, dispatch.parse_event(obj))
         return super().model_validate(obj, **kwargs)
 
     def to_json(self) -> str:
         """Compact JSON exactly as the SDK writes it (``exclude_none``)."""
         return self.model_dump_json(exclude_none=True)
+
+
+class _Dispatch:
+    """The rules the abstract classes here hand over to the modules built on them.
+
+    ``Event.model_validate`` needs the union of every kind (``parse.py``) and
+    ``LLMConvertibleEvent.events_to_messages`` the message rules (``llm_messages.py``); both
+    modules import this one, so this one does not import them back: each fills its slot when it
+    is imported, and importing ``trajkit.events`` (which any ``trajkit.events.*`` import does
+    first) imports both.
+    """
+
+    parse_event: Callable[[Any], Event]
+    events_to_messages: Callable[[Sequence[LLMConvertibleEvent]], list[Message]]
+
+
+dispatch = _Dispatch()
 
 
 def _checked(cls: type[Event], event: Event) -> Event:
@@ -103,9 +116,7 @@ class LLMConvertibleEvent(Event):
     @staticmethod
     def events_to_messages(events: Sequence[LLMConvertibleEvent]) -> list[Message]:
         """Messages for ``events``: batches actions of one response, merges user turns."""
-        from trajkit.events.llm_messages import events_to_messages
-
-        return events_to_messages(events)
+        return dispatch.events_to_messages(events)
 
 
 class UnknownEvent(Event):

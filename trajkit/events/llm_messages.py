@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from trajkit.events.base import LLMConvertibleEvent
+from trajkit.events.base import LLMConvertibleEvent, dispatch
 from trajkit.events.message import Message
 from trajkit.events.tool_events import ActionEvent, action_message
 
@@ -105,3 +105,6 @@ class MessageBuilder:
 
 def _is_plain_user(m: Message) -> bool:
     return m.role == "user" and not m.tool_calls and m.tool_call_id is None and m.name is None
+
+
+dispatch.events_to_messages = events_to_messages

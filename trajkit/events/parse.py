@@ -19,7 +19,7 @@ from typing import Annotated, Any, Union
 import orjson
 from pydantic import Discriminator, Field, Tag, TypeAdapter
 
-from trajkit.events.base import Event, UnknownEvent
+from trajkit.events.base import Event, UnknownEvent, dispatch
 from trajkit.events.condensation import (
     Condensation,
     CondensationRequest,
@@ -194,3 +194,6 @@ def kind_span(raw: bytes | bytearray) -> tuple[int, int] | None:
 def dump_event(event: Event) -> str:
     """Compact JSON as the SDK writes it: ``exclude_none``, fields in SDK order, kind last."""
     return event.to_json()
+
+
+dispatch.parse_event = parse_event

@@ -130,25 +130,22 @@ def _joined_utf8(values: list[Any]) -> pa.Array | None:
     or when it would not fit 32-bit offsets.
     """
     import itertools
+    from array import array
 
-    import numpy as np
     import pyarrow as pa
 
     if not values or not all(type(v) is bytes for v in values):
         return None
-    lengths = list(map(len, values))
-    offsets = np.fromiter(
-        itertools.accumulate(lengths, initial=0), dtype=np.int64, count=len(values) + 1
-    )
+    offsets = array("q", itertools.accumulate(map(len, values), initial=0))
     if offsets[-1] >= 2**31:
         return None
     data = pa.py_buffer(b"".join(values))
-    array = pa.StringArray.from_buffers(len(values), pa.py_buffer(offsets.astype(np.int32)), data)
+    strings = pa.StringArray.from_buffers(len(values), pa.py_buffer(array("i", offsets)), data)
     try:
-        array.validate(full=True)  # UTF-8, as `pa.array` checks it
+        strings.validate(full=True)  # UTF-8, as `pa.array` checks it
     except pa.ArrowInvalid:
         return None
-    return array
+    return strings
 
 
 def write_chunk(settings: ChunkSettings, task: ChunkTask) -> ChunkResult:
