@@ -165,12 +165,15 @@ class DanglingFixer:
         self._close()
 
     def _close(self) -> None:
-        self.found.extend(self._dangling)
-        self._dangling = []
-        self._pending = {}
-        for s in self._synth:
-            self._emit(s)
-        self._synth = []
+        if self._pending:
+            self._pending = {}
+        if self._dangling:
+            self.found.extend(self._dangling)
+            self._dangling = []
+        if self._synth:
+            for s in self._synth:
+                self._emit(s)
+            self._synth = []
 
 
 def synthetic_result(call: DanglingCall) -> Message:

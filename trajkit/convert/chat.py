@@ -39,7 +39,6 @@ __all__ = [
     "TOOL_IMAGE_NOTE",
     "ChatWriter",
     "ToolImageMover",
-    "chat_settings",
     "message_to_chat",
     "messages_to_chat",
     "move_tool_images",
@@ -104,7 +103,7 @@ class ChatWriter:
     """
 
     def __init__(self, options: FormatOptions, emit: Callable[[dict[str, Any]], object]) -> None:
-        self._settings = chat_settings(options)
+        self._settings = _settings(options)
         self._mover = ToolImageMover(emit) if options.tool_images == "user" else None
         self._emit = self._mover.add if self._mover is not None else emit
         self._i = 0
@@ -113,7 +112,7 @@ class ChatWriter:
             self.add = self._add_uncached  # type: ignore[method-assign]
 
     def _add_uncached(self, m: Message) -> None:
-        self._emit(message_to_chat(m, **self._settings, _marks=None))
+        self._emit(_to_chat(m, *self._settings, None, -1))
 
     def add(self, m: Message) -> None:
         i = self._i  # with caching (without it `__init__` put `_add_uncached` here)
@@ -147,12 +146,12 @@ class ChatWriter:
                 marks[(0, 1)] = False
         if last and m.content:
             marks[(i, len(m.content) - 1)] = True
-        self._emit(message_to_chat(m, **self._settings, _marks=marks, _index=i))
+        self._emit(_to_chat(m, *self._settings, marks, i))
 
 
-def chat_settings(o: FormatOptions) -> dict[str, bool]:
-    """The keyword arguments of ``message_to_chat`` for the wire settings ``o`` (name rules
-    resolved)."""
+def _settings(o: FormatOptions) -> tuple[bool, bool, bool, bool, bool]:
+    """``message_to_chat``'s settings for the wire settings ``o`` (name rules resolved), in
+    its order."""
     fss = (
         _name_matches(o.model, FORCE_STRING_SERIALIZER_MODELS)
         if o.force_string_serializer is None
@@ -163,13 +162,7 @@ def chat_settings(o: FormatOptions) -> dict[str, bool]:
         if o.send_reasoning_content is None
         else o.send_reasoning_content
     )
-    return {
-        "caching": o.caching,
-        "vision": o.vision,
-        "native_tool_calling": o.native_tool_calling,
-        "force_string_serializer": fss,
-        "send_reasoning_content": send_rc,
-    }
+    return (o.caching, o.vision, o.native_tool_calling, fss, send_rc)
 
 
 TOOL_IMAGE_NOTE = "[image output: see the next user message]"
@@ -224,35 +217,60 @@ def message_to_chat(
     native_tool_calling: bool = True,
     force_string_serializer: bool = False,
     send_reasoning_content: bool = False,
-    _marks: _CacheMarks | None = None,
-    _index: int = -1,
 ) -> dict[str, Any]:
-    """Serialize one message (see the module rules)."""
+    """Serialize one message (see the module rules; no cache marks but its own)."""
+    return _to_chat(
+        message,
+        caching,
+        vision,
+        native_tool_calling,
+        force_string_serializer,
+        send_reasoning_content,
+        None,
+        -1,
+    )
+
+
+def _to_chat(
+    message: Message,
+    caching: bool,
+    vision: bool,
+    native_tool_calling: bool,
+    force_string_serializer: bool,
+    send_reasoning_content: bool,
+    marks: _CacheMarks | None,
+    index: int,
+) -> dict[str, Any]:
+    """``message_to_chat`` with the cache ``marks`` of the message at ``index``."""
     list_form = (
         (not force_string_serializer and (caching or vision or native_tool_calling))
         # a message holding an image keeps the list form (looked for only when it decides)
         or (vision and any(isinstance(c, ImageContent) for c in message.content))
     )
+    role = message.role
     if list_form:
-        out = _list_form(message, caching=caching, vision=vision, marks=_marks or {}, index=_index)
+        out = _list_form(message, role, caching, vision, marks or {}, index)
     else:
         out = _string_form(message)
-    role = message.role
-    if role == "assistant" and message.tool_calls:
-        out["tool_calls"] = [
-            {
-                "id": tc.id,
-                "type": "function",
-                "function": {"name": tc.name, "arguments": tc.arguments},
-            }
-            for tc in message.tool_calls
-        ]
-        _drop_blank_content(out)
-    elif role == "assistant" and out.get("content") == []:
-        out["content"] = ""
-    if role == "tool" and message.tool_call_id is not None:
-        out["tool_call_id"] = message.tool_call_id
-        out["name"] = message.name
+    if role == "assistant":
+        tool_calls = message.tool_calls
+        if tool_calls:
+            out["tool_calls"] = [
+                {
+                    "id": tc.id,
+                    "type": "function",
+                    "function": {"name": tc.name, "arguments": tc.arguments},
+                }
+                for tc in tool_calls
+            ]
+            _drop_blank_content(out)
+        elif out.get("content") == []:
+            out["content"] = ""
+    elif role == "tool":
+        call_id = message.tool_call_id
+        if call_id is not None:
+            out["tool_call_id"] = call_id
+            out["name"] = message.name
     if send_reasoning_content and message.reasoning_content:
         out["reasoning_content"] = message.reasoning_content
     return out
@@ -266,13 +284,12 @@ def _cap(text: str) -> str:
 
 def _list_form(
     message: Message,
-    *,
+    role: str,
     caching: bool,
     vision: bool,
     marks: Mapping[tuple[int, int], bool],
     index: int,
 ) -> dict[str, Any]:
-    role = message.role
     is_tool = role == "tool"
     parts: list[dict[str, Any]] = []
     tool_cache = False

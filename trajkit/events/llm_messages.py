@@ -95,7 +95,7 @@ class MessageBuilder:
 
     def _message(self, m: Message) -> None:
         held = self._held
-        if held is not None and _is_plain_user(m) and _is_plain_user(held):
+        if held is not None and m.role == "user" and _is_plain_user(m) and _is_plain_user(held):
             self._held = held.model_copy(update={"content": [*held.content, *m.content]})
             return
         if held is not None:
