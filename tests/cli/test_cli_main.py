@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 
 import click
@@ -104,14 +103,24 @@ def test_help_imports_click_only() -> None:
     assert "HEAVY []" in out.stdout, out.stdout + out.stderr
 
 
-def test_help_starts_fast() -> None:
-    """`python -m trajkit --help` in a fresh process: best of three under half a second."""
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        out = subprocess.run(
-            [sys.executable, "-m", "trajkit", "--help"], capture_output=True, text=True, timeout=60
-        )
-        best = min(best, time.perf_counter() - start)
-        assert out.returncode == 0 and "validate" in out.stdout
-    assert best < 0.5, f"trajkit --help took {best:.2f} s"
+_MODULES_AT_EXIT = """
+import atexit, runpy, sys
+before = set(sys.modules)  # the interpreter's own, and what site's .pth files load
+atexit.register(lambda: sys.stderr.write("MODULES " + " ".join(sorted(set(sys.modules) - before)) + "\\n"))
+sys.argv = ["trajkit", "--help"]
+runpy.run_module("trajkit", run_name="__main__", alter_sys=True)
+"""
+
+
+def test_help_imports_click_and_the_command_table_only() -> None:
+    """`python -m trajkit --help` in a fresh process loads click and `trajkit.cli`, nothing more.
+
+    What can be known on any machine; the start-up time it buys is measured by
+    `benchmarks/bench_startup.py` (a bound here failed whenever the machine was busy).
+    """
+    out = _python(_MODULES_AT_EXIT)
+    assert out.returncode == 0 and "Commands:" in out.stdout, out.stderr
+    modules = out.stderr.rsplit("MODULES ", 1)[1].split()
+    packages = {m.split(".")[0] for m in modules} - set(sys.stdlib_module_names)
+    assert packages == {"click", "trajkit"}, packages
+    assert sorted(m for m in modules if m.split(".")[0] == "trajkit") == ["trajkit", "trajkit.cli"]

@@ -483,13 +483,43 @@ def test_a_copied_conversation_is_exported_once_and_stays_so(
     paths = [corpus, tmp_path / "copies"]
     first = _export(paths, out, chunk_size=chunk_size)
     assert first.exported == N_CONVERSATIONS and len(first.skipped) == 1
-    assert "already exported in this run" in first.skipped[0].reason
+    assert first.skipped[0].reason.endswith(
+        f"is also at {original}, which was exported; this copy skipped"
+    )
     for _ in range(2):
         again = _export(paths, out, chunk_size=chunk_size)
         assert (again.exported, again.unchanged, len(again.skipped)) == (0, N_CONVERSATIONS, 1)
     convs = pq.read_table(out / "conversations").to_pylist()
     assert len(convs) == N_CONVERSATIONS
     assert pq.read_table(out / "events").num_rows == N_EVENTS
+
+
+@pytest.mark.parametrize("chunk_size", [1, 32])
+def test_many_copies_of_one_id_give_one_line_naming_the_folder_exported(
+    corpus: Path, tmp_path: Path, chunk_size: int
+) -> None:
+    """Copies in one chunk or across chunks: one `skipped` entry per id, naming the place
+    exported (not a copy skipped before it), whatever the chunking."""
+    import shutil
+
+    original = corpus / fx.sdk_conversation("b_terminal").name
+    copies = [tmp_path / "copies" / f"copy{n}" / original.name for n in range(5)]
+    for copy in copies:
+        shutil.copytree(original, copy)
+    report = _export([corpus, tmp_path / "copies"], tmp_path / "out", chunk_size=chunk_size)
+    assert (report.exported, report.copies, report.duplicate_ids) == (N_CONVERSATIONS, 5, 1)
+    assert [(s.source, s.reason) for s in report.skipped] == [
+        (
+            str(copies[0]),
+            f"{copies[0]}: conversation id {_id(original)} is also at {original}, which was "
+            "exported; this copy and 4 more skipped",
+        )
+    ]
+    assert report.processed == N_CONVERSATIONS + 5
+
+
+def _id(folder: Path) -> str:
+    return str(json.loads((folder / "base_state.json").read_text())["id"])
 
 
 def test_chunks_are_sized_to_hold_about_the_same_number_of_events() -> None:

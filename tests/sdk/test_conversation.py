@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 import uuid
 from pathlib import Path
 
@@ -213,10 +212,8 @@ def test_unreachable_base_url(tmp_path: Path) -> None:
     # the server is stopped: nothing listens on that port any more
     conv = _conv(agent, tmp_path)
     conv.send_message("hello")
-    t0 = time.monotonic()
     with pytest.raises(ConversationRunError):
         conv.run()
-    assert time.monotonic() - t0 < 30
     assert conv.state.execution_status == "error"
     err = _history(conv)[-1]
     assert isinstance(err, ConversationErrorEvent)

@@ -170,3 +170,30 @@ def test_scripted_demo(tmp_path: Path) -> None:
     assert "equal to the 5 requests the server received: True" in result.stdout
     assert "validate: 0 errors" in result.stdout
     _assert_valid(_only_conversation(out))
+
+
+def test_scripted_demo_prints_a_short_account_of_each_step(tmp_path: Path) -> None:
+    """`make demo`'s runtime step: one line per step under readable headers, no system prompt."""
+    result = subprocess.run(
+        [sys.executable, str(EXAMPLES / "scripted_demo.py"), str(tmp_path / "demo")],
+        capture_output=True, text=True, timeout=240, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr[-3000:]
+    lines = result.stdout.splitlines()
+    assert len(lines) < 30 and max(map(len, lines)) <= 120, result.stdout
+    assert "<ROLE>" not in result.stdout and "System Prompt" not in result.stdout
+    steps = [
+        "run 1: a new conversation",
+        "   user says: Create notes.txt with two lines and count them.",
+        "   agent calls file_editor(command='create', path='ws/notes.txt', file_text='alpha\\nbeta\\n')",
+        "   agent calls terminal(command='wc -l notes.txt')",
+        "   terminal returns: 2 notes.txt (+4 lines)",
+        "   agent calls finish(message='Created notes.txt with two lines.')",
+        "   -> finished, 8 events saved",
+        "run 2: the same conversation restored from disk (8 events), continued",
+        "   user says: Now change beta to BETA.",
+        "   agent says: Changed beta to BETA.",
+        "   -> finished, 12 events saved",
+        "checks:",
+    ]
+    assert [line for line in lines if line in steps] == steps, result.stdout

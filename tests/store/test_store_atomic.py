@@ -68,11 +68,11 @@ def test_conversation_lock_uses_the_sdk_lock_file(tmp_path):
 
 
 _HOLDER = """
-import sys, time, filelock
+import sys, filelock
 lock = filelock.FileLock(sys.argv[1])
 with lock:
     print("held", flush=True)
-    time.sleep(float(sys.argv[2]))
+    sys.stdin.readline()  # held until the test says so (a sleep would race a busy machine)
 """
 
 
@@ -80,7 +80,8 @@ def test_lock_held_by_another_process_times_out(tmp_path):
     """Another process holding the SDK's lock file (with plain filelock, as the SDK does)."""
     (tmp_path / "events").mkdir()
     holder = subprocess.Popen(
-        [sys.executable, "-c", _HOLDER, str(tmp_path / "events" / ".eventlog.lock"), "1.5"],
+        [sys.executable, "-c", _HOLDER, str(tmp_path / "events" / ".eventlog.lock")],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -94,7 +95,7 @@ def test_lock_held_by_another_process_times_out(tmp_path):
             pass
         assert time.monotonic() - start >= 0.3
     finally:
-        holder.wait(timeout=10)
+        holder.communicate("\n", timeout=60)  # release, then wait for it to exit
     with conversation_lock(tmp_path, timeout=1):  # free again once the holder exits
         pass
 

@@ -2,7 +2,6 @@
 
 import hashlib
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -63,9 +62,7 @@ def test_hard_timeout_returns_and_keeps_session(term: TerminalTool) -> None:
     # As the SDK: the hard timeout returns the output so far; the command keeps running until
     # it is interrupted (C-c), and the session (its environment) is kept.
     run(term, "export KEEP=1")
-    t0 = time.monotonic()
     obs = run(term, "echo start; sleep 30", timeout=1)
-    assert time.monotonic() - t0 < 10
     assert obs.timeout is True and obs.exit_code == -1 and obs.metadata.exit_code == -1
     assert obs.text == "start"
     assert "timed out after 1 seconds" in obs.metadata.suffix
@@ -146,9 +143,7 @@ def test_timeout_spares_background_jobs_of_earlier_commands(term: TerminalTool) 
 
 
 def test_endless_output_is_stopped(term: TerminalTool) -> None:
-    t0 = time.monotonic()
     obs = run(term, "yes trajkit")
-    assert time.monotonic() - t0 < 60
     assert obs.timeout and obs.exit_code == -1
     assert "MiB of output" in obs.metadata.suffix
     assert len(obs.text) == 30000  # cut for the LLM, full output saved

@@ -70,9 +70,8 @@ def test_cat_echoes_input_and_ends_on_ctrl_d(term: TerminalTool) -> None:
 
 
 def test_ctrl_c_stops_sleep_600_and_new_commands_wait_for_it(term: TerminalTool) -> None:
-    t0 = time.monotonic()
     obs = run(term, "sleep 600")
-    assert obs.exit_code == -1 and time.monotonic() - t0 < 20
+    assert obs.exit_code == -1  # returned while it runs (no time bound: the machine may be busy)
     refused = run(term, "echo too-early")
     assert refused.is_error and "too-early" not in refused.text
     assert 'Your command "echo too-early" was NOT executed' in refused.metadata.suffix
@@ -98,13 +97,13 @@ def test_silent_command_returns_after_soft_timeout_and_can_be_waited_on(tmp_path
         t0 = time.monotonic()
         obs = run(tool, "sleep 15; echo finished")
         waited = time.monotonic() - t0
-        assert 4.5 <= waited < 12 and obs.exit_code == -1 and obs.text == ""
+        assert waited >= 4.5 and obs.exit_code == -1 and obs.text == ""  # before `echo finished`
         assert "no new output after 5 seconds" in obs.metadata.suffix
         again = run(tool, "")  # wait once more: still silent
         assert again.exit_code == -1 and again.text == ""
         done = run(tool, "", timeout=30)  # wait up to 30 s: it finishes first
         assert done.text == "finished" and done.exit_code == 0
-        assert 14 <= time.monotonic() - t0 < 40
+        assert time.monotonic() - t0 >= 14
     finally:
         tool.close()
 
@@ -112,8 +111,9 @@ def test_silent_command_returns_after_soft_timeout_and_can_be_waited_on(tmp_path
 def test_hard_timeout_returns_while_output_keeps_coming(term: TerminalTool) -> None:
     obs = run(term, "for i in $(seq 1 30); do echo $i; sleep 0.1; done", timeout=1)
     assert obs.exit_code == -1 and "timed out after 1 seconds" in obs.metadata.suffix
-    assert obs.text.startswith("1\n2")
-    rest = run(term, "", timeout=20)
+    so_far = obs.text.split()  # how many lines came within 1 s depends on the machine's load
+    assert so_far == [str(i) for i in range(1, len(so_far) + 1)] and len(so_far) < 30
+    rest = run(term, "", timeout=120)
     assert rest.exit_code == 0 and rest.metadata.prefix == CONTINUED
     assert (obs.text + "\n" + rest.text).split() == [str(i) for i in range(1, 31)]
 

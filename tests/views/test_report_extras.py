@@ -1,5 +1,6 @@
 """Errors, timing, outcome and the final diff in the report's data; `inspect` marks failed
-commands; the static site writes one page per conversation and refuses to overwrite."""
+commands; the static site writes one page per conversation, continues a site and refuses to
+write into another folder."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from trajkit.events import (
 from trajkit.views.entries import add_step_times, iter_entries
 from trajkit.views.html import conversation_to_html, final_diff, markdown_to_html
 from trajkit.views.load import load_conversation
+from trajkit.views.site import SITE_MANIFEST
 
 EVAL_RECORD = {
     "instance_id": "demo__demo-1",
@@ -124,7 +126,7 @@ def test_markdown_is_rendered_without_raw_html() -> None:
     assert 'href="https://e.x"' in out and 'rel="noopener noreferrer nofollow"' in out
 
 
-def test_static_site_writes_every_conversation_and_refuses_to_overwrite(tmp_path: Path) -> None:
+def test_static_site_writes_every_conversation_and_refuses_another_folder(tmp_path: Path) -> None:
     make_corpus(tmp_path / "corpus")
     out = tmp_path / "site"
     runner = CliRunner()
@@ -137,7 +139,12 @@ def test_static_site_writes_every_conversation_and_refuses_to_overwrite(tmp_path
     assert sorted(f"{r['key']}.html" for r in data["rows"]) == pages
     assert {r["status"] for r in data["rows"]} == {"finished", "error", "running"}
     again = runner.invoke(main, ["view", str(tmp_path / "corpus"), "-o", str(out)])
-    assert again.exit_code == 1 and "already exists" in again.output
+    assert again.exit_code == 0 and "(3 unchanged, kept)" in again.output  # a site continues
+    (out / "c" / pages[0]).unlink()
+    (out / "mine.txt").write_text("mine")
+    (out / SITE_MANIFEST).unlink()  # no longer a site trajkit wrote
+    refused = runner.invoke(main, ["view", str(tmp_path / "corpus"), "-o", str(out)])
+    assert refused.exit_code == 1 and "already exists" in refused.output
     forced = runner.invoke(main, ["view", str(tmp_path / "corpus"), "-o", str(out), "--overwrite"])
     assert forced.exit_code == 0, forced.output
 

@@ -9,7 +9,7 @@ encoding and compression run on every core, not in one parent process.
 
 Shard names come from the parent: chunk `n` writes `part-<n>.parquet` in each table folder, then
 `part-<n>-001.parquet`, ... if it is large enough to rotate. A conversation id met twice in one
-chunk keeps its first copy; the parent handles copies across chunks.
+chunk keeps its first copy (the next is a `Copy`); the parent handles copies across chunks.
 """
 
 from __future__ import annotations
@@ -79,12 +79,22 @@ class Exported:
     n_redactions: int
 
 
+@dataclass(frozen=True)
+class Copy:
+    """A conversation id met again in a chunk (a copied folder): not exported."""
+
+    conversation_id: str
+    source: str
+    first: str
+    """Where the chunk met the id first."""
+
+
 @dataclass
 class ChunkResult:
     """What a worker sends back for a chunk."""
 
     number: int
-    results: list[Exported | Unchanged | Filtered | Skipped] = field(default_factory=list)
+    results: list[Exported | Copy | Unchanged | Filtered | Skipped] = field(default_factory=list)
     shards: dict[str, list[str]] = field(default_factory=dict)
 
 
@@ -181,9 +191,9 @@ def write_chunk(settings: ChunkSettings, task: ChunkTask) -> ChunkResult:
         for location, previous in task.items:
             rows = _conversation_rows(location, settings.options, previous)
             if isinstance(rows, ConversationRows):
-                skipped = _duplicate(rows, seen)
-                if skipped is not None:
-                    result.results.append(skipped)
+                copy = _duplicate(rows, seen)
+                if copy is not None:
+                    result.results.append(copy)
                     continue
                 shards: dict[str, str] = {}  # table -> shard, filled when the rows are written
                 summary = Exported(
@@ -241,15 +251,11 @@ def _conversation_rows(
         return Skipped(source, f"{source}: failed to export: {type(exc).__name__}: {exc}")
 
 
-def _duplicate(rows: ConversationRows, seen: dict[str, str]) -> Skipped | None:
-    """A `Skipped` when this conversation id was already exported in this chunk."""
+def _duplicate(rows: ConversationRows, seen: dict[str, str]) -> Copy | None:
+    """A `Copy` when this conversation id was already exported in this chunk."""
     cid = rows.conversation_id
     if cid in seen:
-        return Skipped(
-            rows.source,
-            f"{rows.source}: conversation id {cid} was already exported in this run from "
-            f"{seen[cid]}; skipped the copy",
-        )
+        return Copy(cid, rows.source, seen[cid])
     seen[cid] = rows.source
     return None
 

@@ -32,7 +32,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trajkit.errors import InputError, OutputError, OutputExists, TrajkitError, UsageError
-from trajkit.export.chunks import ChunkResult, ChunkSettings, ChunkTask, Exported, write_chunk
+from trajkit.export.chunks import (
+    ChunkResult,
+    ChunkSettings,
+    ChunkTask,
+    Copy,
+    Exported,
+    write_chunk,
+)
 from trajkit.export.manifest import MANIFEST_NAME, Manifest, read_manifest, write_manifest
 from trajkit.export.rows import (
     Filtered,
@@ -69,7 +76,11 @@ class ExportReport:
     filtered: int = 0
     """Conversations left out by a filter."""
     skipped: list[Skipped] = field(default_factory=list)
-    """Invalid inputs, with reasons."""
+    """Invalid inputs, with reasons; one entry per conversation id met in several places."""
+    copies: int = 0
+    """Inputs not exported because their conversation id was already exported in this run."""
+    duplicate_ids: int = 0
+    """Conversation ids met in several places (each one `skipped` entry, for all its copies)."""
     redactions: int = 0
     """Secret values masked in the rows written."""
     shards: list[str] = field(default_factory=list)
@@ -80,7 +91,46 @@ class ExportReport:
     @property
     def processed(self) -> int:
         """Inputs looked at so far."""
-        return self.exported + self.unchanged + self.filtered + len(self.skipped)
+        invalid = len(self.skipped) - self.duplicate_ids
+        return self.exported + self.unchanged + self.filtered + invalid + self.copies
+
+    def summary(self, out: str, *, created: bool, redact: bool = True) -> str:
+        """The line `trajkit export` ends with; `out` is OUT_DIR as the user reads it, `created`
+        whether it exists now (an export that wrote nothing leaves none behind)."""
+        counts = (
+            f"{self.unchanged} unchanged, {self.filtered} filtered out, {len(self.skipped)} skipped"
+        )
+        if not created:
+            return f"nothing exported ({counts}); {out} not created"
+        redacted = f"{self.redactions} secret(s) redacted" if redact else "secrets not redacted"
+        return (
+            f"exported {self.exported} conversation(s), {self.events} event(s) to {out} in "
+            f"{self.seconds:.1f}s; {counts}; {redacted}"
+        )
+
+    def interrupted(self, out: str) -> str:
+        """What an interrupted export kept, and how to continue."""
+        return (
+            f"interrupted: {self.exported} conversation(s) exported in this run are kept in "
+            f"{out} (listed in its manifest; unlisted shards removed); run the same command "
+            "again to continue"
+        )
+
+    def to_json(self, out: str) -> dict[str, Any]:
+        """`export --json` (`trajkit.export/1`)."""
+        return {
+            "schema": "trajkit.export/1",
+            "out_dir": out,
+            "exported": self.exported,
+            "replaced": self.replaced,
+            "events": self.events,
+            "unchanged": self.unchanged,
+            "filtered": self.filtered,
+            "skipped": [{"source": s.source, "reason": s.reason} for s in self.skipped],
+            "redactions": self.redactions,
+            "shards": list(self.shards),
+            "seconds": round(self.seconds, 3),
+        }
 
 
 def export_dataset(
@@ -231,6 +281,8 @@ class _Run:
         self.id_by_source = {e["source"]: cid for cid, e in manifest.conversations.items()}
         self.unchanged: dict[str, str] = {}
         """Conversation id -> source, for the inputs found unchanged in this run."""
+        self.copies: dict[str, tuple[str, list[str]]] = {}
+        """Conversation id -> (the place exported, the copies skipped) in this run."""
 
     def add(self, chunk: ChunkResult) -> None:
         report = self.report
@@ -242,6 +294,8 @@ class _Run:
                 report.skipped.append(result)
             elif isinstance(result, Filtered):
                 report.filtered += 1
+            elif isinstance(result, Copy):
+                self._copy(result.conversation_id, result.first, result.source)
             elif isinstance(result, Unchanged):
                 report.unchanged += 1
                 cid = self.id_by_source.get(result.source)
@@ -257,13 +311,7 @@ class _Run:
         if first is not None:  # the same id met earlier in this run: drop this copy's rows
             self.stale[("conversations", result.conversations_shard)].add(cid)
             self.stale[("events", result.events_shard)].add(cid)
-            report.skipped.append(
-                Skipped(
-                    result.source,
-                    f"{result.source}: conversation id {cid} was already exported in this run "
-                    f"from {first}; skipped the copy",
-                )
-            )
+            self._copy(cid, first, result.source)
             return
         old = self.manifest.conversations.get(cid)
         if old is not None:
@@ -281,7 +329,28 @@ class _Run:
         report.events += result.n_events
         report.redactions += result.n_redactions
 
+    def _copy(self, cid: str, first: str, source: str) -> None:
+        """Count a copy; the first place seen in this run is the one exported (a chunk's own
+        first may be a copy of an earlier chunk's)."""
+        self.report.copies += 1
+        self.copies.setdefault(cid, (first, []))[1].append(source)
+
+    def _report_copies(self) -> None:
+        """One `Skipped` per conversation id met in several places, naming two of them."""
+        for cid, (first, copies) in self.copies.items():
+            more = f" and {len(copies) - 1} more" if len(copies) > 1 else ""
+            self.report.skipped.append(
+                Skipped(
+                    copies[0],
+                    f"{copies[0]}: conversation id {cid} is also at {first}, which was "
+                    f"exported; this copy{more} skipped",
+                )
+            )
+        self.report.duplicate_ids += len(self.copies)
+        self.copies.clear()
+
     def finish(self) -> None:
+        self._report_copies()
         manifest = self.manifest
         for table in TABLES:
             manifest.shards[table].extend(self.new_shards[table])
@@ -443,6 +512,12 @@ def _locations(
             skipped.append(Skipped(os.fspath(path), _v0_hint(path, str(exc))))
 
 
+def count_inputs(paths: Iterable[str | os.PathLike[str]], *, from_v0: bool = False) -> int:
+    """How many inputs `export_dataset` looks at (`ExportReport.processed` when it is done)."""
+    skipped: list[Skipped] = []
+    return sum(1 for _ in _locations(paths, from_v0=from_v0, skipped=skipped)) + len(skipped)
+
+
 def _v0_hint(path: str | os.PathLike[str], message: str) -> str:
     """`message`, plus what to pass when `path` holds OpenHands V0 trajectories."""
     from trajkit.migrate.containers import SkippedInput, iter_v0_inputs
@@ -453,6 +528,10 @@ def _v0_hint(path: str | os.PathLike[str], message: str) -> str:
         return message
     if first is None or isinstance(first, SkippedInput):
         return message
+    try:
+        first.load()  # a .json file is a V0 candidate until read: say what it really holds
+    except InputError as exc:
+        return str(exc)
     return f"{os.fspath(path)}: holds OpenHands V0 trajectories; pass --from-v0 to export them"
 
 

@@ -24,7 +24,6 @@ from trajkit.errors import value_at_pointer
 from trajkit.redact import (
     MASK,
     SecretMasker,
-    contains_api_key,
     decrypt,
     find_clear_secrets,
     is_encrypted,
@@ -124,14 +123,6 @@ class Redactor:
                 patterns = [*_PREFIX_BYTES, *self._bytes, *_ESCAPE_BYTES]
                 self._scan = _literal_scanner(patterns)
         return self._scan
-
-    def is_clean(self, raw: bytes) -> bool:
-        """True when `raw` holds neither a secret value nor an API-key-looking string."""
-        if contains_api_key(raw) is not None:
-            return False
-        if self._bytes and (b"\\u" in raw or b"\\/" in raw):
-            return False
-        return not any(v in raw for v in self._bytes)
 
     def text(self, text: str) -> str:
         """`text` with secrets masked (counted)."""

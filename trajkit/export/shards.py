@@ -93,7 +93,6 @@ class ShardWriter:
         self._shard_bytes_written = 0
         self.closed_shards: list[str] = []
         """Names of the shards closed (renamed into place) so far."""
-        self.rows_written = 0
 
     @property
     def row_group_rows(self) -> int:
@@ -132,7 +131,6 @@ class ShardWriter:
         table = pa.Table.from_batches(self._buffer, schema=self.schema)
         writer = self._open()
         writer.write_table(table, row_group_size=max(table.num_rows, 1))
-        self.rows_written += table.num_rows
         self._shard_rows_written += table.num_rows
         self._shard_bytes_written += self._buffered_bytes
         self._buffer.clear()

@@ -219,7 +219,8 @@ def test_pause_from_another_thread_is_not_stamped_before_the_step(tmp_path: Path
         runner.start()
         server.wait_for_requests(1, timeout=120)
         conversation.pause()  # waits for the step holding the state lock
-        runner.join(10)
+        runner.join(120)  # a hang guard: the step ends after its 0.6 s answer, slower when busy
+        assert not runner.is_alive()
     events = conversation.state.events
     pause = next(i for i, e in enumerate(events) if e.kind == "PauseEvent")
     assert all(e.timestamp <= events[pause].timestamp for e in events[:pause])
