@@ -364,10 +364,8 @@ def _event_columns(
 ) -> tuple[dict[str, list[Any]], bool]:
     """The event rows by column (see `ConversationRows`); True when one held a secret.
 
-    Also fills `loaded.llm_messages` (each LLM-convertible event's message, built once, as
-    convert's streaming path builds it: `trajkit.convert.messages`, no pydantic `Message`).
+    Also fills `loaded.llm_messages` (each LLM-convertible event's message, built once).
     """
-    from trajkit.convert.messages import message_of
     from trajkit.events import LLMConvertibleEvent
 
     messages = loaded.llm_messages
@@ -400,7 +398,7 @@ def _event_columns(
         observation_kind.append(getattr(get("observation"), "kind", None))
         errors.append(is_error(event))
         if isinstance(event, LLMConvertibleEvent):
-            message = messages[id(event)] = message_of(event)  # reused for `messages`
+            message = messages[id(event)] = event.to_llm_message()  # reused for `messages`
             llm_text.append(message.text)
         else:
             llm_text.append(None)
