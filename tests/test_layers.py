@@ -52,14 +52,6 @@ ALLOWED: dict[str, set[str]] = {
 only: the one verdict other features ask)."""
 
 
-KNOWN_VIOLATIONS = {
-    "trajkit.migrate.run -> trajkit.convert.tools",  # a base state naming the recorded tools
-}
-"""Edges still going the wrong way, each one being removed (issue 26); the list only shrinks."""
-KNOWN_CYCLES: list[list[str]] = []
-"""Cycles still to break (issue 26); the list only shrinks."""
-
-
 def _module(path: Path) -> str:
     parts = list(path.relative_to(REPO).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -166,12 +158,12 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_imports_go_down_the_layer_table() -> None:
     graph = import_graph()
     assert len(graph) > 100  # the reader found the package
-    assert set(layer_violations(graph)) <= KNOWN_VIOLATIONS
+    assert layer_violations(graph) == []
 
 
 def test_no_cycle_spans_files_outside_the_runtime() -> None:
     outside = [c for c in cycles(import_graph()) if not all(_part(m) == "sdk" for m in c)]
-    assert [c for c in outside if c not in KNOWN_CYCLES] == []
+    assert outside == []
 
 
 def test_the_checks_see_a_lazy_upward_import_and_a_loop() -> None:

@@ -17,9 +17,10 @@ known (a custom tool class) gets an open object schema and is listed in ``unknow
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+from trajkit.events.tools import field_of, plain_value, recorded_function, tool_name
 
 __all__ = [
     "BUILTIN_PARAMETERS",
@@ -224,52 +225,16 @@ def _copy(node: Any) -> Any:
     return node
 
 
-def _get(obj: Any, key: str) -> Any:
-    """Read a key from a dict or an attribute (or pydantic extra) from a model."""
-    if isinstance(obj, Mapping):
-        return obj.get(key)
-    value = getattr(obj, key, None)
-    if value is None:
-        extra = getattr(obj, "model_extra", None) or {}
-        value = extra.get(key)
-    return value
-
-
-def _plain(value: Any) -> Any:
-    dump = getattr(value, "model_dump", None)
-    return dump(mode="json", by_alias=True, exclude_none=True) if dump else value
-
-
-def _recorded(tool: Any) -> Mapping[str, Any] | None:
-    """The OpenAI function an older SDK recorded verbatim (kept by `trajkit.events.upgrade`)."""
-    meta = _plain(_get(tool, "meta"))
-    function = meta.get("openai_function") if isinstance(meta, Mapping) else None
-    return function if isinstance(function, Mapping) else None
-
-
-def tool_name(tool: Any) -> str:
-    """The name the LLM sees for a persisted tool entry."""
-    recorded = _recorded(tool)
-    if recorded is not None and isinstance(recorded.get("name"), str):
-        return str(recorded["name"])
-    kind = str(_get(tool, "kind") or "")
-    mcp_tool = _plain(_get(tool, "mcp_tool"))
-    if kind == "MCPToolDefinition" and isinstance(mcp_tool, Mapping) and mcp_tool.get("name"):
-        return str(mcp_tool["name"])
-    snake = re.sub(r"(?<!^)(?=[A-Z])", "_", kind).lower()
-    return snake.removesuffix("_tool")
-
-
 def _read_only(tool: Any) -> bool:
-    annotations = _plain(_get(tool, "annotations"))
+    annotations = plain_value(field_of(tool, "annotations"))
     return isinstance(annotations, Mapping) and bool(annotations.get("readOnlyHint"))
 
 
 def _known_action(tool: Any) -> str | None:
-    action_type = _get(tool, "action_type")
+    action_type = field_of(tool, "action_type")
     if action_type in BUILTIN_PARAMETERS:
         return str(action_type)
-    return _KIND_TO_ACTION.get(str(_get(tool, "kind") or ""))
+    return _KIND_TO_ACTION.get(str(field_of(tool, "kind") or ""))
 
 
 def tool_parameters(tool: Any, *, security_risk: bool = True) -> dict[str, Any]:
@@ -277,13 +242,13 @@ def tool_parameters(tool: Any, *, security_risk: bool = True) -> dict[str, Any]:
 
     A tool an older SDK recorded in OpenAI's format is sent with the schema it recorded.
     """
-    recorded = _recorded(tool)
+    recorded = recorded_function(tool)
     if recorded is not None and isinstance(recorded.get("parameters"), Mapping):
         parameters: dict[str, Any] = _copy(dict(recorded["parameters"]))
         return parameters
-    mcp_tool = _plain(_get(tool, "mcp_tool"))
+    mcp_tool = plain_value(field_of(tool, "mcp_tool"))
     add_risk = security_risk and not _read_only(tool)
-    if str(_get(tool, "kind")) == "MCPToolDefinition" and isinstance(mcp_tool, Mapping):
+    if str(field_of(tool, "kind")) == "MCPToolDefinition" and isinstance(mcp_tool, Mapping):
         raw = mcp_tool.get("inputSchema") or {"type": "object", "properties": {}}
         schema = simplify_schema(_copy(raw), raw.get("$defs", {}))
         props = schema.setdefault("properties", {})
@@ -357,9 +322,9 @@ def unknown_tools(tools: Iterable[Any]) -> list[str]:
     return [
         tool_name(t)
         for t in tools
-        if str(_get(t, "kind")) != "MCPToolDefinition"
+        if str(field_of(t, "kind")) != "MCPToolDefinition"
         and _known_action(t) is None
-        and _recorded(t) is None
+        and recorded_function(t) is None
     ]
 
 
@@ -370,7 +335,7 @@ def tools_to_chat(tools: Sequence[Any], *, security_risk: bool = True) -> list[d
             "type": "function",
             "function": {
                 "name": tool_name(t),
-                "description": _get(t, "description") or "",
+                "description": field_of(t, "description") or "",
                 "parameters": tool_parameters(t, security_risk=security_risk),
             },
         }
@@ -384,7 +349,7 @@ def tools_to_responses(tools: Sequence[Any], *, security_risk: bool = True) -> l
         {
             "type": "function",
             "name": tool_name(t),
-            "description": _get(t, "description") or "",
+            "description": field_of(t, "description") or "",
             "parameters": tool_parameters(t, security_risk=security_risk),
             "strict": False,
         }

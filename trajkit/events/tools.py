@@ -6,6 +6,8 @@ The SDK writes neither the tool name nor its parameter schema: ``kind`` (the too
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import Field
@@ -47,3 +49,40 @@ class ToolDefinition(OpenModel):
     """Tool class name, e.g. ``TerminalTool`` or ``MCPToolDefinition``."""
     title: str
     """Annotations title, else the tool name."""
+
+
+def field_of(obj: Any, key: str) -> Any:
+    """Read a key from a dict or an attribute (or pydantic extra) from a model."""
+    if isinstance(obj, Mapping):
+        return obj.get(key)
+    value = getattr(obj, key, None)
+    if value is None:
+        extra = getattr(obj, "model_extra", None) or {}
+        value = extra.get(key)
+    return value
+
+
+def plain_value(value: Any) -> Any:
+    """A model as its JSON-ready dict (aliases, no None); anything else as it is."""
+    dump = getattr(value, "model_dump", None)
+    return dump(mode="json", by_alias=True, exclude_none=True) if dump else value
+
+
+def recorded_function(tool: Any) -> Mapping[str, Any] | None:
+    """The OpenAI function an older SDK recorded verbatim (kept by `trajkit.events.upgrade`)."""
+    meta = plain_value(field_of(tool, "meta"))
+    function = meta.get("openai_function") if isinstance(meta, Mapping) else None
+    return function if isinstance(function, Mapping) else None
+
+
+def tool_name(tool: Any) -> str:
+    """The name the LLM sees for a persisted tool entry."""
+    recorded = recorded_function(tool)
+    if recorded is not None and isinstance(recorded.get("name"), str):
+        return str(recorded["name"])
+    kind = str(field_of(tool, "kind") or "")
+    mcp_tool = plain_value(field_of(tool, "mcp_tool"))
+    if kind == "MCPToolDefinition" and isinstance(mcp_tool, Mapping) and mcp_tool.get("name"):
+        return str(mcp_tool["name"])
+    snake = re.sub(r"(?<!^)(?=[A-Z])", "_", kind).lower()
+    return snake.removesuffix("_tool")

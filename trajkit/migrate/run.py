@@ -318,9 +318,9 @@ def _name(location: Any) -> str:
 
 def _minimal_state(conversation_id: str, events: list[Any]) -> Any:
     """A base state for a shape that has none: the model unknown, the tools it recorded."""
-    from trajkit.convert.tools import tool_name
     from trajkit.events import SystemPromptEvent
     from trajkit.events.state import parse_base_state
+    from trajkit.events.tools import tool_name
 
     prompt = next((e for e in events if isinstance(e, SystemPromptEvent)), None)
     tools = [tool_name(t) for t in prompt.tools] if prompt is not None else []
