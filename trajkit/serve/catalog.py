@@ -17,6 +17,7 @@ server holds none of them in memory, and it ships with Python.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -30,7 +31,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trajkit.errors import TrajkitError
-from trajkit.store.atomic import make_folder
 from trajkit.views.summary import Skipped, iter_sources
 
 if TYPE_CHECKING:
@@ -69,9 +69,32 @@ class Source:
 
 def default_cache_path(paths: Iterable[str]) -> Path:
     """`$XDG_CACHE_HOME/trajkit/serve-<digest of the PATHs>.sqlite3` (~/.cache by default)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     digest = hashlib.sha1("\n".join(sorted(os.path.abspath(p) for p in paths)).encode())
-    return Path(base) / "trajkit" / f"serve-{digest.hexdigest()[:16]}.sqlite3"
+    return _cache_folder() / f"serve-{digest.hexdigest()[:16]}.sqlite3"
+
+
+def _cache_folder() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "trajkit"
+
+
+def _make_private(db_path: Path) -> None:
+    """The cache holds every conversation's text: its files 0600, trajkit's folder 0700.
+
+    A folder created here is 0700, and so is trajkit's own cache folder even when it exists; a
+    folder the user chose with `--cache` that exists already is theirs and keeps its mode. The
+    file is created 0600 before SQLite opens it (SQLite gives `-wal` and `-shm` the mode of the
+    database), and files left by an older trajkit are tightened."""
+    folder = db_path.parent
+    if not folder.is_dir():
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(folder, 0o700)  # mkdir's mode is filtered by the umask
+    elif os.path.realpath(folder) == os.path.realpath(_cache_folder()):
+        os.chmod(folder, 0o700)
+    os.close(os.open(db_path, os.O_RDWR | os.O_CREAT, 0o600))
+    for name in (db_path, Path(f"{db_path}-wal"), Path(f"{db_path}-shm")):
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(name, 0o600)
 
 
 class Catalog:
@@ -90,7 +113,7 @@ class Catalog:
         self.version = 0
         self._facets: tuple[int, dict[str, list[str]]] | None = None
         self._local = threading.local()
-        make_folder(db_path.parent)
+        _make_private(db_path)
         self._create()
 
     # -- storage -----------------------------------------------------------------------------
