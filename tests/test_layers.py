@@ -53,10 +53,8 @@ only: the one verdict other features ask)."""
 
 
 KNOWN_VIOLATIONS = {
-    "trajkit.convert.stream -> trajkit.validate.conversation",
     "trajkit.export.dataset -> trajkit.migrate.containers",
     "trajkit.export.rows -> trajkit.migrate.mapping",
-    "trajkit.export.rows -> trajkit.validate.conversation",
     "trajkit.migrate.v1_inputs -> trajkit.convert.tools",
     "trajkit.serve.app -> trajkit.migrate",
     "trajkit.shapes.detect -> trajkit.migrate.containers",

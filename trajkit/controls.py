@@ -5,7 +5,8 @@ An event can hold any text a model or a tool produced, including terminal escape
 overwrite a line) and Unicode bidi overrides that reorder what is displayed. Everything the
 terminal views print (`ls`, `stats`, `inspect`) goes through `visible_controls`, which replaces
 each such character by its escape (`\\x1b`, `\\r`, `\\u202e`), so the text reads the same and
-does nothing. Newlines and tabs are kept where the layout needs them.
+does nothing. Newlines and tabs are kept where the layout needs them, and there a CRLF line end
+(text written on Windows, HTTP output) is a line end like LF, not a `\\r` on every line.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ def visible_controls(text: str, *, keep_layout: bool = True) -> str:
     pattern = _KEEP_LAYOUT if keep_layout else _KEEP_NOTHING
     if pattern.search(text) is None:
         return text
+    if keep_layout and "\r\n" in text:
+        text = text.replace("\r\n", "\n")  # a line end; a lone CR is still shown
     return pattern.sub(_escape, text)
 
 

@@ -175,3 +175,44 @@ def output_schema(command: str) -> dict[str, Any]:
         raise KeyError(command)
     data: dict[str, Any] = json.loads((shipped_dir() / "cli" / f"{name}.schema.json").read_text())
     return data
+
+
+def schema_text(name: str | None = None) -> str:
+    """What `trajkit schema [NAME]` prints: every model schema as one object keyed by file name,
+    one of them (`event`, `base_state`), or a command's `--json` schema (`ls`, `trajkit.ls/1`).
+
+    Raises:
+        UsageError: no schema has that name (the message lists the names there are).
+    """
+    from trajkit.errors import UsageError
+
+    schemas = build_schemas()
+    if name is None:
+        return json.dumps(schemas, indent=2, ensure_ascii=False) + "\n"
+    if name.removeprefix("trajkit.").removesuffix("/1") in OUTPUT_COMMANDS:
+        return render(output_schema(name))
+    for key in (name, f"{name}.schema.json"):
+        if key in schemas:
+            return render(schemas[key])
+    choices = ", ".join([*(k.removesuffix(".schema.json") for k in schemas), *OUTPUT_COMMANDS])
+    raise UsageError(f"no schema named {name!r}; choose one of: {choices}")
+
+
+def schema_listing(**extra: object) -> dict[str, object]:
+    """`schema --json` (`trajkit.schema/1`): every schema trajkit ships, and `extra` (what
+    `--check` found or `--write` wrote)."""
+    models = [
+        {"name": key.removesuffix(".schema.json"), "file": key, "id": doc.get("$id"), "of": "model"}
+        for key, doc in build_schemas().items()
+    ]
+    commands = [
+        {
+            "name": name,
+            "file": f"cli/{name}.schema.json",
+            "id": output_schema(name).get("$id"),
+            "of": "command",
+            "shape": f"trajkit.{name}/1",
+        }
+        for name in OUTPUT_COMMANDS
+    ]
+    return {"schema": "trajkit.schema/1", "schemas": [*models, *commands], **extra}

@@ -26,37 +26,11 @@ def _rows(folder: Path, options: RowOptions) -> Any:
 
 
 @pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: str(p.relative_to(fx.FIXTURES)))
-def test_rows_from_the_validation_reads_equal_rows_read_again(
+def test_rows_from_the_scan_equal_rows_read_again(
     folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for options in (RowOptions(), RowOptions(keep_invalid=True)):
-        once = _rows(folder, options)
-        with monkeypatch.context() as m:
-            m.setattr(rows._Read, "matching", lambda self, files: None)  # read every file again
-            again = _rows(folder, options)
-        assert once == again
-
-
-def test_the_validation_reads_are_used() -> None:
-    folder = fx.sdk_conversation("b_terminal")
-    read = rows._Read()
-    from trajkit.store import open_conversation
-    from trajkit.validate.conversation import iter_conversation_problems
-
-    list(iter_conversation_problems(folder, on_event=read.add))
-    files = open_conversation(folder).event_files()
-    reads = read.matching(files)
-    assert reads is not None and len(reads) == len(files)
-    assert all(event is not None and stat is not None for _, stat, event in reads)
-    assert [raw for raw, _, _ in reads] == [f.read_bytes() for f in files]
-
-
-@pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: str(p.relative_to(fx.FIXTURES)))
-def test_the_validation_listing_equals_the_readers(
-    folder: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A valid folder's files are those the validation pass read (events/ is listed once):
-    the rows equal those made from the reader's own listing of events/."""
+    """The rows made from the scan the verdict took equal those made by the reader listing
+    `events/` and reading every file again; a valid folder's `events/` is listed once."""
     from trajkit.store.reader import StoredConversation
 
     listed = StoredConversation.event_files
@@ -70,7 +44,7 @@ def test_the_validation_listing_equals_the_readers(
     for options in (RowOptions(), RowOptions(keep_invalid=True)):
         once = _rows(folder, options)
         with monkeypatch.context() as m:
-            m.setattr(rows._Read, "add", _add_without_files)  # the reader lists events/ again
+            m.setattr(rows, "_same_files", lambda files, scanned: False)  # read every file again
             again = _rows(folder, options)
         assert once == again
     if isinstance(_rows(folder, RowOptions()), tuple):  # exported as valid
@@ -79,9 +53,17 @@ def test_the_validation_listing_equals_the_readers(
         assert calls == []
 
 
-_add = rows._Read.add
+def test_the_scan_reads_are_the_readers() -> None:
+    from trajkit.store import open_conversation
+    from trajkit.validate.verdict import Verdict
 
-
-def _add_without_files(self: Any, path: Path, check: Any) -> None:
-    _add(self, path, check)
-    self.files = None
+    folder = fx.sdk_conversation("b_terminal")
+    verdict = Verdict(folder)
+    scanned = list(verdict.files())
+    for one in scanned:
+        verdict.add(one)
+    assert verdict.errors() == []
+    files = open_conversation(folder).event_files()
+    assert [s.path for s in scanned] == [f.path for f in files]
+    assert all(s.event is not None and s.stat is not None for s in scanned)
+    assert [s.raw for s in scanned] == [f.read_bytes() for f in files]

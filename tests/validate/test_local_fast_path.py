@@ -1,5 +1,5 @@
-"""Validate's tight pass over local event files (`check_local_event_file`, issue 20) finds
-what the whole ladder (`check_event_file`) finds, file for file: the same problems (path,
+"""The store's tight pass over local event files (`scan_events`, issue 20) gives validate
+what the whole ladder (`scan_event_file`) gives, file for file: the same problems (path,
 pointer, message, severity), the same facts and the same parsed event."""
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from trajkit.store.scan import Listing, scan_event_file, scan_events
 from trajkit.validate import validate_conversation
-from trajkit.validate.files import check_event_file, check_local_event_file
+from trajkit.validate.files import check_scanned
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 FOLDERS = sorted(
@@ -26,18 +27,24 @@ def _facts(fact):
             fact.action_id, fact.tool_call_id)  # fmt: skip
 
 
+def _tight(events: Path, name: str, max_bytes: int, name_id: str | None = "abc"):
+    """`name` as the scan of a folder reads it (`events` stands in for the folder's events/)."""
+    listing = Listing([(3, name, name_id, False)])  # type: ignore[list-item]
+    return next(scan_events(events, listing, max_bytes=max_bytes))
+
+
 def _same(events: Path, name: str, *, max_bytes: int = 1 << 20) -> list:
-    fast, fast_facts = check_local_event_file(
-        events, name, os.path.join(events, name), index=3, name_id="abc", max_bytes=max_bytes
-    )
-    full, full_facts = check_event_file(events / name, index=3, name_id="abc", max_bytes=max_bytes)
+    fast_scan = _tight(events, name, max_bytes)
+    full_scan = scan_event_file(events / name, index=3, event_id="abc", max_bytes=max_bytes)
+    assert (fast_scan.event is None) == (full_scan.event is None)
+    if fast_scan.event is not None:
+        assert fast_scan.event == full_scan.event
+    fast, fast_facts = check_scanned(fast_scan)
+    full, full_facts = check_scanned(full_scan)
     assert fast.problems == full.problems
     assert [p.code for p in fast.problems] == [p.code for p in full.problems]
     assert _facts(fast_facts) == _facts(full_facts)
     assert fast.raw == full.raw and fast.upgrades == full.upgrades
-    assert (fast.event is None) == (full.event is None)
-    if fast.event is not None:
-        assert fast.event == full.event
     return fast.problems
 
 
@@ -81,8 +88,9 @@ def test_files_off_the_fast_path_read_the_same(tmp_path: Path) -> None:
 def test_a_valid_file_makes_no_path_until_asked(tmp_path: Path) -> None:
     events = TERMINAL
     name = next(n for n in sorted(os.listdir(events)) if n.startswith("event-"))
-    check, facts = check_local_event_file(events, name, os.path.join(events, name))
-    assert not check.problems and check.event is not None
+    scanned = _tight(events, name, 1 << 20, name_id=None)
+    check, facts = check_scanned(scanned)
+    assert not check.problems and scanned.event is not None
     assert facts.file_name == name and facts.where == events  # not built yet
     assert facts.path == events / name and facts.file_name is None and facts.where == facts.path
 

@@ -37,7 +37,7 @@ def test_ls_lists_every_fixture_conversation_with_its_facts() -> None:
         "08:53:44",
         "finished",
         "3",
-        "openai/gpt-4o",
+        "gpt-4o",  # the model without its provider route (issue 25)
         "$0.0165",
         "Say",
         "hello.",

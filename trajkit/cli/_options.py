@@ -24,9 +24,15 @@ def paths_argument(*, required: bool = True) -> Callable[[F], F]:
     )
 
     def decorate(f: F) -> F:
-        return storage_option(argument(f))
+        return storage_option(argument(f), last=True)
 
     return decorate
+
+
+def examples(*lines: str) -> str:
+    """A command's epilog: `Examples:` and one command line each, kept as written by click."""
+    body = "\n".join(f"  {line}" for line in lines)
+    return f"\b\nExamples:\n{body}"
 
 
 class _PathOrURL(click.ParamType):  # type: ignore[type-arg]
@@ -66,9 +72,13 @@ def _set_storage_options(
     set_storage_options(options)
 
 
-def storage_option(f: F) -> F:
-    """`--storage-option KEY=VALUE`: fsspec options for `s3://`/`gs://` paths (repeatable)."""
-    return click.option(
+def storage_option(f: F, *, last: bool = False) -> F:
+    """`--storage-option KEY=VALUE`: fsspec options for `s3://`/`gs://` paths (repeatable).
+
+    With `last`, the option is listed after every other one in `--help` (an object-storage knob
+    is not what a reader of the help looks for first); being eager, it still runs first.
+    """
+    decorated = click.option(
         "--storage-option",
         multiple=True,
         metavar="KEY=VALUE",
@@ -77,6 +87,10 @@ def storage_option(f: F) -> F:
         callback=_set_storage_options,
         help="Option for s3:// or gs:// paths, e.g. endpoint_url=http://host:9000 (repeatable).",
     )(f)
+    params = getattr(decorated, "__click_params__", None)
+    if last and params:  # click lists the first-applied decorator last
+        params.insert(0, params.pop())
+    return decorated
 
 
 def json_option(help_text: str = "Print a machine-readable JSON report.") -> Callable[[F], F]:
@@ -185,3 +199,69 @@ def _parse_time(value: str | None, *, end: bool) -> datetime | None:
     if parsed.tzinfo is not None:  # timestamps are naive; compare in UTC
         parsed = parsed.astimezone(UTC).replace(tzinfo=None)
     return parsed
+
+
+def _set_verbosity(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if not value:
+        return
+    level = 1 if param.name == "verbose" else -1
+    if ctx.meta.get("trajkit.verbosity", level) != level:
+        raise click.UsageError("-v and -q contradict each other", ctx=ctx)
+    ctx.meta["trajkit.verbosity"] = level
+
+
+def verbosity_options(f: F) -> F:
+    """`-v/--verbose` (every warning, one line each) and `-q/--quiet` (no warnings or notes).
+
+    By default a warning repeated over many conversations is one line with a count
+    (`trajkit.cli._output.Notes`). Read with `trajkit.cli._output.verbosity()`.
+    """
+    for name, flag, text in (
+        ("quiet", "-q", "Print no warnings or notes (errors and the summary only)."),
+        ("verbose", "-v", "Print every warning, one line each, instead of one line per kind."),
+    ):
+        f = click.option(
+            flag, f"--{name}", name, is_flag=True, expose_value=False,
+            callback=_set_verbosity, help=text,
+        )(f)  # fmt: skip
+    return f
+
+
+def conversion_options(f: F) -> F:
+    """`--view`, `--no-reasoning`, `--reasoning-content`, `--no-system`, `--images`,
+    `--dangling`: what a conversion keeps. The command receives one `options:
+    ConversionOptions` argument (`trajkit.convert.options`)."""
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from trajkit.convert.options import ConversionOptions
+        from trajkit.errors import UsageError
+
+        no_reasoning, send = kwargs.pop("no_reasoning"), kwargs.pop("reasoning_content")
+        if send and no_reasoning:
+            raise UsageError("--reasoning-content and --no-reasoning contradict each other")
+        kwargs["options"] = ConversionOptions(
+            view=kwargs.pop("view"), reasoning=not no_reasoning,
+            system=not kwargs.pop("no_system"), images=kwargs.pop("images"),
+            dangling=kwargs.pop("dangling"), send_reasoning_content=send,
+        )  # fmt: skip
+        return f(*args, **kwargs)
+
+    options = [
+        click.option("--view", type=click.Choice(["condensed", "full"]), default="condensed",
+                     show_default=True, help="What the model saw after condensation, or every event."),
+        click.option("--no-reasoning", is_flag=True, help="Drop reasoning content and thinking blocks."),
+        click.option("--reasoning-content", is_flag=True,
+                     help="Chat: send reasoning_content on every assistant message that has one "
+                     "(the SDK sends it back only to the models that need it)."),
+        click.option("--no-system", is_flag=True, help="Drop the system message (instructions)."),
+        click.option("--images", type=click.Choice(["keep", "placeholder"]), default="keep",
+                     show_default=True, help="Keep image data URLs or replace each by '[image]'."),
+        click.option("--dangling", type=click.Choice(["drop", "synthesize", "report"]),
+                     default="drop", show_default=True,
+                     help="Unanswered tool calls: drop them, add an error result, or only report them."),
+    ]  # fmt: skip
+    decorated: Any = wrapper
+    for option in reversed(options):
+        decorated = option(decorated)
+    return decorated  # type: ignore[no-any-return]

@@ -9,9 +9,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -44,7 +46,7 @@ class _RichProgress:
         self._task = task
 
     def advance(self, n: int = 1, *, note: str = "") -> None:
-        self._bar.update(self._task, advance=n, note=note[-60:])
+        self._bar.update(self._task, advance=n, note=note[-40:])
 
     def echo(self, text: str, *, err: bool = False) -> None:
         if err or _is_terminal(sys.stdout):
@@ -52,6 +54,20 @@ class _RichProgress:
             self._bar.console.print(text, markup=False, highlight=False, soft_wrap=True)
         else:
             click.echo(text)  # stdout is a pipe or a file: the line goes there untouched
+
+    def count_in_background(self, count: Callable[[], int]) -> None:
+        """Learn the total from `count()` in a thread: the work starts at once, the bar shows
+        done/total, percent and time left once the count is in."""
+        import threading
+
+        def run() -> None:
+            try:
+                total = count()
+            except Exception:  # noqa: BLE001 - a count is a courtesy; the work reports errors
+                return
+            self._bar.update(self._task, total=total)
+
+        threading.Thread(target=run, name="trajkit-progress-count", daemon=True).start()
 
 
 def _is_terminal(stream: Any) -> bool:
@@ -64,34 +80,65 @@ def stderr_is_terminal() -> bool:
     return bool(getattr(stream, "isatty", lambda: False)()) and not os.environ.get("CI")
 
 
+Total = int | Callable[[], int] | None
+"""How many items a run has: known, counted (in a thread, while the work starts), or unknown."""
+
+
 @contextmanager
-def progress(label: str, *, total: int | None = None, enabled: bool = True) -> Iterator[Progress]:
-    """A progress display on stderr, shown only on a terminal; a no-op elsewhere."""
+def progress(label: str, *, total: Total = None, enabled: bool = True) -> Iterator[Progress]:
+    """The one progress display of every long command, on stderr and only on a terminal.
+
+    It shows `done/total`, the percent and the time left (`total` known or counted), or the
+    count and the time spent (unknown); a no-op elsewhere (a pipe, a file, CI), where rich
+    is not even imported. The last frame drawn is the final count, so the bar agrees with the
+    summary the command prints.
+    """
     if not (enabled and stderr_is_terminal()):
         yield _NoProgress()
         return
     from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        SpinnerColumn,
-        TextColumn,
-        TimeElapsedColumn,
-    )
+    from rich.progress import BarColumn, MofNCompleteColumn, SpinnerColumn, TextColumn
     from rich.progress import Progress as RichProgress
 
     columns = [
         SpinnerColumn(),
         TextColumn("[bold]{task.description}"),
-        BarColumn() if total else TextColumn(""),
-        MofNCompleteColumn() if total else TextColumn("{task.completed}"),
-        TimeElapsedColumn(),
+        BarColumn(bar_width=30),
+        MofNCompleteColumn(),
+        _rate_column(),
         TextColumn("[dim]{task.fields[note]}"),
     ]
     console = Console(stderr=True)
     with RichProgress(*columns, console=console, transient=True) as bar:
-        task = bar.add_task(label, total=total, note="")
-        yield _RichProgress(bar, task)
+        known = total if isinstance(total, int) else None
+        task = bar.add_task(label, total=known, note="")
+        shown = _RichProgress(bar, task)
+        if callable(total):
+            shown.count_in_background(total)
+        yield shown
+
+
+def _rate_column() -> Any:
+    """`45%  eta 0:01:20` once the total is known and the rate measured, else the time spent."""
+    from rich.progress import ProgressColumn
+    from rich.text import Text
+
+    class PercentAndTimeLeft(ProgressColumn):
+        def render(self, task: Any) -> Text:
+            if not task.total:
+                return Text(_clock(task.elapsed or 0), style="dim")
+            percent = f"{min(100.0, 100 * task.completed / task.total):3.0f}%"
+            left = task.time_remaining
+            if task.finished or left is None:
+                return Text(f"{percent}  {_clock(task.elapsed or 0)}")
+            return Text(f"{percent}  eta {_clock(left)}")
+
+    return PercentAndTimeLeft()
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(max(0, seconds))
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
 def echo_json(data: Any) -> None:
@@ -216,3 +263,81 @@ def close_iterator(items: Any) -> None:
     close = getattr(items, "close", None)
     if close is not None:
         close()
+
+
+QUIET, NORMAL, VERBOSE = -1, 0, 1
+"""Verbosity levels (`-q`, none, `-v`); see `verbosity_options` in `cli/_options.py`."""
+
+_COUNT = re.compile(r" \((\d[\d,]*) events?\)")
+"""The per-conversation count in a warning ("(110 events)"), summed when warnings are grouped."""
+
+_MAX_RULES = 10_000
+"""Distinct warnings held back for grouping; past this many, new ones are printed at once."""
+
+
+def verbosity() -> int:
+    """The current command's `-q`/`-v` level (`NORMAL` outside a command)."""
+    ctx = click.get_current_context(silent=True)
+    return int(ctx.meta.get("trajkit.verbosity", NORMAL)) if ctx is not None else NORMAL
+
+
+@dataclass
+class _Rule:
+    line: str
+    """The first occurrence, as printed when it stays the only one."""
+    message: str
+    """The warning without its per-conversation count."""
+    last: str = ""
+    places: int = 0
+    times: int = 0
+    events: int = 0
+
+
+class Notes:
+    """Warnings that repeat over many conversations, said once per rule with a count.
+
+    `add(where, message)` takes one warning about the conversation `where`; `close()` prints,
+    for each distinct message (its per-conversation event count aside), the line itself when it
+    was seen once, else one line saying in how many conversations (and events).
+    With `-v` every line is printed as it comes, nothing grouped; with `-q` none is printed.
+    Errors never go through here.
+    """
+
+    def __init__(self, echo: Callable[[str], None], *, label: str = "warning") -> None:
+        self._echo = echo
+        self._label = label
+        self._level = verbosity()
+        self._rules: dict[str, _Rule] = {}
+
+    def add(self, where: str, message: str, *, line: str | None = None) -> None:
+        """One warning `message` about the conversation `where`; `line`: how to print it alone."""
+        if self._level == QUIET:
+            return
+        line = line if line is not None else f"{self._label}: {where}: {message}"
+        key = _COUNT.sub("", message)
+        rule = self._rules.get(key)
+        if self._level == VERBOSE or (rule is None and len(self._rules) >= _MAX_RULES):
+            self._echo(line)
+            return
+        if rule is None:
+            rule = self._rules[key] = _Rule(line, key)
+        if where != rule.last:  # one conversation's warnings come together
+            rule.places, rule.last = rule.places + 1, where
+        rule.times += 1
+        counted = _COUNT.search(message)
+        rule.events += int(counted.group(1).replace(",", "")) if counted else 0
+
+    def close(self) -> None:
+        """Print what was held back, one line per rule, in the order first seen."""
+        for rule in self._rules.values():
+            if rule.times == 1:
+                self._echo(rule.line)
+                continue
+            count = f"{rule.events:,} events in " if rule.events else ""
+            if not rule.events and rule.times != rule.places:
+                count = f"{rule.times:,} times in "
+            self._echo(
+                f"{self._label}: {rule.message} ({count}{rule.places:,} conversations; "
+                "-v lists each)"
+            )
+        self._rules.clear()

@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +22,7 @@ from trajkit.cli import EXIT_INTERRUPTED
 from trajkit.cli._options import (
     PATH_OR_URL,
     engine_options,
+    examples,
     filter_options,
     jobs_alias,
     jobs_option,
@@ -44,7 +47,14 @@ def _lean_arrow_pool() -> None:
         os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "jemalloc")
 
 
-@click.command("export")
+@click.command(
+    "export",
+    epilog=examples(
+        "trajkit export runs/ -o dataset/",
+        "trajkit export runs/ -o dataset/ --status finished --since 2026-01-01",
+        "trajkit export old/ --from-v0 -o dataset/",
+    ),
+)
 @paths_argument()
 @click.option("-o", "--output", "out_dir", type=PATH_OR_URL, required=True, metavar="OUT_DIR",
               help="Dataset folder: empty, new, or an earlier export to update.")  # fmt: skip
@@ -78,87 +88,62 @@ def export_command(
     from trajkit.cli._output import (
         check_output_folder,
         display_path,
-        progress,
+        echo_json,
         stop_on_ctrl_c,
         writing,
     )
+    from trajkit.engine import open_engine
     from trajkit.export import ExportInterrupted, RowOptions, export_dataset
     from trajkit.store.location import storage_folder
 
-    if storage_folder(out_dir) is None:
+    local = storage_folder(out_dir) is None
+    if local:
         check_output_folder(Path(out_dir))
-
-    options = RowOptions(
-        view=view,  # type: ignore[arg-type]
-        redact=not no_redact,
-        keep_invalid=keep_invalid,
-        filters=filters,
-        secret_key=os.environ.get("TRAJKIT_SECRET_KEY") or None,
-    )
-    started = time.perf_counter()
-    from trajkit.engine import open_engine
-
+    key = os.environ.get("TRAJKIT_SECRET_KEY") or None
+    options = RowOptions(view=view, redact=not no_redact, keep_invalid=keep_invalid,  # type: ignore[arg-type]
+                         filters=filters, secret_key=key)  # fmt: skip
+    out = display_path(out_dir)
     with (
         stop_on_ctrl_c("the export"),
         writing(out_dir),
         open_engine(engine, workers=jobs, address=address) as runner,
-        progress("exporting") as bar,
+        _progress(paths, from_v0) as on_progress,
     ):
+        try:
+            report = export_dataset(paths, out_dir, options=options, overwrite=overwrite,
+                                    from_v0=from_v0, progress=on_progress, engine=runner)  # fmt: skip
+        except ExportInterrupted as stopped:
+            report, interrupted = stopped.report, True
+        else:
+            on_progress(report)  # inputs skipped after the last chunk: the bar ends on the total
+            interrupted = False
+    if interrupted:
+        click.echo(report.interrupted(out), err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    for skipped in report.skipped:
+        click.echo(f"Error: {skipped.reason}", err=True)
+    if as_json:
+        echo_json(report.to_json(out))
+    created = not local or Path(out_dir).exists()
+    click.echo(report.summary(out, created=created, redact=not no_redact), err=True)
+    if report.skipped:
+        sys.exit(1)
+
+
+@contextmanager
+def _progress(paths: tuple[Path, ...], from_v0: bool) -> Iterator[Callable[[ExportReport], None]]:
+    """The progress display, fed by `export_dataset`'s report after each chunk."""
+    from trajkit.cli._output import progress
+    from trajkit.export.dataset import count_inputs
+
+    started = time.perf_counter()
+    with progress("exporting", total=lambda: count_inputs(paths, from_v0=from_v0)) as bar:
         shown = 0
 
         def on_progress(report: ExportReport) -> None:
             nonlocal shown
             rate = report.processed / max(time.perf_counter() - started, 1e-9)
-            note = f"{rate:.1f} conversations/s, {report.events} events"
-            bar.advance(report.processed - shown, note=note)
+            bar.advance(report.processed - shown, note=f"{rate:.1f}/s, {report.events} events")
             shown = report.processed
 
-        interrupted: ExportReport | None = None
-        try:
-            report = export_dataset(
-                paths, out_dir, options=options, overwrite=overwrite, from_v0=from_v0,
-                progress=on_progress, engine=runner,
-            )  # fmt: skip
-        except ExportInterrupted as stopped:
-            interrupted = stopped.report
-    if interrupted is not None:
-        click.echo(
-            f"interrupted: {interrupted.exported} conversation(s) exported in this run are kept "
-            f"in {display_path(out_dir)} (listed in its manifest; unlisted shards removed); run "
-            "the same command again to continue",
-            err=True,
-        )
-        sys.exit(EXIT_INTERRUPTED)
-    for skipped in report.skipped:
-        click.echo(f"Error: {skipped.reason}", err=True)
-    if as_json:
-        _echo_report(report, display_path(out_dir))
-    redacted = "secrets not redacted" if no_redact else f"{report.redactions} secret(s) redacted"
-    click.echo(
-        f"exported {report.exported} conversation(s), {report.events} event(s) to "
-        f"{display_path(out_dir)} in {report.seconds:.1f}s; {report.unchanged} unchanged, "
-        f"{report.filtered} filtered out, {len(report.skipped)} skipped; {redacted}",
-        err=True,
-    )
-    if report.skipped:
-        sys.exit(1)
-
-
-def _echo_report(report: ExportReport, out: str) -> None:
-    from trajkit.cli._output import echo_json
-
-    echo_json(
-        {
-            "schema": "trajkit.export/1",
-            "out_dir": out,
-            "exported": report.exported,
-            "replaced": report.replaced,
-            "events": report.events,
-            "unchanged": report.unchanged,
-            "filtered": report.filtered,
-            "skipped": [{"source": s.source, "reason": s.reason} for s in report.skipped],
-            "redactions": report.redactions,
-            "shards": list(report.shards),
-            "seconds": round(report.seconds, 3),
-        }
-    )
+        yield on_progress

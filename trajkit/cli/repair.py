@@ -7,10 +7,16 @@ from typing import Any
 
 import click
 
-from trajkit.cli._options import json_option, paths_argument
+from trajkit.cli._options import examples, json_option, paths_argument
 
 
-@click.command("repair")
+@click.command(
+    "repair",
+    epilog=examples(
+        "trajkit repair runs/abc123 --dry-run   # what it would do",
+        "trajkit repair runs/abc123",
+    ),
+)
 @paths_argument()
 @click.option("--dry-run", is_flag=True, help="Show what would be done; change nothing.")
 @json_option()

@@ -8,10 +8,11 @@ import socket
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 
-from trajkit.cli._options import jobs_option, paths_argument
+from trajkit.cli._options import examples, jobs_option, paths_argument
 
 
 def _is_loopback(host: str) -> bool:
@@ -23,7 +24,13 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-@click.command("serve")
+@click.command(
+    "serve",
+    epilog=examples(
+        "trajkit serve runs/",
+        "trajkit serve runs/ other/ --port 0      # any free port",
+    ),
+)
 @paths_argument()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option(
@@ -108,10 +115,42 @@ def _keep_scanning(catalog: object, every: float) -> None:
         time.sleep(every)  # a warm cache: let the first pages be served before the rescan
     while True:
         started = time.monotonic()
-        catalog.scan()
+        if catalog.scans == 0:
+            _first_scan(catalog)
+        else:
+            catalog.scan()
         if catalog.scans == 1:
             click.echo(
                 f"indexed {catalog.scanned:,} conversations in {time.monotonic() - started:.1f}s"
                 + (f" ({len(catalog.problems)} skipped)" if catalog.problems else "")
             )
         time.sleep(max(every, 3 * catalog.last_scan_s))
+
+
+def _first_scan(catalog: Any) -> None:
+    """The first scan, with the progress display (on a terminal) of the conversations read."""
+    from trajkit.cli._output import progress
+    from trajkit.views.summary import Skipped, iter_sources
+
+    def total() -> int:
+        return sum(1 for s in iter_sources(catalog.paths) if not isinstance(s, Skipped))
+
+    with progress("indexing", total=total) as bar:
+        done = threading.Event()
+        shown = 0
+
+        def follow() -> None:
+            nonlocal shown
+            while not done.wait(0.2):
+                now = catalog.scanned
+                bar.advance(now - shown)
+                shown = now
+
+        follower = threading.Thread(target=follow, daemon=True)
+        follower.start()
+        try:
+            catalog.scan()
+        finally:
+            done.set()
+            follower.join()
+            bar.advance(catalog.scanned - shown)

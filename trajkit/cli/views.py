@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from trajkit.cli._options import filter_options, jobs_option, json_option, paths_argument
+from trajkit.cli._options import (
+    examples,
+    filter_options,
+    jobs_option,
+    json_option,
+    paths_argument,
+    verbosity_options,
+)
 
 if TYPE_CHECKING:
     from trajkit.filters import ConversationFilters
@@ -36,7 +43,14 @@ def _stdout_is_terminal() -> bool:
     return bool(getattr(sys.stdout, "isatty", lambda: False)())
 
 
-@click.command("ls")
+@click.command(
+    "ls",
+    epilog=examples(
+        "trajkit ls runs/",
+        "trajkit ls runs/ --sort cost -r --model claude-sonnet-4",
+        "trajkit ls runs/ --json | jq '.conversations[].id'",
+    ),
+)
 @paths_argument()
 @click.option(
     "--sort",
@@ -101,7 +115,14 @@ def _width() -> int | None:
     return None
 
 
-@click.command("stats")
+@click.command(
+    "stats",
+    epilog=examples(
+        "trajkit stats runs/",
+        "trajkit stats runs/ --status error --table",
+        "trajkit stats runs/ --json > stats.json",
+    ),
+)
 @paths_argument()
 @json_option("Print the summary as JSON (the default when stdout is not a terminal).")
 @click.option("--table", "as_table", is_flag=True, help="Print tables even when not on a terminal.")
@@ -117,17 +138,18 @@ def stats_command(
     """Summarize the conversations under PATH...: statuses, models, events, tools, tokens, cost."""
     from trajkit.cli._output import echo_json, progress, select_paths
     from trajkit.engine import LocalEngine
-    from trajkit.views.summary import CorpusStats, Skipped, iter_stats
+    from trajkit.views.summary import CorpusStats, Skipped, iter_sources, iter_stats
 
     corpus = CorpusStats()
     skipped: list[object] = []
-    with progress("Reading conversations") as bar:
-        for item in iter_stats(select_paths(paths, filters), engine=LocalEngine(jobs)):
+    selected = select_paths(paths, filters)
+    with progress("reading", total=lambda: sum(1 for _ in iter_sources(selected))) as bar:
+        for item in iter_stats(selected, engine=LocalEngine(jobs)):
             if isinstance(item, Skipped):
                 skipped.append(item)
-                continue
-            corpus.add(item)
-            bar.advance(note=item.id)
+            else:
+                corpus.add(item)
+            bar.advance(note="" if isinstance(item, Skipped) else item.id)
     if as_json or not (as_table or _stdout_is_terminal()):
         data = corpus.to_dict()
         data["problems"] = [*map(str, skipped), *data["problems"]]
@@ -157,8 +179,15 @@ def _table_width() -> int | None:
     return None
 
 
-@click.command("inspect")
-@click.argument("path", type=click.Path(path_type=Path), metavar="DIR")
+@click.command(
+    "inspect",
+    epilog=examples(
+        "trajkit inspect runs/abc123",
+        "trajkit inspect trajectory.json --from 10 --to 20 --full",
+        "trajkit inspect output.jsonl#django__django-11099",
+    ),
+)
+@click.argument("path", type=click.Path(path_type=Path), metavar="FOLDER_OR_FILE")
 @click.option("--full", is_flag=True, help="Show long outputs and tool arguments in full.")
 @click.option(
     "--from", "start", type=click.IntRange(min=0), default=0, help="First event (0-based)."
@@ -175,10 +204,15 @@ def _table_width() -> int | None:
     "Print the conversation's summary (the header: model, status, counts, tokens, cost, "
     "title, kinds of events) as one JSON document (trajkit.inspect/1), not its events."
 )
+@verbosity_options
 def inspect_command(
     path: Path, full: bool, start: int, stop: int | None, pager: bool | None, as_json: bool
 ) -> None:
-    """Show one conversation (V1 folder or V0 file) in the terminal."""
+    """Show one conversation in the terminal.
+
+    FOLDER_OR_FILE is a conversation folder, or a file holding one conversation: a V0
+    trajectory, an events array or JSONL, or one record of an evaluation output (FILE#ID).
+    """
     from trajkit.errors import UsageError
     from trajkit.views.load import load_conversation
     from trajkit.views.terminal import page_conversation, print_conversation
@@ -203,18 +237,29 @@ def inspect_command(
 
 
 def _empty(loaded: Any) -> list[str]:
-    """Notes go to stderr; no events is a problem unless a fresh base state says there are none."""
-    for note in loaded.notes:
+    """Notes go to stderr (not with -q); no events is a problem unless a fresh base state says
+    there are none."""
+    from trajkit.cli._output import QUIET, verbosity
+
+    quiet = verbosity() == QUIET
+    for note in [] if quiet else loaded.notes:
         click.echo(f"note: {loaded.path}: {note}", err=True)
     fresh = loaded.state is not None and not loaded.state.leaf_event_id
     if loaded.total_events == 0 and not fresh:
         return [f"{loaded.path}: conversation has no events"]
-    if loaded.total_events == 0:
+    if loaded.total_events == 0 and not quiet:
         click.echo(f"note: {loaded.path}: no events yet (base state only)", err=True)
     return []
 
 
-@click.command("view")
+@click.command(
+    "view",
+    epilog=examples(
+        "trajkit view runs/abc123                # abc123.html",
+        "trajkit view runs/abc123 -o report.html",
+        "trajkit view runs/ -o site/             # index.html + one page each",
+    ),
+)
 @click.argument("path", type=click.Path(path_type=Path), metavar="PATH")
 @click.option(
     "-o",
@@ -231,6 +276,7 @@ def _empty(loaded: Any) -> list[str]:
 )
 @filter_options
 @json_option("Print what was written as one JSON document (trajkit.view/1).")
+@verbosity_options
 def view_command(
     path: Path, output: Path | None, overwrite: bool, as_json: bool, filters: ConversationFilters
 ) -> None:
@@ -278,14 +324,28 @@ def _write_site(
     path: Path, output: Path | None, overwrite: bool, as_json: bool, filters: ConversationFilters
 ) -> None:
     from trajkit.cli import EXIT_INTERRUPTED
-    from trajkit.cli._output import display_path, echo_json, select_paths, stop_on_ctrl_c, writing
+    from trajkit.cli._output import (
+        display_path,
+        echo_json,
+        progress,
+        select_paths,
+        stop_on_ctrl_c,
+        writing,
+    )
     from trajkit.views.site import SiteInterrupted, SiteReport, write_site
+    from trajkit.views.summary import iter_sources
 
     out = output if output is not None else Path(f"{path.resolve().name}-site")
     interrupted: SiteReport | None = None
-    with stop_on_ctrl_c("the site"), writing(out):
+    selected = select_paths([path], filters)
+    total = lambda: sum(1 for _ in iter_sources(selected))  # noqa: E731 - counted in a thread
+    with (
+        stop_on_ctrl_c("the site"),
+        writing(out),
+        progress("writing pages", total=total, enabled=not as_json) as bar,
+    ):
         try:
-            report = write_site(select_paths([path], filters), out, overwrite=overwrite)
+            report = write_site(selected, out, overwrite=overwrite, on_source=bar.advance)
         except SiteInterrupted as stopped:
             interrupted = stopped.report
     if interrupted is not None:

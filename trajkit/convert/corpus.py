@@ -24,7 +24,14 @@ from trajkit.errors import TrajkitError
 if TYPE_CHECKING:
     from trajkit.engine import Engine
 
-__all__ = ["CorpusItem", "convert_corpus"]
+__all__ = [
+    "ConvertReport",
+    "CorpusItem",
+    "convert_corpus",
+    "count_conversations",
+    "refuse_output_in_conversation",
+    "single_conversation",
+]
 
 _DOCUMENT_KEYS = ("conversation_id", "messages", "instructions", "input", "tools")
 
@@ -101,6 +108,11 @@ def _locations(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Any]:
             yield from v0
 
 
+def count_conversations(paths: Iterable[str | os.PathLike[str]]) -> int:
+    """How many items `convert_corpus(paths)` yields (a listing: nothing is converted)."""
+    return sum(1 for _ in _locations(paths))
+
+
 def convert_corpus(
     paths: Iterable[str | os.PathLike[str]],
     *,
@@ -129,3 +141,70 @@ def convert_corpus(
     engine = engine or LocalEngine()
     work = partial(_convert_one, to=to, options=options, keep_invalid=keep_invalid)
     yield from engine.map(work, _locations(engine.portable(paths)))
+
+
+def single_conversation(paths: tuple[Path, ...] | list[Path]) -> Path | None:
+    """The conversation folder when PATH... is exactly one (or its `events/`), else None.
+
+    One conversation converts to one JSON document; anything else to JSONL, one line each.
+    """
+    from trajkit.store.layout import is_conversation_folder
+
+    if len(paths) != 1:
+        return None
+    path = paths[0].parent if paths[0].name == "events" else paths[0]
+    return path if path.is_dir() and is_conversation_folder(path) else None
+
+
+def refuse_output_in_conversation(output: Path) -> None:
+    """Convert never writes into a conversation folder: refuse an `output` inside one."""
+    from trajkit.errors import UsageError
+    from trajkit.store.layout import is_conversation_folder
+
+    for folder in output.resolve().parents:
+        if is_conversation_folder(folder):
+            raise UsageError(
+                f"{output}: inside the conversation folder {folder}; "
+                "convert never writes into a conversation, choose another path"
+            )
+
+
+@dataclass
+class ConvertReport:
+    """What a `convert` run did: counts always; the lists only when `detailed` (`--json`)."""
+
+    to: str
+    output: str | None
+    """The output file as the user reads it (None: stdout)."""
+    detailed: bool = False
+    converted: int = 0
+    failed: int = 0
+    skipped: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def add(self, item: CorpusItem) -> None:
+        """Count one item of `convert_corpus`."""
+        if item.line is None:
+            self.failed += 1
+        else:
+            self.converted += 1
+        if self.detailed:
+            self.warnings += [f"{item.path}: {p}" for p in item.problems]
+            self.skipped += [] if item.error is None else [str(item.error)]
+
+    def summary(self) -> str:
+        """The line `convert` of many conversations ends with."""
+        note = "" if self.converted or self.output is None else f"; {self.output} not written"
+        return f"converted {self.converted} conversation(s), skipped {self.failed}{note}"
+
+    def to_json(self) -> dict[str, Any]:
+        """`convert --json` (`trajkit.convert/1`)."""
+        written = self.output is not None and self.converted > 0
+        return {
+            "schema": "trajkit.convert/1",
+            "to": self.to,
+            "output": self.output if written else None,
+            "converted": self.converted,
+            "skipped": self.skipped,
+            "warnings": self.warnings,
+        }

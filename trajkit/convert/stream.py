@@ -4,9 +4,9 @@
 of ``convert_conversation`` through ``indented_json``: ``json.dumps(indent=2)``'s layout), with
 memory that does not grow with the conversation:
 
-1. One validation pass (``trajkit.validate``, the verdict ``convert`` shares with ``validate``
-   and ``export``) reads every event file once; the event the validator parses is kept only
-   long enough to note a ``ViewEntry`` (ids, kind flags, call and response ids), the call ids
+1. One scan of the folder (``trajkit.store.scan``) reads every event file once, each handed to
+   the verdict ``convert`` shares with ``validate`` and ``export`` (``validate.verdict``); the
+   event the scan parses is kept only long enough to note a ``ViewEntry`` (ids, kind flags, call and response ids), the call ids
    its message makes and answers, and the tools of a ``SystemPromptEvent``.
 2. The entries give the active branch, the condensed (or full) view and the events the view
    properties drop, with the same code as the in-memory path (``convert.view``); the call ids
@@ -89,11 +89,11 @@ from trajkit.events.base import ROOT_PARENT
 from trajkit.events.llm_messages import _is_plain_user
 from trajkit.gc_pause import paused_gc
 from trajkit.store import StoredConversation, open_conversation
-from trajkit.store.guard import check_json_nodes
+from trajkit.store.reader import scanned_event
 
 if TYPE_CHECKING:
     from trajkit.events.state import BaseState
-    from trajkit.validate.files import FileCheck
+    from trajkit.store.scan import ScannedFile
 
 __all__ = ["Written", "indented_json", "write_conversation"]
 
@@ -150,8 +150,7 @@ def write_conversation(
             ``keep_invalid``; nothing is written then.
         InputError: an unreadable event, or parent links that do not reach the leaf.
     """
-    from trajkit.validate.conversation import iter_conversation_problems
-    from trajkit.validate.verdict import invalid_reason, verdict_errors
+    from trajkit.validate.verdict import Verdict, invalid_reason
 
     check_choice("to", to, ("chat", "responses", "auto"))
     conv = (
@@ -167,7 +166,11 @@ def write_conversation(
     layout = _Layout(conv.id if line else None)
     with tempfile.TemporaryFile(buffering=1 << 20) as spool:  # big items: few syscalls
         index = _Index(_speculation(state, spool, to, options, layout) if readable else None)
-        errors = verdict_errors(iter_conversation_problems(conv.path, on_event=index.add))
+        verdict = Verdict(conv.path)
+        for scanned in verdict.files():
+            verdict.add(scanned)
+            index.add(scanned)
+        errors = verdict.errors()
         if errors and not keep_invalid:
             raise TrajkitError(invalid_reason(errors))
         if errors or index.in_memory:
@@ -375,22 +378,16 @@ class _Index:
         """What the reader would have raised on a file (the first such file)."""
         self.speculation = speculation
 
-    def add(self, path: Path, check: FileCheck) -> None:
-        raw = check.raw
+    def add(self, scanned: ScannedFile) -> None:
+        raw = scanned.raw
         if not raw or raw.isspace() or self.error is not None:
             return  # empty: skipped as the SDK does (and an error of validate's)
-        event = check.event if not check.upgrades else None
         try:
-            if event is None:
-                from trajkit.store.reader import parse_event_bytes
-
-                event = parse_event_bytes(path, raw, self.upgrades)  # checks the nodes
-            else:
-                check_json_nodes(path, raw)  # validate's fast pass does not count them
+            event = scanned_event(scanned, self.upgrades)
         except InputError as exc:
             self.error = exc
             return
-        self._note(event, path)
+        self._note(event, scanned.path)
 
     def _note(self, event: Event, path: Path) -> None:
         pos = len(self.entries)

@@ -94,6 +94,44 @@ class ExportReport:
         invalid = len(self.skipped) - self.duplicate_ids
         return self.exported + self.unchanged + self.filtered + invalid + self.copies
 
+    def summary(self, out: str, *, created: bool, redact: bool = True) -> str:
+        """The line `trajkit export` ends with; `out` is OUT_DIR as the user reads it, `created`
+        whether it exists now (an export that wrote nothing leaves none behind)."""
+        counts = (
+            f"{self.unchanged} unchanged, {self.filtered} filtered out, {len(self.skipped)} skipped"
+        )
+        if not created:
+            return f"nothing exported ({counts}); {out} not created"
+        redacted = f"{self.redactions} secret(s) redacted" if redact else "secrets not redacted"
+        return (
+            f"exported {self.exported} conversation(s), {self.events} event(s) to {out} in "
+            f"{self.seconds:.1f}s; {counts}; {redacted}"
+        )
+
+    def interrupted(self, out: str) -> str:
+        """What an interrupted export kept, and how to continue."""
+        return (
+            f"interrupted: {self.exported} conversation(s) exported in this run are kept in "
+            f"{out} (listed in its manifest; unlisted shards removed); run the same command "
+            "again to continue"
+        )
+
+    def to_json(self, out: str) -> dict[str, Any]:
+        """`export --json` (`trajkit.export/1`)."""
+        return {
+            "schema": "trajkit.export/1",
+            "out_dir": out,
+            "exported": self.exported,
+            "replaced": self.replaced,
+            "events": self.events,
+            "unchanged": self.unchanged,
+            "filtered": self.filtered,
+            "skipped": [{"source": s.source, "reason": s.reason} for s in self.skipped],
+            "redactions": self.redactions,
+            "shards": list(self.shards),
+            "seconds": round(self.seconds, 3),
+        }
+
 
 def export_dataset(
     paths: Iterable[str | os.PathLike[str]],
@@ -474,6 +512,12 @@ def _locations(
             skipped.append(Skipped(os.fspath(path), _v0_hint(path, str(exc))))
 
 
+def count_inputs(paths: Iterable[str | os.PathLike[str]], *, from_v0: bool = False) -> int:
+    """How many inputs `export_dataset` looks at (`ExportReport.processed` when it is done)."""
+    skipped: list[Skipped] = []
+    return sum(1 for _ in _locations(paths, from_v0=from_v0, skipped=skipped)) + len(skipped)
+
+
 def _v0_hint(path: str | os.PathLike[str], message: str) -> str:
     """`message`, plus what to pass when `path` holds OpenHands V0 trajectories."""
     from trajkit.migrate.containers import SkippedInput, iter_v0_inputs
@@ -484,6 +528,10 @@ def _v0_hint(path: str | os.PathLike[str], message: str) -> str:
         return message
     if first is None or isinstance(first, SkippedInput):
         return message
+    try:
+        first.load()  # a .json file is a V0 candidate until read: say what it really holds
+    except InputError as exc:
+        return str(exc)
     return f"{os.fspath(path)}: holds OpenHands V0 trajectories; pass --from-v0 to export them"
 
 

@@ -33,7 +33,6 @@ from trajkit.export.summary import Loaded, conversation_row, is_error, tag_pairs
 from trajkit.filters import ConversationFilters, parse_timestamp
 from trajkit.gc_pause import paused_gc
 from trajkit.shapes.memory import ShapeRef
-from trajkit.store.layout import parse_event_file_name
 from trajkit.store.location import is_location, is_remote, label, version_tag
 from trajkit.store.reader import EventFile
 
@@ -41,6 +40,7 @@ if TYPE_CHECKING:
     from trajkit.convert.options import ConversionOptions
     from trajkit.events import BaseState, Event
     from trajkit.migrate.containers import V0Input
+    from trajkit.store.scan import ScannedFile
 
 __all__ = [
     "ConversationRows",
@@ -183,12 +183,9 @@ def conversation_rows(
 
 
 def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None) -> Result:
-    from trajkit.events.state import parse_base_state
-    from trajkit.events.upgrade import upgrade_base_state
     from trajkit.store import open_conversation
-    from trajkit.store.reader import input_error_from_validation, parse_event_bytes
-    from trajkit.validate.conversation import iter_conversation_problems
-    from trajkit.validate.verdict import conversation_errors, invalid_reason, verdict_errors
+    from trajkit.store.reader import parse_event_bytes
+    from trajkit.validate.verdict import Verdict, conversation_errors, invalid_reason
 
     conv = open_conversation(path)
     files: Sequence[EventFile] | None = None  # the reader's listing, when needed
@@ -202,30 +199,21 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
             return Unchanged(source, fingerprint)
     # else: a first export; the fingerprint is made from the `fstat`s of the reads below
     # (the same sizes and times `os.stat` gives), saving one `stat` per event file.
-    # the check validate and convert make too, any shape; a folder on disk hands over its reads
-    read = _Read()  # the files as the validation pass read them: each file read once
+    # the check validate and convert make too, any shape; a folder on disk is scanned once,
+    # for the verdict and for the rows
+    scanned: list[ScannedFile] | None = None
     if isinstance(path, Path) and path.is_dir():
-        read.files = []  # the pass lists events/ and reads each file: its files are kept
-        errors = verdict_errors(iter_conversation_problems(path, on_event=read.add))
+        verdict = Verdict(path)
+        scanned = []
+        for one in verdict.files():
+            verdict.add(one)
+            scanned.append(one)
+        errors = verdict.errors()
     else:
         errors = conversation_errors(path)
     if errors and not options.keep_invalid:
         return Skipped(source, invalid_reason(errors))
-    raw_state = conv.base_state_raw()
-    state_json: dict[str, Any] | None = None
-    state = None
-    if raw_state is not None and raw_state.strip():
-        try:
-            state_json = orjson.loads(raw_state)
-            if isinstance(state_json, dict):
-                conv.upgrades.update(upgrade_base_state(state_json))
-            state = parse_base_state(state_json)
-        except orjson.JSONDecodeError as exc:
-            raise InputError(conv.base_state_path, "", f"not valid JSON: {exc}") from None
-        except ValueError as exc:  # pydantic.ValidationError is a ValueError
-            if hasattr(exc, "errors"):
-                raise input_error_from_validation(conv.base_state_path, exc, raw_state) from None  # type: ignore[arg-type]
-            raise InputError(conv.base_state_path, "", str(exc)) from None
+    state_json, state = conv.read_base_state()
     reason = _state_filter(state, options.filters)
     if reason:
         return Filtered(source, reason)
@@ -238,12 +226,13 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
     paths: list[Path] = []
     stats: list[str] = []
     reads: list[_FileRead] | None = None
-    if not errors and read.files is not None:
-        # Valid: the pass read every event file of the folder's listing in order (a file it
+    if not errors and scanned is not None and _same_files(files, scanned):
+        # Valid: the scan read every event file of the folder's listing in order (a file it
         # could not read is an error), so its files are the reader's (same names, same order):
         # `events/` is not listed a second time.
-        files = files or read.files
-        reads = read.matching(files)
+        if files is None:
+            files = [EventFile(s.index, s.event_id, s.path) for s in scanned]  # type: ignore[arg-type]
+        reads = [(s.raw, s.stat, s.event) for s in scanned]
     if files is None:
         files = conv.event_files()
     for f, (raw, st, event) in zip(files, reads or map(_read_file, files), strict=True):
@@ -273,35 +262,9 @@ _FileRead = tuple[bytes, "os.stat_result | None", "Event | None"]
 """An event file's bytes, its `fstat` and its event when already parsed (else None)."""
 
 
-class _Read:
-    """What the validation pass read of each event file (its `on_event` hook)."""
-
-    def __init__(self) -> None:
-        self.names: list[str] = []
-        self.reads: list[_FileRead] = []
-        self.files: list[EventFile] | None = None
-        """The files read, as the reader lists them, when the pass is given a folder on disk
-        (else None, as when a name is not an event file's)."""
-
-    def add(self, path: Path, check: Any) -> None:
-        name = path.name
-        self.names.append(name)
-        event = check.event if not check.upgrades else None  # upgraded: parsed as the reader does
-        self.reads.append((check.raw, check.stat, event))
-        if self.files is not None:
-            parsed = parse_event_file_name(name)
-            if parsed is None:
-                self.files = None
-            else:
-                self.files.append(EventFile(parsed[0], parsed[1], path))
-
-    def matching(self, files: Sequence[Any]) -> list[_FileRead] | None:
-        """The reads, when they are of exactly `files`, in order (else None: read again)."""
-        if len(files) != len(self.names) or any(
-            f.path.name != name for f, name in zip(files, self.names, strict=True)
-        ):
-            return None
-        return self.reads
+def _same_files(files: Sequence[EventFile] | None, scanned: list[ScannedFile]) -> bool:
+    """True when the scan read exactly `files` (the reader's listing, when made), in order."""
+    return files is None or [f.path.name for f in files] == [f.name for f in scanned]
 
 
 def _read_file(f: Any) -> _FileRead:

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from trajkit.store.layout import BASE_STATE
+
 if TYPE_CHECKING:
     from trajkit.convert.options import ConversionOptions
     from trajkit.events import BaseState, Event, LLMConvertibleEvent, Message
@@ -146,7 +148,7 @@ def _chat_conversion(
             events, state=loaded.state, options=options, message_of=message_of
         )
     except BranchError as exc:
-        base_state = conv_path / "base_state.json" if conv_path else Path(loaded.conversation_id)
+        base_state = conv_path / BASE_STATE if conv_path else Path(loaded.conversation_id)
         raise conversion.branch_input_error(
             exc, events, base_state_path=base_state, event_paths=loaded.paths, files=loaded.files
         ) from None

@@ -16,6 +16,7 @@ from trajkit.migrate.report import REPORT_FILE, SIDECAR_FILE, MigrationReport
 from trajkit.migrate.run import (
     AlreadyMigrated,
     Migrated,
+    MigrationTally,
     iter_v0_conversations,
     migrate_paths,
     write_conversation,
@@ -27,6 +28,7 @@ __all__ = [
     "SIDECAR_FILE",
     "V1_TOOL_NAMES",
     "Migrated",
+    "MigrationTally",
     "MigratedConversation",
     "MigrationReport",
     "SkippedInput",

@@ -370,6 +370,8 @@ def _load_json(inp: V0Input) -> V0Source:
     else:
         items, container, pointer = value, "json-list", ""
     if not looks_like_history(items):
+        if isinstance(items, dict) and isinstance(items.get("kind"), str):
+            raise InputError(path, "", _one_v1_event(path, items["kind"]))
         raise InputError(
             path,
             pointer,
@@ -383,6 +385,13 @@ def _load_json(inp: V0Input) -> V0Source:
         items=items,
         content_key=_digest(items),
     )
+
+
+def _one_v1_event(path: Path, kind: str) -> str:
+    """What to say about a V1 event file given alone (it is not a V0 trajectory either)."""
+    folder = path.parent.parent if path.parent.name == "events" else None
+    give = f"give its conversation folder, {folder}" if folder else "give its conversation folder"
+    return f"one V1 event ({kind}), not a whole conversation: {give}"
 
 
 def _looks_truncated(data: bytes, exc: ValueError) -> bool:

@@ -24,8 +24,8 @@ import json
 import math
 import os
 import shutil
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +36,7 @@ from trajkit.migrate.mapping import MigratedConversation, ToolNames, v0_to_v1
 from trajkit.migrate.report import REPORT_FILE, SIDECAR_FILE
 from trajkit.store.atomic import make_folder, staged_folder, write_new_file
 from trajkit.store.guard import refuse_output_inside
+from trajkit.store.layout import EVENTS_DIR, conversation_parts
 
 if TYPE_CHECKING:
     from trajkit.engine import Engine
@@ -77,6 +78,66 @@ class AlreadyMigrated(SkippedInput):
 
     folder: str = ""
     """The existing `OUT/<hex>` folder."""
+
+
+@dataclass
+class MigrationTally:
+    """The outcomes of one `migrate_paths` run, counted as they come (`trajkit migrate`).
+
+    `add(outcome)` files one outcome and returns the line that reports it (None for a folder
+    already migrated); `summary(out)` and `to_json()` say what the run did. `show` turns a path
+    into the text a user reads (the CLI passes its `display_path`).
+    """
+
+    show: Callable[[str], str] = str
+    done: list[Migrated] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    existing: list[str] = field(default_factory=list)
+
+    def add(self, outcome: Migrated | SkippedInput) -> str | None:
+        if isinstance(outcome, AlreadyMigrated):
+            self.existing.append(outcome.folder)
+            return None
+        if isinstance(outcome, SkippedInput):
+            self.skipped.append(str(outcome))
+            return f"skipped {outcome}"
+        self.done.append(outcome)
+        r = outcome.report
+        return (
+            f"{self.show(outcome.source)} -> {self.show(outcome.folder)} ({outcome.events} events, "
+            f"{r['dropped']} dropped, {len(r['warnings'])} warning(s))"
+        )
+
+    def summary(self, out: str) -> str:
+        done = self.done
+        warnings = sum(len(m.report["warnings"]) for m in done)
+        existing = len(self.existing)
+        return (
+            f"migrated {len(done)} conversation(s) into {out}: {sum(m.events for m in done)} "
+            f"events, {sum(m.report['dropped'] for m in done)} V0 events dropped, "
+            f"{sum(m.report['synthesized'] for m in done)} synthesized, {warnings} warning(s) "
+            f"(see migration_report.json); {len(self.skipped)} input(s) skipped"
+            + (
+                f"; {existing} already migrated (kept; --overwrite rewrites them)"
+                if existing
+                else ""
+            )
+        )
+
+    def interrupted(self, out: str) -> str:
+        return (
+            f"interrupted: {len(self.done)} conversation(s) migrated in this run are complete in "
+            f"{out} (folders appear whole); run the same command again to migrate the rest"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """`migrate --json` (`trajkit.migrate/1`)."""
+        return {
+            "schema": "trajkit.migrate/1",
+            "migrated": [vars(m) for m in self.done],
+            "already_migrated": self.existing,
+            "skipped": self.skipped,
+        }
 
 
 _DISK_ERRNOS = frozenset({errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.EDQUOT})
@@ -122,6 +183,11 @@ def migrate_paths(
     work = partial(_migrate_item, out=str(out), overwrite=overwrite, tool_names=tool_names)
     inputs = _inputs(engine.portable(paths), out)
     yield from engine.map(work, inputs)
+
+
+def count_inputs(paths: Iterable[str | os.PathLike[str]], out_dir: str | os.PathLike[str]) -> int:
+    """How many outcomes `migrate_paths(paths, out_dir)` yields (a listing: nothing is written)."""
+    return sum(1 for _ in _inputs(paths, Path(out_dir)))
 
 
 def _inputs(paths: Iterable[str | os.PathLike[str]], out: Path) -> Iterator[Any]:
@@ -201,12 +267,13 @@ def write_conversation(
     from trajkit.store import event_file_name
 
     final = Path(out_dir) / conv.folder_name
-    with staged_folder(final, overwrite=overwrite, folders=["events"]) as tmp:
+    with staged_folder(final, overwrite=overwrite, folders=[EVENTS_DIR]) as tmp:
+        events, base_state = conversation_parts(tmp)
         for index, event in enumerate(conv.events):
             name = event_file_name(index, event.id)
-            write_new_file(tmp / "events" / name, dump_event(event).encode())
+            write_new_file(events / name, dump_event(event).encode())
         state = conv.base_state.model_copy(update={"persistence_dir": str(final.resolve())})
-        write_new_file(tmp / "base_state.json", dump_base_state(state).encode())
+        write_new_file(base_state, dump_base_state(state).encode())
         write_new_file(tmp / REPORT_FILE, _json(conv.report.to_dict()).encode())
         if conv.report.shape != "v1":  # V1 inputs have nothing V1 cannot hold
             write_new_file(tmp / SIDECAR_FILE, _json(conv.sidecar, indent=None).encode())

@@ -39,6 +39,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from trajkit.errors import TrajkitError
 from trajkit.serve.catalog import Catalog, Source
+from trajkit.store.layout import conversation_parts
 from trajkit.views.index_page import index_to_html
 from trajkit.views.load import LoadedConversation
 from trajkit.views.page import content_security_policy, new_nonce
@@ -59,9 +60,7 @@ def load_source(catalog: Catalog, source: Source) -> LoadedConversation:
         return load_conversation(source.path)
     if source.container is None:
         folder = Path(source.path)
-        for part in (folder / "events", folder / "base_state.json"):
-            if part.exists() and not catalog.inside(str(part)):
-                raise TrajkitError(f"{part}: leads outside the served folders")
+        _check_inside(catalog, folder)
         return load_conversation(folder)
     from trajkit.migrate import SkippedInput, iter_v0_inputs, v0_to_v1
 
@@ -94,10 +93,14 @@ def load_source_range(
     from trajkit.views.load import load_conversation
 
     folder = Path(source.path)
-    for part in (folder / "events", folder / "base_state.json"):
+    _check_inside(catalog, folder)
+    return load_conversation(folder, event_range=event_range)
+
+
+def _check_inside(catalog: Catalog, folder: Path) -> None:
+    for part in conversation_parts(folder):
         if part.exists() and not catalog.inside(str(part)):
             raise TrajkitError(f"{part}: leads outside the served folders")
-    return load_conversation(folder, event_range=event_range)
 
 
 def create_app(catalog: Catalog, *, token: str | None = None, loopback: bool = True) -> ASGIApp:

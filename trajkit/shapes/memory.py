@@ -192,9 +192,6 @@ class MemoryConversation(StoredConversation):
             **{**header.__dict__, "has_base_state": self._state_raw is not None}
         )
 
-    def _names(self) -> list[str]:
-        return []
-
     def iter_raw(self) -> Iterator[bytes]:
         """The events' bytes in order."""
         yield from self._events

@@ -29,6 +29,7 @@ __all__ = [
     "LOCK_FILE_NAME",
     "check_event_id",
     "conversation_id_from_folder",
+    "conversation_parts",
     "event_file_name",
     "find_conversations",
     "folder_name",
@@ -111,6 +112,11 @@ def length_marker_name(length: int) -> str:
 def is_sidecar(name: str) -> bool:
     """True for names in `events/` that are bookkeeping, not events (lock, marker, temp files)."""
     return name.startswith(".")
+
+
+def conversation_parts(folder: Path) -> tuple[Path, Path]:
+    """Where a conversation folder keeps its contents: `events/` and `base_state.json`."""
+    return folder / EVENTS_DIR, folder / BASE_STATE
 
 
 def folder_name(conversation_id: uuid.UUID | str) -> str:

@@ -52,7 +52,6 @@ __all__ = [
     "is_remote",
     "label",
     "list_names",
-    "list_names_and_links",
     "read_bytes",
     "set_storage_options",
     "storage_folder",
@@ -143,20 +142,6 @@ def list_names(folder: Location) -> list[str]:
         return folder.list_names()
     with os.scandir(folder) as it:
         return [entry.name for entry in it]
-
-
-def list_names_and_links(folder: Location) -> tuple[list[str], set[str]]:
-    """`list_names(folder)`, and which of them are symbolic links (from the listing's d_type)."""
-    if isinstance(folder, RemotePath):
-        return folder.list_names(), set()
-    names: list[str] = []
-    links: set[str] = set()
-    with os.scandir(folder) as it:
-        for entry in it:
-            names.append(entry.name)
-            if entry.is_symlink():
-                links.add(entry.name)
-    return names, links
 
 
 def read_bytes(file: Location, *, max_bytes: int | None = None) -> bytes:

@@ -44,14 +44,12 @@ from trajkit.store.guard import check_json_nodes, open_regular, outside_error
 from trajkit.store.layout import (
     AGENT_SERVER_DIR,
     BASE_STATE,
-    EVENT_NAME_RE,
     EVENTS_DIR,
     conversation_id_from_folder,
-    is_sidecar,
     link_outside,
-    parse_event_file_name,
 )
 from trajkit.store.remote import RemotePath, as_remote, is_remote_conversation
+from trajkit.store.scan import Listing, ScannedFile, list_event_files, scan_events
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -69,6 +67,7 @@ __all__ = [
     "parse_event_bytes",
     "read_file_bytes",
     "read_file_bytes_stat",
+    "scanned_event",
 ]
 
 _T = TypeVar("_T")
@@ -125,7 +124,6 @@ class StoredConversation:
         self.path = path
         self.events_dir = path / EVENTS_DIR
         self.base_state_path = path / BASE_STATE
-        self._links: set[str] = set()  # names in events/ that are symlinks (last listing)
         self.upgrades: Counter[str] = Counter()
         """Upgrade rules (`trajkit.events.upgrade`) applied while reading, with event counts."""
 
@@ -166,19 +164,27 @@ class StoredConversation:
         An older SDK's field names are upgraded first (`trajkit.events.upgrade`); the rules
         applied are counted in `upgrades`.
         """
+        return self.read_base_state()[1]
+
+    def read_base_state(self) -> tuple[dict[str, Any] | None, BaseState | None]:
+        """The one reader of `base_state.json`: its object (upgraded) and the parsed state.
+
+        `(None, None)` when missing or empty; anything unreadable raises `InputError` naming
+        the file and the JSON pointer, worded as for an event file.
+        """
         raw = self.base_state_raw()
         if raw is None or not raw.strip():
-            return None
+            return None, None
         return _parse(self.base_state_path, raw, self._parse_state)
 
-    def _parse_state(self, raw: bytes) -> BaseState:
+    def _parse_state(self, raw: bytes) -> tuple[dict[str, Any], BaseState]:
         from trajkit.events.state import parse_base_state
         from trajkit.events.upgrade import upgrade_base_state
 
         obj = orjson.loads(raw)
         if isinstance(obj, dict):
             self.upgrades.update(upgrade_base_state(obj))
-        return parse_base_state(obj)
+        return obj, parse_base_state(obj)
 
     def upgrade_notes(self) -> list[str]:
         """One line per upgrade rule applied so far (what changed, which SDK change, how often)."""
@@ -197,7 +203,7 @@ class StoredConversation:
         files: list[EventFile] = []
         remote = isinstance(self.events_dir, RemotePath)
         linked_dir = not remote and self.events_dir.is_symlink()
-        found = self._sorted_event_names()
+        found = self.listing().entries
         # `Path.iterdir()` (public API) makes each child without re-parsing the folder's path,
         # cheaper than `folder / name` even with a second listing: listing a 2,000-event folder
         # costs 3.8 us of CPU per file this way, 4.6 with `/` (CPython's private
@@ -206,31 +212,26 @@ class StoredConversation:
         if found and not remote:
             with contextlib.suppress(OSError):
                 children = {p.name: p for p in self.events_dir.iterdir()}
-        for index, name, event_id in found:
+        for index, name, event_id, linked in found:
             path = children.get(name) or self.events_dir / name
             outside = None
-            if linked_dir or name in self._links:
+            if linked_dir or linked:
                 outside = link_outside(path, self.path)
             files.append(EventFile(index, event_id, path, outside))
         return files
 
-    def _sorted_event_names(self) -> list[tuple[int, str, str]]:
-        """`(index, name, event_id)` of every event file, sorted by index, then name."""
-        found = []
-        for name in self._names():
-            parsed = parse_event_file_name(name)
-            if parsed is not None:
-                found.append((parsed[0], name, parsed[1]))
-        found.sort()
-        return found
+    def listing(self) -> Listing:
+        """The one listing of `events/` (`trajkit.store.scan`); empty when there is none."""
+        try:
+            return list_event_files(self.events_dir)
+        except FileNotFoundError:
+            return Listing()
+        except OSError as exc:
+            raise InputError(self.events_dir, "", _reason(exc)) from None
 
     def unrecognized_files(self) -> list[Path]:
         """Files in `events/` that are neither events nor sidecars (the SDK ignores them too)."""
-        return sorted(
-            self.events_dir / n
-            for n in self._names()
-            if not is_sidecar(n) and parse_event_file_name(n) is None
-        )
+        return sorted(self.events_dir / n for n in self.listing().strangers)
 
     def iter_events(self, *, skip_empty: bool = False) -> Iterator[Event]:
         """Parse and yield events in index order, one file at a time.
@@ -243,72 +244,30 @@ class StoredConversation:
             skip_empty: skip zero-byte files as the SDK's iteration does, instead of raising.
         """
         with paused_gc():
-            if (
-                type(self).event_files is StoredConversation.event_files
-                and type(self)._names is StoredConversation._names
-                and not isinstance(self.events_dir, RemotePath)
+            if type(self).event_files is StoredConversation.event_files and not isinstance(
+                self.events_dir, RemotePath
             ):
                 yield from self._iter_folder_events(skip_empty)
             else:
                 yield from self._iter_file_events(skip_empty)
 
     def _iter_folder_events(self, skip_empty: bool) -> Iterator[Event]:
-        """`iter_events()` of a local folder: names from one `scandir`, no per-file objects.
+        """`iter_events()` of a local folder: the store's one scan (`trajkit.store.scan`).
 
-        The hot loop of every reader, kept flat: the name is opened as a string (errors
-        carry the same string a `Path` would give), and the bytes are parsed once.
+        The hot loop of every reader: one `scandir`, one read per file, the bytes parsed once.
+        A file the scan could not read is read again, so the refusal is the reader's own.
         """
-        from trajkit.events.parse import parse_current_dump
-        from trajkit.events.upgrade import upgrade_and_parse
-
         upgrades = self.upgrades
-        found, links = self._scan_event_names()
-        linked_dir = bool(found) and self.events_dir.is_symlink()
-        prefix = os.fspath(self.events_dir / "_")[:-1]  # exactly what `events_dir / name` gives
-        for _index, name in found:
-            path = prefix + name
-            if linked_dir or name in links:
-                outside = link_outside(path, self.path)
-                if outside is not None:
-                    raise _outside_error(path, outside)
-            raw = read_file_bytes(path)
+        found = self.listing()
+        for f in scan_events(self.events_dir, found, root=self.path, max_bytes=MAX_FILE_BYTES):
+            if f.outside is not None:
+                raise _outside_error(f.path, f.outside)
+            raw = f.raw if f.failure is None else read_file_bytes(f.path)
             if not raw or raw.isspace():
                 if skip_empty:
                     continue
-                raise _empty_event_file(path)
-            check_json_nodes(path, raw)
-            event = parse_current_dump(raw)
-            if event is None:  # not a current dump: older shapes, unknown kinds, errors
-                try:
-                    event, applied = upgrade_and_parse(raw)
-                    if applied:
-                        upgrades.update(applied)
-                except ValueError as exc:  # pydantic's ValidationError and orjson's
-                    raise _input_error(path, raw, exc) from None
-            yield event
-
-    def _scan_event_names(self) -> tuple[list[tuple[int, str]], set[str]]:
-        """`(index, name)` of the event files of a local `events/`, in `event_files()` order,
-        and the names that are symlinks: one `scandir`, and only what the loop needs held
-        (about 200 bytes per event: at 100k events the listing is 20 MB, the events stream)."""
-        found: list[tuple[int, str]] = []
-        links: set[str] = set()
-        match = EVENT_NAME_RE.match
-        try:
-            with os.scandir(self.events_dir) as it:
-                for entry in it:
-                    name = entry.name
-                    m = match(name)
-                    if m is not None:
-                        found.append((int(m.group("idx")), name))
-                        if entry.is_symlink():
-                            links.add(name)
-        except FileNotFoundError:
-            return [], set()
-        except OSError as exc:
-            raise InputError(self.events_dir, "", _reason(exc)) from None
-        found.sort()  # by index, then name (the name holds the id)
-        return found, links
+                raise _empty_event_file(f.path)
+            yield scanned_event(f, upgrades)
 
     def _iter_file_events(self, skip_empty: bool) -> Iterator[Event]:
         """`iter_events()` through `event_files()` (object storage, other shapes)."""
@@ -352,29 +311,6 @@ class StoredConversation:
         )
 
     # helpers ----------------------------------------------------------------------------------
-
-    def _names(self) -> list[str]:
-        if isinstance(self.events_dir, RemotePath):  # object storage: one paginated listing
-            try:
-                return self.events_dir.list_names()
-            except FileNotFoundError:
-                return []
-            except OSError as exc:
-                raise InputError(self.events_dir, "", _reason(exc)) from None
-        try:
-            names: list[str] = []
-            links: set[str] = set()
-            with os.scandir(self.events_dir) as it:
-                for entry in it:  # names only: no list of DirEntry objects held (100k events)
-                    names.append(entry.name)
-                    if entry.is_symlink():  # from the listing's d_type: no lstat per file
-                        links.add(entry.name)
-            self._links = links
-            return names
-        except FileNotFoundError:
-            return []
-        except OSError as exc:
-            raise InputError(self.events_dir, "", _reason(exc)) from None
 
     def _base_state_json(self) -> Any:
         try:
@@ -468,6 +404,14 @@ def read_file_bytes_stat(
             os.close(fd)
     except OSError as exc:
         raise InputError(path, "", _reason(exc)) from None
+
+
+def scanned_event(scanned: ScannedFile, upgrades: Counter[str] | None = None) -> Event:
+    """The event of a file the store's scan read, as the reader reads it: the scan's strict
+    parse, else its bytes upgraded and parsed (`InputError` naming the file and pointer)."""
+    if scanned.event is not None:
+        return scanned.event
+    return parse_event_bytes(scanned.path, scanned.raw, upgrades)
 
 
 def parse_event_bytes(path: Path, raw: bytes, upgrades: Counter[str] | None = None) -> Event:

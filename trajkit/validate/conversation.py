@@ -20,7 +20,6 @@ their file is checked.
 from __future__ import annotations
 
 import errno
-import os
 from collections import Counter
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
@@ -36,24 +35,22 @@ from trajkit.store.layout import (
     BASE_STATE,
     EVENTS_DIR,
     conversation_id_from_folder,
-    is_sidecar,
     link_outside,
     parse_event_file_name,
 )
-from trajkit.store.location import exists, is_link, is_remote, list_names_and_links
+from trajkit.store.location import exists, is_link
+from trajkit.store.scan import Listing, ScannedFile, list_event_files, scan_events
 from trajkit.validate.files import (
     MAX_FILE_BYTES,
     EventFacts,
     FileCheck,
     check_base_state_file,
     check_event_file,
-    check_local_event_file,
+    check_scanned,
 )
 from trajkit.validate.problems import Problem, error, warning
 
 _RESULT_KINDS = frozenset({"ObservationEvent", "UserRejectObservation"})
-_Entry = tuple[int, str, str, bool]
-"""(index, id from the name, file name, is a symlink), as listed."""
 
 
 @dataclass(slots=True)
@@ -78,78 +75,108 @@ def validate_conversation(
 ) -> ConversationReport:
     """Check one conversation folder; problems in file order, then the cross-file ones."""
     report = ConversationReport(path=folder)
-    for problem in iter_conversation_problems(
-        folder, max_file_bytes=max_file_bytes, thorough=thorough, _report=report
-    ):
+    check = ConversationCheck(folder, max_file_bytes=max_file_bytes, thorough=thorough)
+    check.report = report
+    for problem in check.problems():
         report.problems.append(problem.promoted() if strict else problem)
     return report
 
 
 def iter_conversation_problems(
-    folder: Path,
-    *,
-    max_file_bytes: int = MAX_FILE_BYTES,
-    thorough: bool = False,
-    _report: ConversationReport | None = None,
-    on_event: Callable[[Path, FileCheck], object] | None = None,
+    folder: Path, *, max_file_bytes: int = MAX_FILE_BYTES, thorough: bool = False
 ) -> Iterator[Problem]:
     """Yield every problem of the conversation in `folder`.
 
     `thorough` also runs `jsonschema` on files the model accepts (see `files.py`).
-    `on_event(path, check)` is called for each event file read, in index order, while its
-    bytes (`check.raw`) and parsed event (`check.event`) are at hand: a caller that needs the
-    events too (`convert`) reads each file once.
     """
-    state = yield from _base_state_problems(folder, max_file_bytes, thorough)
-    secrets = redact.registered_secret_values(state.data) if state else {}
-    fresh = (
-        state is not None and isinstance(state.data, dict) and not state.data.get("leaf_event_id")
-    )
-    listing = yield from _list_event_files(folder, fresh=fresh)
-    facts: list[EventFacts] = []
-    upgrades: Counter[str] = Counter(state.upgrades if state else ())
-    events = folder / EVENTS_DIR
-    linked_events = is_link(events)
-    # local files: read by their path text (no `Path` to str per file), the fast pass
-    local = None if thorough or is_remote(events) else os.fspath(events) + os.sep
-    for index, name_id, name, linked in listing or ():
-        if linked_events or linked:
-            path = events / name
-            if real := link_outside(path, folder):
-                yield _outside_problem(path, real)
-                facts.append(EventFacts(path, index, name_id))  # unreadable, like a broken file
-                continue
-        if local is not None:  # the file's Path is made only when needed (`fact.path`)
-            check, fact = check_local_event_file(
-                events, name, local + name, index=index, name_id=name_id, max_bytes=max_file_bytes
-            )
-        else:
-            check, fact = check_event_file(
-                events / name,
-                index=index,
-                name_id=name_id,
-                max_bytes=max_file_bytes,
-                thorough=thorough,
-            )
-        if on_event is not None:
-            on_event(fact.path, check)
-        if check.problems:
-            yield from check.problems
-        if found := _event_secret_problems(fact, check, secrets):
-            yield from found
+    check = ConversationCheck(folder, max_file_bytes=max_file_bytes, thorough=thorough)
+    return check.problems()
+
+
+class ConversationCheck:
+    """The rules of a sound conversation over the store's scan of one folder, a file at a time.
+
+    `start()` checks `base_state.json` and lists `events/`; `files()` is the store's scan of
+    the listed files (`trajkit.store.scan`), each handed to `add()`; `finish()` gives the
+    cross-file problems. `validate` runs it whole (`problems()`); `convert` and `export`
+    iterate `files()` for their own work and ask the verdict (`validate.verdict`).
+    """
+
+    def __init__(
+        self, folder: Path, *, max_file_bytes: int = MAX_FILE_BYTES, thorough: bool = False
+    ) -> None:
+        self.folder = folder
+        self.max_file_bytes = max_file_bytes
+        self.thorough = thorough
+        self.report: ConversationReport | None = None
+        self.state: FileCheck | None = None
+        self.listing: Listing | None = None
+        """The listing of `events/` (None when there is none to read)."""
+        self.facts: list[EventFacts] = []
+        self.upgrades: Counter[str] = Counter()
+        self.secrets: dict[str, str] = {}
+        """Registered secret values (from `base_state.json`) no event may hold in clear."""
+
+    def problems(self) -> Iterator[Problem]:
+        """Every problem: the state and listing, each file in index order, then across files."""
+        yield from self.start()
+        add = self.add
+        for scanned in self.files():
+            if problems := add(scanned):
+                yield from problems
+        yield from self.finish()
+
+    def start(self) -> Iterator[Problem]:
+        """Problems of `base_state.json` and of the listing of `events/`."""
+        state = yield from _base_state_problems(self.folder, self.max_file_bytes, self.thorough)
+        self.state = state
+        if state is not None:
+            self.secrets = redact.registered_secret_values(state.data)
+            self.upgrades.update(state.upgrades)
+        fresh = (
+            state is not None
+            and isinstance(state.data, dict)
+            and not state.data.get("leaf_event_id")
+        )
+        self.listing = yield from _list_event_files(self.folder, fresh=fresh)
+
+    def files(self) -> Iterator[ScannedFile]:
+        """The store's scan of the listed event files, in index order."""
+        if self.listing is None:
+            return iter(())
+        events = self.folder / EVENTS_DIR
+        return scan_events(events, self.listing, root=self.folder, max_bytes=self.max_file_bytes)
+
+    def add(self, scanned: ScannedFile) -> list[Problem]:
+        """The problems of one scanned event file (usually none); its facts are kept."""
+        if scanned.outside is not None:
+            path = scanned.path
+            self.facts.append(EventFacts(path, scanned.index, scanned.event_id))
+            return [_outside_problem(path, scanned.outside)]  # unreadable, like a broken file
+        check, fact = check_scanned(scanned, thorough=self.thorough)
+        problems = check.problems
+        if found := _event_secret_problems(fact, check, self.secrets):
+            problems.extend(found)
         if check.upgrades:
-            upgrades.update(check.upgrades)
-        facts.append(fact)
-        if _report is not None:
-            _report.events += 1
-    yield from upgrade_problems(folder, upgrades)
-    yield from _index_problems(folder / EVENTS_DIR, facts)
-    by_id = yield from _id_problems(facts)
-    yield from _parent_problems(facts, by_id)
-    yield from _pairing_problems(facts, by_id)
-    yield from _interleave_problems(folder / EVENTS_DIR, facts)
-    if state is not None and state.data is not None and listing is not None:
-        yield from _head_problems(folder / BASE_STATE, state.data, by_id, has_events=bool(facts))
+            self.upgrades.update(check.upgrades)
+        self.facts.append(fact)
+        if self.report is not None:
+            self.report.events += 1
+        return problems
+
+    def finish(self) -> Iterator[Problem]:
+        """The problems across files (indices, ids, parents, pairing, the head)."""
+        folder, facts, state = self.folder, self.facts, self.state
+        events = folder / EVENTS_DIR
+        yield from upgrade_problems(folder, self.upgrades)
+        yield from _index_problems(events, facts)
+        by_id = yield from _id_problems(facts)
+        yield from _parent_problems(facts, by_id)
+        yield from _pairing_problems(facts, by_id)
+        yield from _interleave_problems(events, facts)
+        if state is not None and state.data is not None and self.listing is not None:
+            path = folder / BASE_STATE
+            yield from _head_problems(path, state.data, by_id, has_events=bool(facts))
 
 
 def _base_state_problems(
@@ -331,25 +358,23 @@ def _outside_problem(path: Path, real: Path) -> Problem:
 
 def _list_event_files(
     folder: Path, *, fresh: bool = False
-) -> Generator[Problem, None, list[_Entry] | None]:
-    """List `events/` sorted by parsed index (generator returning the listing, None if none).
+) -> Generator[Problem, None, Listing | None]:
+    """List `events/` (generator returning the store's listing, None if there is none).
 
     A `base_state.json` naming no head (`fresh`) without `events/` is a conversation with no
     events yet (the SDK creates `events/` with the first event): a warning, and an empty
     listing.
     """
     events = folder / EVENTS_DIR
-    entries: list[_Entry] = []
     try:
-        # one scandir (links from its d_type: no lstat per file), or one listing in storage
-        names, links = list_names_and_links(events)
+        listing = list_event_files(events)
     except FileNotFoundError:
         if is_link(events):
             yield error(events, "", "broken symlink: events/ points nowhere", "no-events")
         elif fresh:
             message = "no events/ folder: a conversation with no events yet (base_state.json only)"
             yield warning(events, "", message, "no-events")
-            return []
+            return Listing()
         else:
             yield error(
                 events,
@@ -365,17 +390,10 @@ def _list_event_files(
         reason = "symlink loop" if exc.errno == errno.ELOOP else (exc.strerror or str(exc))
         yield error(events, "", f"cannot list events/: {reason}", "no-events")
         return None
-    for name in names:
-        if is_sidecar(name):
-            continue
-        parsed = parse_event_file_name(name)
-        if parsed is None:
-            message = "not an event file name (event-<index>-<id>.json): the SDK ignores this file"
-            yield warning(events / name, "", message, "file-name")
-            continue
-        entries.append((parsed[0], parsed[1], name, name in links))
-    entries.sort(key=lambda e: (e[0], e[2]))
-    return entries
+    for name in listing.strangers:
+        message = "not an event file name (event-<index>-<id>.json): the SDK ignores this file"
+        yield warning(events / name, "", message, "file-name")
+    return listing
 
 
 def _event_secret_problems(
@@ -627,6 +645,7 @@ def _v0_hint(problem: Problem) -> Problem:
 
 
 __all__ = [
+    "ConversationCheck",
     "ConversationReport",
     "iter_conversation_problems",
     "validate_conversation",

@@ -137,6 +137,11 @@ def iter_targets(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Target]:
             yield Target(path, "broken", _broken_reason(path))  # type: ignore[arg-type]
 
 
+def count_targets(paths: Iterable[str | os.PathLike[str]]) -> int:
+    """How many reports `validate_paths(paths)` gives (a listing: no file is checked)."""
+    return sum(1 for _ in iter_targets(paths))
+
+
 def _v0_container(path: Path) -> str | None:
     """What to say about a V0 `.jsonl` (evaluation output), which V1 validation does not read."""
     if path.suffix != ".jsonl":
@@ -238,4 +243,11 @@ def _failed_target(target: Target, exc: BaseException) -> ConversationReport:
     )
 
 
-__all__ = ["Summary", "Target", "check_target", "iter_targets", "validate_paths"]
+__all__ = [
+    "Summary",
+    "Target",
+    "check_target",
+    "count_targets",
+    "iter_targets",
+    "validate_paths",
+]

@@ -4,6 +4,8 @@ Each file goes through the same ladder, stopping at the first rung it fails:
 1. it can be stat'ed (not a broken link or a symlink loop) and is a regular file;
 2. its size is within the limit (checked *before* reading, so a 200 MB file is never loaded);
 3. it is not empty, is UTF-8 and parses as JSON, and the top level is an object;
+   (rungs 1-2 and emptiness are the store's reading, `trajkit.store.scan`, whose failures
+   become problems here as they are worded there)
 4. it conforms to the format: the pydantic model (the source the JSON Schemas are generated
    from) validates the JSON *strictly*, i.e. with JSON Schema's type rules: `"0"` is not an
    integer, an unknown key is refused. This is the fast path (one pass in pydantic-core).
@@ -17,11 +19,8 @@ from the model, or from the decoded object when the model refuses the file.
 
 from __future__ import annotations
 
-import errno
 import json
 import math
-import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,10 +28,10 @@ from typing import Any
 import orjson
 
 from trajkit.errors import InputError
-from trajkit.events.parse import kind_span
 from trajkit.store.guard import check_json_nodes
-from trajkit.store.location import file_size, is_remote, read_bytes
+from trajkit.store.layout import BASE_STATE
 from trajkit.store.reader import MAX_FILE_BYTES  # the store's limit (100 MiB by default)
+from trajkit.store.scan import ScannedFile, read_checked, scan_event_file, strict_event
 from trajkit.validate.diagnose import (
     base_state_problems,
     checker,
@@ -82,95 +81,17 @@ class FileCheck:
     """The file's bytes, when it was read (used for secret scanning, then dropped)."""
     upgrades: list[str] = field(default_factory=list)
     """Upgrade rules (`trajkit.events.upgrade`) the file needed: an older SDK's shape."""
-    stat: os.stat_result | None = None
-    """The `fstat` of the file read (None in object storage)."""
-    event: Any = None
-    """The event the model built, when the file's own bytes passed the strict fast path
-    (what the reader would parse from them: `convert` streams it instead of parsing twice)."""
 
 
-# --- rungs 1-3: read and decode -----------------------------------------------------------------
+# --- rungs 1-3: read (the store's ladder, `trajkit.store.scan`) and decode -----------------------
 
 
 def read_file(path: Path, *, max_bytes: int = MAX_FILE_BYTES, what: str) -> FileCheck:
-    """Rungs 1-2 and emptiness: the file's bytes in `raw`, or a problem saying why not.
-
-    One `open` + `fstat` + `read`: the size is checked on the open descriptor before any byte
-    is read, so an oversized file costs nothing.
-    """
-    check = FileCheck()
-    if is_remote(path):  # object storage: one GET, sizes from the listing
-        return _read_remote(path, check, max_bytes, what)
-    try:
-        # O_NONBLOCK: opening a FIFO must not hang; it changes nothing for regular files.
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        check.problems.append(error(path, "", _stat_reason(path, exc), "unreadable"))
-        return check
-    try:
-        problem = _read_checked(path, fd, check, max_bytes, what)
-    except OSError as exc:
-        problem = error(path, "", _stat_reason(path, exc), "unreadable")
-    finally:
-        os.close(fd)
-    if problem is not None:
-        check.problems.append(problem)
-        check.raw = b""
-    return check
-
-
-def _read_checked(
-    path: Path, fd: int, check: FileCheck, max_bytes: int, what: str
-) -> Problem | None:
-    st = check.stat = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
-        return error(path, "", f"expected {what} file, got a folder or device", "not-a-file")
-    if st.st_size > max_bytes:
-        message = (
-            f"file is {_size(st.st_size)}, above the {_size(max_bytes)} limit for {what}; "
-            "not read (raise the limit with --max-file-size or TRAJKIT_MAX_FILE_BYTES)"
-        )
-        return error(path, "", message, "too-large")
-    if st.st_size == 0:
-        return error(path, "", f"empty file: expected {what} (a JSON object)", "empty")
-    # Ask for the size seen plus one byte, to notice a file that grows while we read it.
-    raw = os.read(fd, st.st_size + 1)
-    while len(raw) > st.st_size and len(raw) <= max_bytes:
-        more = os.read(fd, min(1 << 20, max_bytes + 1 - len(raw)))
-        if not more:
-            break
-        raw += more
-    if len(raw) > max_bytes:
-        return error(
-            path, "", f"file grew above the {_size(max_bytes)} limit while read", "too-large"
-        )
-    if len(raw) < st.st_size and not raw:
-        return error(path, "", f"empty file: expected {what} (a JSON object)", "empty")
-    check.raw = raw
-    return None
-
-
-def _read_remote(path: Path, check: FileCheck, max_bytes: int, what: str) -> FileCheck:
-    """`read_file` in object storage: the same problems, from the listing's size and one GET."""
-    try:
-        size = file_size(path)
-        if size > max_bytes:
-            message = (
-                f"file is {_size(size)}, above the {_size(max_bytes)} limit for {what}; "
-                "not read (raise the limit with --max-file-size or TRAJKIT_MAX_FILE_BYTES)"
-            )
-            check.problems.append(error(path, "", message, "too-large"))
-            return check
-        check.raw = read_bytes(path, max_bytes=max_bytes) if size else b""
-    except FileNotFoundError:
-        check.problems.append(error(path, "", "no such file", "unreadable"))
-        return check
-    except InputError as exc:
-        check.problems.append(error(path, "", f"cannot read: {exc.message}", "unreadable"))
-        return check
-    if not check.raw:
-        message = f"empty file: expected {what} (a JSON object)"
-        check.problems.append(error(path, "", message, "empty"))
+    """Rungs 1-2 and emptiness: the file's bytes in `raw`, or a problem saying why not."""
+    raw, _, failure = read_checked(path, max_bytes=max_bytes, what=what)
+    check = FileCheck(raw=raw)
+    if failure is not None:
+        check.problems.append(error(path, "", failure[1], failure[0]))
     return check
 
 
@@ -249,22 +170,6 @@ def _diagnose_bad_json(path: Path, raw: bytes) -> tuple[Any, Problem | None]:
         return None, error(path, "", message, "json")
 
 
-def _stat_reason(path: Path, exc: OSError) -> str:
-    if exc.errno == errno.ELOOP:
-        return "symlink loop: the path cannot be resolved"
-    if exc.errno == errno.ENOENT and os.path.islink(path):
-        return f"broken symlink (points to {os.readlink(path)!r})"
-    if exc.errno == errno.ENOENT:
-        return "no such file"
-    if exc.errno == errno.EACCES:
-        return "permission denied"
-    return f"cannot read: {exc.strerror or exc}"
-
-
-def _size(n: int) -> str:
-    return f"{n / (1024 * 1024):.0f} MB" if n >= 1024 * 1024 else f"{n} bytes"
-
-
 # --- rung 4: the format -------------------------------------------------------------------------
 
 
@@ -277,81 +182,27 @@ def check_event_file(
     thorough: bool = False,
 ) -> tuple[FileCheck, EventFacts]:
     """Check one event file; return the outcome and the facts for the cross-file checks."""
-    check = read_file(path, max_bytes=max_bytes, what="an event")
-    return check_event_bytes(path, check, index=index, name_id=name_id, thorough=thorough)
+    f = scan_event_file(path, index=index, event_id=name_id, max_bytes=max_bytes)
+    return check_scanned(f, thorough=thorough)
 
 
-_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
-_S_ISREG = stat.S_ISREG
-
-
-def check_local_event_file(
-    folder: Path,
-    name: str,
-    text: str,
-    *,
-    index: int | None = None,
-    name_id: str | None = None,
-    max_bytes: int = MAX_FILE_BYTES,
-) -> tuple[FileCheck, EventFacts]:
-    """`check_event_file` for the local file `name` in `folder`, whose path text is `text`.
-
-    The common case in one tight pass: open, fstat, read exactly the size seen, the strict
-    model; no `Path` is made unless something is reported (`EventFacts.path`). A file off that
-    path (unreadable, not a regular file, empty, above the limit, changing size while read, or
-    refused by the fast check) goes through `check_event_file`'s whole ladder, so its
-    problems read exactly as they would there.
-    """
-    raw: bytes | None = None
-    try:
-        fd = os.open(text, _OPEN_FLAGS)
-    except OSError:
-        return check_event_file(folder / name, index=index, name_id=name_id, max_bytes=max_bytes)
-    try:
-        st = os.fstat(fd)
-        size = st.st_size
-        if _S_ISREG(st.st_mode) and 0 < size <= max_bytes:
-            raw = os.read(fd, size + 1)
-    except OSError:
-        raw = None
-    finally:
-        os.close(fd)
-    if raw is None or len(raw) != size:
-        return check_event_file(folder / name, index=index, name_id=name_id, max_bytes=max_bytes)
-    check = FileCheck(raw=raw, stat=st)
-    facts = EventFacts(folder, index, name_id, file_name=name)
-    if not _fast_event_check(check, facts, thorough=False):
-        return _slow_event_check(facts.path, check, facts, thorough=False)
-    _name_id_problem(check, facts)
-    return check, facts
-
-
-def check_event_bytes(
-    path: Path,
-    check: FileCheck,
-    *,
-    index: int | None = None,
-    name_id: str | None = None,
-    thorough: bool = False,
-) -> tuple[FileCheck, EventFacts]:
-    """`check_event_file` on bytes already read into `check.raw` (`path` names them).
+def check_scanned(f: ScannedFile, *, thorough: bool = False) -> tuple[FileCheck, EventFacts]:
+    """Check one event file the store's scan read (`trajkit.store.scan`).
 
     An event in an older SDK's shape is upgraded (`trajkit.events.upgrade`) and checked in its
     upgraded form; the rules it needed are listed in `check.upgrades`.
     """
-    facts = EventFacts(path, index, name_id)
-    if not check.raw:
+    facts = EventFacts(f.folder, f.index, f.event_id, file_name=f.name)
+    check = FileCheck(raw=f.raw)
+    if f.failure is not None:
+        check.problems.append(error(facts.path, "", f.failure[1], f.failure[0]))
         return check, facts
-    if _fast_event_check(check, facts, thorough=thorough):
+    if f.event is not None and _event_check(check, facts, f.event, thorough=thorough):
         _name_id_problem(check, facts)
         return check, facts
-    return _slow_event_check(path, check, facts, thorough=thorough)
-
-
-def _slow_event_check(
-    path: Path, check: FileCheck, facts: EventFacts, *, thorough: bool
-) -> tuple[FileCheck, EventFacts]:
-    """The rest of `check_event_bytes` once the fast check refused `check.raw`."""
+    if not check.raw:
+        return check, facts
+    path = facts.path
     data = decode_object(path, check)
     if data is None:
         return check, facts
@@ -370,43 +221,28 @@ def _name_id_problem(check: FileCheck, facts: EventFacts) -> None:
         check.problems.append(error(facts.path, "/id", message, "name-id"))
 
 
-_known: tuple[dict[str, Any], frozenset[str], frozenset[str]] | None = None
-"""(event classes by kind, action kinds, observation kinds), imported on first use."""
+_known: tuple[frozenset[str], frozenset[str]] | None = None
+"""(action kinds, observation kinds), imported on first use."""
 
 
-def _known_kinds() -> tuple[dict[str, Any], frozenset[str], frozenset[str]]:
+def _known_kinds() -> tuple[frozenset[str], frozenset[str]]:
     global _known
     if _known is None:
-        from trajkit.events.parse import EVENT_CLASSES
-
         c = checker()
-        _known = (EVENT_CLASSES, c.action_kinds, c.observation_kinds)
+        _known = (c.action_kinds, c.observation_kinds)
     return _known
 
 
-def _fast_event_check(check: FileCheck, facts: EventFacts, *, thorough: bool) -> bool:
-    """True when the model accepts the file strictly (facts filled, payload kinds checked);
-    the problems name `facts.path`."""
-    raw = check.raw
-    span = kind_span(raw)  # the compact dump's last key (a hint: the model checks it)
-    if span is None:
-        return False
-    classes, action_kinds, observation_kinds = _known or _known_kinds()
-    kind = raw[span[0] : span[1]].decode("ascii", "replace")
-    model = classes.get(kind)
-    if model is None:
-        return False
-    try:  # the validator itself: no classmethod wrapper (base.py) per file
-        event = model.__pydantic_validator__.validate_json(raw, strict=True)
-    except (ValueError, TypeError, KeyError, AttributeError, IndexError):
-        return False  # pydantic's ValidationError is a ValueError
+def _event_check(check: FileCheck, facts: EventFacts, event: Any, *, thorough: bool) -> bool:
+    """Facts and payload kinds of an event the model accepted strictly (the fast path); the
+    problems name `facts.path`. True (a hook for rules that may still refuse it)."""
+    action_kinds, observation_kinds = _known or _known_kinds()
     # Fields read from __dict__: getattr of a field the kind lacks takes pydantic's slow
     # missing-attribute path (__getattr__ raising AttributeError), ~1 us each.
-    check.event = event
     fields = event.__dict__
     get = fields.get
     facts.id = fields["id"]
-    facts.kind = kind
+    facts.kind = kind = fields["kind"]
     facts.parent_id = get("parent_id")
     facts.action_id = get("action_id")
     facts.tool_call_id = get("tool_call_id")
@@ -440,7 +276,8 @@ def _upgraded_check(
     if not check.upgrades:
         return False
     upgraded = FileCheck(raw=orjson.dumps(data))
-    if not _fast_event_check(upgraded, facts, thorough=thorough):
+    event = strict_event(upgraded.raw)
+    if event is None or not _event_check(upgraded, facts, event, thorough=thorough):
         return False
     check.problems.extend(upgraded.problems)
     return True
@@ -510,7 +347,7 @@ def check_base_state_file(
 
     `data` always holds the decoded object (the cross-file checks read the head and secrets).
     """
-    check = read_json_object(path, max_bytes=max_bytes, what="base_state.json")
+    check = read_json_object(path, max_bytes=max_bytes, what=BASE_STATE)
     return check_base_state_bytes(path, check, thorough=thorough)
 
 
@@ -544,9 +381,8 @@ __all__ = [
     "FileCheck",
     "check_base_state_bytes",
     "check_base_state_file",
-    "check_event_bytes",
     "check_event_file",
-    "check_local_event_file",
+    "check_scanned",
     "decode_object",
     "read_file",
     "read_json_object",

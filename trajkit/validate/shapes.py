@@ -17,25 +17,23 @@ from pathlib import Path
 from trajkit import redact
 from trajkit.errors import TrajkitError
 from trajkit.shapes.memory import BareFolderConversation, MemoryConversation, ShapeRef
+from trajkit.store.layout import BASE_STATE
 from trajkit.store.reader import StoredConversation
+from trajkit.store.scan import ScannedFile, scan_event_file
 from trajkit.validate.conversation import (
+    ConversationCheck,
     ConversationReport,
-    _event_secret_problems,
     _head_problems,
     _id_problems,
     _index_problems,
-    _outside_problem,
     _pairing_problems,
     _parent_problems,
     upgrade_problems,
 )
 from trajkit.validate.files import (
     MAX_FILE_BYTES,
-    EventFacts,
     FileCheck,
     check_base_state_bytes,
-    check_event_bytes,
-    check_event_file,
     decode_object,
 )
 from trajkit.validate.problems import Problem, error, warning
@@ -70,7 +68,7 @@ def _problems(
     state_path = (
         Path(ref.label + "#/baseState")
         if ref.shape != "archive"
-        else Path(ref.label + "/base_state.json")
+        else Path(f"{ref.label}/{BASE_STATE}")
     )
     yield from _opened_problems(
         conv, report, where, state_path, max_file_bytes=max_file_bytes, thorough=thorough
@@ -118,33 +116,24 @@ def _opened_problems(
         if state_data is not None:
             for pointer, field_name in redact.find_clear_secrets(state_data):
                 yield error(state_path, pointer, f"secret {field_name!r} in clear", "secret")
-    secrets = redact.registered_secret_values(state_data) if state_data else {}
-    facts = []
+    events = ConversationCheck(where, max_file_bytes=max_file_bytes, thorough=thorough)
+    events.secrets = redact.registered_secret_values(state_data) if state_data else {}
+    events.upgrades, events.report = upgrades, report
     bare = isinstance(conv, BareFolderConversation)
-    for event_file in conv.event_files():
-        if bare and event_file.outside is not None:  # as in a V1 folder's events/: never read
-            yield _outside_problem(event_file.path, event_file.outside)
-            facts.append(EventFacts(event_file.path, event_file.index, event_file.event_id))
+    for f in conv.event_files():
+        path = f.path
+        if bare and f.outside is not None:  # as in a V1 folder's events/: never read
+            scanned = ScannedFile(f.index, f.event_id, path.name, path.parent, outside=f.outside)
             report.events += 1
-            continue
-        if bare:
-            check, fact = check_event_file(
-                event_file.path,
-                index=event_file.index,
-                name_id=event_file.event_id,
-                max_bytes=max_file_bytes,
-                thorough=thorough,
+        elif bare:
+            scanned = scan_event_file(
+                path, index=f.index, event_id=f.event_id, max_bytes=max_file_bytes
             )
-        else:
-            check, fact = check_event_bytes(
-                event_file.path, FileCheck(raw=event_file.read_bytes()), thorough=thorough
-            )
-            fact.index = event_file.index
-        yield from check.problems
-        yield from _event_secret_problems(fact, check, secrets)
-        upgrades.update(check.upgrades)
-        facts.append(fact)
-        report.events += 1
+        else:  # no file name to check the id against
+            raw = f.read_bytes()
+            scanned = scan_event_file(path, index=f.index, max_bytes=max_file_bytes, raw=raw)
+        yield from events.add(scanned)
+    facts = events.facts
     yield from upgrade_problems(where, upgrades)
     if bare:
         yield from _index_problems(conv.events_dir, facts)

@@ -1,8 +1,9 @@
 """Is a conversation valid? The one answer `validate`, `convert` and `export` share.
 
-`convert` and `export` call `conversation_errors()` before they read a conversation for their
+`convert` and `export` ask `conversation_errors()` before they read a conversation for their
 own work (of any shape: V1 folders on disk or in storage, `trajkit.shapes` conversations, V0
-input through its migration), so a conversation `trajkit validate` rejects is rejected by them too, with the same
+input through its migration), or read a folder through a `Verdict`: the store's one scan of it
+(`trajkit.store.scan`), each file handed to the verdict as they read it, so a conversation `trajkit validate` rejects is rejected by them too, with the same
 first message: skipped with its reason, or kept with `--keep-invalid` and its problems recorded
 (in `convert`'s warnings and in the export row's `problems`). Warnings (unknown kinds, stray
 files) never make a conversation invalid, as in `validate` without `--strict`.
@@ -16,13 +17,44 @@ only lose it.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from trajkit.validate.conversation import ConversationCheck
+
 if TYPE_CHECKING:
+    from trajkit.store.scan import ScannedFile
     from trajkit.validate.problems import Problem
 
-__all__ = ["conversation_errors", "invalid_reason", "opened_errors", "verdict_errors"]
+__all__ = ["Verdict", "conversation_errors", "invalid_reason", "opened_errors", "verdict_errors"]
+
+
+class Verdict:
+    """`conversation_errors` of a folder, given the files as its reader scans them.
+
+    `files()` is the store's scan of the folder; hand each file to `add()` (its bytes and event
+    are the caller's to use), then ask `errors()`. The folder is listed once and each file read
+    once, for the verdict and the caller's work alike.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self._check = ConversationCheck(folder)
+        self._problems = list(self._check.start())
+
+    def files(self) -> Iterator[ScannedFile]:
+        """The event files of the folder in index order (`trajkit.store.scan.scan_events`)."""
+        return self._check.files()
+
+    def add(self, scanned: ScannedFile) -> None:
+        """Check one file of `files()`."""
+        if problems := self._check.add(scanned):
+            self._problems.extend(problems)
+
+    def errors(self) -> list[str]:
+        """The verdict once every file was added: the errors, formatted; [] if valid."""
+        self._problems.extend(self._check.finish())
+        return verdict_errors(self._problems)
 
 
 def conversation_errors(location: str | os.PathLike[str] | Any) -> list[str]:
@@ -34,8 +66,6 @@ def conversation_errors(location: str | os.PathLike[str] | Any) -> list[str]:
     (`trajkit.migrate.V0Input`, or its handle), checked as the V1 conversation its migration
     gives in memory.
     """
-    from pathlib import Path
-
     from trajkit.shapes.memory import ShapeRef
     from trajkit.validate.conversation import validate_conversation
     from trajkit.validate.files import MAX_FILE_BYTES
@@ -61,13 +91,34 @@ def opened_errors(conv: Any, label: str) -> list[str]:
     return verdict_errors(report.problems)
 
 
+_UNREADABLE = frozenset({"path", "shape", "json", "unreadable", "truncated"})
+"""Problem codes of an input that cannot be read at all: `--keep-invalid` cannot help there."""
+
+
+class _Error(str):
+    """A formatted error that remembers whether its file could be read."""
+
+    unreadable: bool = False
+
+
 def verdict_errors(problems: Iterable[Problem]) -> list[str]:
     """The problems that make a conversation invalid, formatted (see the module docstring)."""
-    return [p.format() for p in problems if p.severity == "error" and p.code != "secret"]
+    errors: list[str] = []
+    for p in problems:
+        if p.severity == "error" and p.code != "secret":
+            text = _Error(p.format())
+            text.unreadable = p.code in _UNREADABLE
+            errors.append(text)
+    return errors
 
 
 def invalid_reason(errors: list[str]) -> str:
-    """One line for a skipped invalid conversation: its first error and how many more."""
+    """One line for a skipped invalid conversation: its first error and how many more.
+
+    `--keep-invalid` is offered only when every error leaves the input readable.
+    """
     more = len(errors) - 1
     tail = f" (and {more} more problem(s): trajkit validate lists them)" if more else ""
+    if any(getattr(e, "unreadable", False) for e in errors):
+        return f"{errors[0]}{tail}; skipped"
     return f"{errors[0]}{tail}; invalid, skipped (--keep-invalid keeps it)"

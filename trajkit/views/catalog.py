@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from trajkit.errors import TrajkitError
 from trajkit.shapes.memory import ShapeRef
 from trajkit.store import open_conversation
+from trajkit.store.layout import conversation_parts
 from trajkit.store.location import Location, is_location, is_remote
 from trajkit.views import summary
 from trajkit.views.entries import event_to_entry
@@ -91,7 +92,7 @@ def source_fingerprint(source: Location | ShapeRef | V0Input) -> str:
     """What changes when the conversation changes (see the module docstring)."""
     parts: list[str] = []
     if isinstance(source, Path):
-        targets: list[str | Path] = [source / "events", source / "base_state.json"]
+        targets: list[str | Path] = [*conversation_parts(source)]
     elif is_remote(source):
         return "remote"
     elif isinstance(source, ShapeRef):  # trajkit.shapes: the file holding it, and which one

@@ -267,17 +267,21 @@ def _load_v0(path: Path, container: str, event_range: tuple[int, int | None]) ->
     from trajkit.migrate import SkippedInput, iter_v0_conversations
 
     problems: list[str] = []
+    first_skipped: SkippedInput | None = None
     found = None
     extra = 0
     for item in iter_v0_conversations([path]):
         if isinstance(item, SkippedInput):
             problems.append(str(item))
+            first_skipped = first_skipped or item
         elif found is None:
             found = item
         else:
             extra += 1
+    if first_skipped is not None and found is None:  # its message names the file once
+        raise InputError(first_skipped.path, first_skipped.pointer, first_skipped.message)
     if found is None:
-        raise InputError(path, "", problems[0] if problems else "no V0 trajectory found")
+        raise InputError(path, "", "no V0 trajectory found")
     loaded = migrated_to_loaded(path, found, container, event_range, problems)
     if extra:  # said, but nothing was skipped: the first trajectory is what was asked for
         loaded.notes.append(

@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -87,9 +87,15 @@ def load_source(source: Any) -> LoadedConversation:
 
 
 def write_site(
-    paths: Iterable[str | os.PathLike[str]], out: Path, *, overwrite: bool = False
+    paths: Iterable[str | os.PathLike[str]],
+    out: Path,
+    *,
+    overwrite: bool = False,
+    on_source: Callable[[], None] | None = None,
 ) -> SiteReport:
     """Write or continue the site in `out` (see the module docstring) and report what was done.
+
+    `on_source` is called after each conversation (written, kept or skipped): a progress feed.
 
     Raises:
         OutputExists: `out` is a file, or a folder that holds no site, without `overwrite`.
@@ -103,6 +109,8 @@ def write_site(
                 report.problems.append(str(source))
             else:
                 site.add(source, report)
+            if on_source is not None:
+                on_source()
     except KeyboardInterrupt:
         # The CLI ignores a second Ctrl-C while this runs; a library caller's second one stops
         # it, and the manifest (written first) still lets a re-run continue.

@@ -17,7 +17,7 @@ from trajkit.views.summary import ConversationRow
 if TYPE_CHECKING:
     from rich.console import Console
 
-__all__ = ["format_rows", "print_stats", "sort_rows"]
+__all__ = ["MISSING", "format_cost", "format_rows", "print_stats", "short_model", "sort_rows"]
 
 _MIN_MESSAGE = 4
 """Below this many columns left, the message is left out rather than cut to nothing."""
@@ -46,58 +46,134 @@ def sort_rows(
 HEADER = ("ID", "STARTED", "LAST", "STATUS", "EVENTS", "MODEL", "COST", "FIRST MESSAGE")
 """The column names `ls` prints above the rows on a terminal."""
 
+MISSING = "-"
+"""The one mark for a value a conversation does not record (no time, model, status or cost)."""
+
+_ROOM = 24
+"""Columns the first message should keep at a given width; the other columns give way first."""
+
+_MIN_MODEL = 16
+"""A model name is never cut below this many characters."""
+
+
+def short_model(model: str | None) -> str:
+    """A model name without its provider route (`litellm_proxy/anthropic/claude-x` -> `claude-x`)."""
+    if not model:
+        return MISSING
+    return model.rstrip("/").rsplit("/", 1)[-1] or model
+
 
 def format_rows(
     rows: list[ConversationRow], *, width: int | None, header: bool = False
 ) -> Iterator[str]:
     """Aligned lines: id, first and last time, status, events, model, cost, first message.
 
-    With `header`, a first line names the columns (aligned with the rows).
+    With `header`, a first line names the columns (aligned with the rows). With a `width`, the
+    first message keeps about `_ROOM` columns: when the line would leave it less, the times
+    drop their seconds, then the LAST column goes, then the model name is cut (never below
+    `_MIN_MODEL`); the message takes what is left and is cut with `…`.
     """
-    cells = [[visible_controls(v, keep_layout=False) for v in _cells(r)] for r in rows]
-    if not cells:
+    if not rows:
         return
-    titles = list(HEADER[:-1])
-    widths = [max(len(c[i]) for c in [*cells, titles]) if header else max(len(c[i]) for c in cells)
-              for i in range(len(cells[0]))]  # fmt: skip
-    right = {4, 6}  # events and cost are right-aligned
-    if header:
-        line = "  ".join(
-            v.rjust(w) if i in right else v.ljust(w)
-            for i, (v, w) in enumerate(zip(titles, widths, strict=True))
-        )
-        yield f"{line}  {HEADER[-1]}"
-    for c, row in zip(cells, rows, strict=True):
-        parts = [
-            v.rjust(w) if i in right else v.ljust(w)
-            for i, (v, w) in enumerate(zip(c, widths, strict=True))
-        ]
-        line = "  ".join(parts)
-        message = " ".join(row.first_message.split())
-        if row.title:  # the agent server's title, an evaluation record's instance id
-            message = f"{' '.join(row.title.split())}: {message}" if message else row.title
-        message = visible_controls(message, keep_layout=False)
-        if width is not None:
-            room = width - len(line) - 2
-            if len(message) > room:
-                message = message[: room - 1] + "…" if room >= _MIN_MESSAGE else ""
-        yield (line + "  " + message).rstrip()
+    layout = _Layout(rows, header=header)
+    if width is not None:
+        for step in (layout.drop_seconds, layout.drop_last, layout.cut_model):
+            if layout.room(width) >= _ROOM:
+                break
+            step(width)
+    yield from layout.lines(rows, width)
 
 
-def _cells(r: ConversationRow) -> list[str]:
-    first = _time(r.first_time)
-    last = _time(r.last_time)
+class _Layout:
+    """The columns of `ls` and their widths, narrowed step by step to leave the message room."""
+
+    def __init__(self, rows: list[ConversationRow], *, header: bool) -> None:
+        self.header = header
+        self.titles = list(HEADER[:-1])
+        self.cells = [_cells(r, seconds=True) for r in rows]
+        self.rows = rows
+        self._measure()
+
+    def _measure(self) -> None:
+        table = [*self.cells, self.titles] if self.header else self.cells
+        self.widths = [max(len(c[i]) for c in table) for i in range(len(self.titles))]
+
+    def room(self, width: int) -> int:
+        return width - (sum(self.widths) + 2 * len(self.widths))
+
+    def drop_seconds(self, width: int) -> None:
+        self.cells = [_cells(r, seconds=False) for r in self.rows]  # before any column goes
+        self._measure()
+
+    def drop_last(self, width: int) -> None:
+        if "LAST" in self.titles:
+            self._drop(self.titles.index("LAST"))
+            self._measure()
+
+    def _drop(self, column: int) -> None:
+        self.titles.pop(column)
+        for c in self.cells:
+            c.pop(column)
+
+    def cut_model(self, width: int) -> None:
+        column = self.titles.index("MODEL")
+        target = max(_MIN_MODEL, self.widths[column] - (_ROOM - self.room(width)))
+        for c in self.cells:
+            if len(c[column]) > target:
+                c[column] = c[column][: target - 1] + "…"
+        self._measure()
+
+    def lines(self, rows: list[ConversationRow], width: int | None) -> Iterator[str]:
+        right = {self.titles.index("EVENTS"), self.titles.index("COST")}
+
+        def join(values: list[str]) -> str:
+            return "  ".join(
+                v.rjust(w) if i in right else v.ljust(w)
+                for i, (v, w) in enumerate(zip(values, self.widths, strict=True))
+            )
+
+        if self.header:
+            yield f"{join(self.titles)}  {HEADER[-1]}"
+        for c, row in zip(self.cells, rows, strict=True):
+            line = join(c)
+            message = _message(row)
+            if width is not None:
+                room = width - len(line) - 2
+                if len(message) > room:
+                    message = message[: room - 1] + "…" if room >= _MIN_MESSAGE else ""
+            yield (line + "  " + message).rstrip()
+
+
+def _message(row: ConversationRow) -> str:
+    message = " ".join(row.first_message.split())
+    if row.title:  # the agent server's title, an evaluation record's instance id
+        message = f"{' '.join(row.title.split())}: {message}" if message else row.title
+    return visible_controls(message, keep_layout=False)
+
+
+def _cells(r: ConversationRow, *, seconds: bool) -> list[str]:
+    size = 19 if seconds else 16
+    first = _time(r.first_time)[:size]
+    last = _time(r.last_time)[:size]
     if r.first_time and r.last_time and r.first_time[:10] == r.last_time[:10]:
         last = last[11:]  # same day: the clock is enough
-    return [
+    cells = [
         r.id,
-        first or "-",
-        last or "-",
-        r.status or "-",
+        first or MISSING,
+        last or MISSING,
+        r.status or MISSING,
         str(r.n_events),
-        r.model or "-",
-        f"${r.cost:.4f}" if r.cost is not None else "-",
+        short_model(r.model),
+        format_cost(r.cost),
     ]
+    return [visible_controls(v, keep_layout=False) for v in cells]
+
+
+def format_cost(cost: float | None) -> str:
+    """Dollars to 4 places; `-` when none is recorded or nothing was spent, never `$0.0000`."""
+    if not cost:
+        return MISSING
+    return "<$0.0001" if cost < 0.0001 else f"${cost:.4f}"
 
 
 def _time(timestamp: str | None) -> str:
@@ -123,8 +199,9 @@ def print_stats(doc: dict[str, Any], console: Console) -> None:
     )
     for key, title in (("by_status", "By status"), ("by_model", "By model")):
         t = table(title, title.split()[-1], "conversations")
+        names = _shown_names(doc[key], models=key == "by_model")
         for name, n in doc[key].items():
-            t.add_row(_safe(name), f"{n:,}")
+            t.add_row(_safe(names[name]), f"{n:,}")
         console.print(t)
     t = table("Events by kind", "kind", "events")
     for name, n in doc["events"]["by_kind"].items():
@@ -150,6 +227,14 @@ def print_stats(doc: dict[str, Any], console: Console) -> None:
     for bucket, n in doc["length_distribution"].items():
         t.add_row(bucket, f"{n:,}")
     console.print(t)
+
+
+def _shown_names(counts: dict[str, int], *, models: bool) -> dict[str, str]:
+    """Names as the tables show them: `-` for unknown; models without their provider route,
+    unless two of them would then read the same."""
+    shown = {n: MISSING if n == "unknown" else short_model(n) if models else n for n in counts}
+    clash = {v for v in shown.values() if list(shown.values()).count(v) > 1}
+    return {n: (n if v in clash else v) for n, v in shown.items()}
 
 
 def _safe(name: str) -> str:

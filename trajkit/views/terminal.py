@@ -36,6 +36,7 @@ from trajkit.views.entries import (
 )
 from trajkit.views.load import LoadedConversation
 from trajkit.views.summary import Totals, conversation_totals
+from trajkit.views.tables import MISSING, format_cost
 
 __all__ = ["FOLD_LINES", "page_conversation", "print_conversation", "render_conversation"]
 
@@ -194,16 +195,17 @@ def _header(loaded: LoadedConversation) -> RenderableType:
     rows = [("title", meta.title)] if meta is not None and meta.title else []
     rows += [
         ("path", str(loaded.path) + ("" if loaded.origin == "v1" else f"  [{loaded.origin}]")),
-        ("model", t.model or "?"),
-        ("status", t.status or "?"),
+        ("model", t.model or MISSING),
+        ("status", t.status or MISSING),
         ("events", f"{loaded.total_events:,}" + _range_note(loaded)),
         ("errors", str(sum(1 for e in iter_entries(loaded.items) if e.error))),
         ("duration", _duration(loaded)),
-        ("tokens", f"{t.prompt_tokens:,} prompt, {t.completion_tokens:,} completion"),
-        ("cost", f"${t.cost:.4f}" if t.cost is not None else "?"),
+        ("tokens", _tokens(t)),
+        ("cost", format_cost(t.cost)),
     ]
     if meta is not None and (meta.created_at or meta.updated_at):
-        rows.append(("created", f"{meta.created_at or '?'}, updated {meta.updated_at or '?'}"))
+        created, updated = meta.created_at or MISSING, meta.updated_at or MISSING
+        rows.append(("created", f"{created}, updated {updated}"))
     if meta is not None and meta.tags:
         rows.append(("tags", ", ".join(f"{k}={v}" for k, v in sorted(meta.tags.items()))))
     if loaded.outcome:
@@ -217,7 +219,13 @@ def _header(loaded: LoadedConversation) -> RenderableType:
 def _duration(loaded: LoadedConversation) -> str:
     times = [t for _, ev in loaded.items if (t := getattr(ev, "timestamp", ""))]
     seconds = seconds_between(min(times), max(times)) if times else None
-    return "?" if seconds is None else f"{seconds:.1f}s"
+    return MISSING if seconds is None else f"{seconds:.1f}s"
+
+
+def _tokens(t: Totals) -> str:
+    if not (t.prompt_tokens or t.completion_tokens):
+        return MISSING  # no usage recorded: the one mark, not "0 prompt, 0 completion"
+    return f"{t.prompt_tokens:,} prompt, {t.completion_tokens:,} completion"
 
 
 def _range_note(loaded: LoadedConversation) -> str:

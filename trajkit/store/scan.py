@@ -1,0 +1,327 @@
+"""The one reading pass over a conversation folder: list `events/` once, read each file once.
+
+`list_event_files(events)` is the one listing of `events/` (the reader's `event_files()` and
+`iter_events()`, and `validate`, all take it); `scan_events(events, listing)` reads the listed
+files in order and yields a `ScannedFile` for each: its name, index and id from the name, its
+bytes and `fstat`, the event the current model builds from those bytes, or why it could not be
+read. `validate` turns a scan into problems; `convert` and `export` consume the same scan (and
+ask `validate.verdict` for the verdict), so a folder is listed once and each file read once.
+
+Reading follows one ladder, stopping at the first rung a file fails, each failure a
+`(code, message)` pair `validate` reports as it is:
+1. it can be opened (not a broken link or a symlink loop) and is a regular file;
+2. its size is within the limit (checked on the open descriptor *before* reading);
+3. it is not empty, and does not grow above the limit while read.
+A local file that passes takes one `open` + `fstat` + `read`, and no `Path` is made for it.
+A symlink leading outside the conversation folder is never read (`ScannedFile.outside`).
+
+The event is parsed strictly (JSON Schema's type rules, unknown keys refused, in one pass in
+pydantic-core) from the file's own bytes; None when the model refuses them (an older SDK's
+shape, an unknown kind, invalid content), and `reader.scanned_event()` then reads them as
+the reader does: upgraded, or an `InputError` naming the file and the JSON pointer.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat as stat_module
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from trajkit.errors import InputError
+from trajkit.store.guard import MAX_JSON_NODES, check_json_nodes
+from trajkit.store.layout import EVENT_NAME_RE, is_sidecar, link_outside
+from trajkit.store.remote import RemotePath
+
+if TYPE_CHECKING:
+    from trajkit.events import Event
+
+__all__ = [
+    "Listing",
+    "ScannedFile",
+    "list_event_files",
+    "read_checked",
+    "scan_event_file",
+    "scan_events",
+    "strict_event",
+]
+
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+_S_ISREG = stat_module.S_ISREG
+
+
+@dataclass(slots=True)
+class Listing:
+    """The event files of one `events/` folder, as listed once."""
+
+    entries: list[tuple[int, str, str, bool]] = field(default_factory=list)
+    """`(index, name, id from the name, is a symlink)`, sorted by index, then name."""
+    strangers: list[str] = field(default_factory=list)
+    """Names that are neither event files nor sidecars (the SDK ignores them), as listed."""
+
+
+def list_event_files(events: Path) -> Listing:
+    """List `events/` (one `scandir`, links from its d_type; one listing in object storage).
+
+    Raises `OSError` as listing does: `FileNotFoundError` when there is no `events/`.
+    """
+    listing = Listing()
+    entries, strangers = listing.entries, listing.strangers
+    match = EVENT_NAME_RE.match
+    if isinstance(events, RemotePath):
+        named = [(name, False) for name in events.list_names()]
+    else:
+        with os.scandir(events) as it:  # names only: no DirEntry held (100k events)
+            named = [(entry.name, entry.is_symlink()) for entry in it]
+    for name, linked in named:
+        m = match(name)
+        if m is not None:
+            entries.append((int(m.group("idx")), name, m.group("event_id"), linked))
+        elif not is_sidecar(name):
+            strangers.append(name)
+    entries.sort()  # by index, then name (the name holds the id)
+    return listing
+
+
+@dataclass(slots=True)
+class ScannedFile:
+    """One event file as the scan read it."""
+
+    index: int | None
+    """Index from the file name (None for a loose file named otherwise)."""
+    event_id: str | None
+    """Event id from the file name."""
+    name: str
+    folder: Path
+    """The folder holding the file (`events/`)."""
+    raw: bytes = b""
+    """The file's bytes (empty when it could not be read)."""
+    stat: os.stat_result | None = None
+    """The `fstat` of the file read (None in object storage)."""
+    failure: tuple[str, str] | None = None
+    """`(code, message)` when the file could not be read (see the module docstring)."""
+    outside: Path | None = None
+    """Where a symlink leads when that is outside the conversation folder (never read)."""
+    event: Event | None = None
+    """The event the current model builds strictly from `raw`; None when it refuses them."""
+    _path: Path | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def path(self) -> Path:
+        """The file's path, made on first use (a valid file in a tight loop never needs it)."""
+        path = self._path
+        if path is None:
+            path = self._path = self.folder / self.name
+        return path
+
+
+def scan_events(
+    events: Path,
+    listing: Listing,
+    *,
+    root: Path | None = None,
+    max_bytes: int,
+) -> Iterator[ScannedFile]:
+    """Read the files of `listing` (of the folder `events`) in order, one `ScannedFile` each.
+
+    `root` is the conversation folder no file may link out of (default: `events`' parent).
+    """
+    root = events.parent if root is None else root
+    linked_dir = not isinstance(events, RemotePath) and os.path.islink(events)
+    # local files are opened by their path text: no `Path` per file
+    prefix = None if isinstance(events, RemotePath) else os.fspath(events) + os.sep
+    for index, name, event_id, linked in listing.entries:
+        if linked_dir or linked:
+            real = link_outside(events / name, root)
+            if real is not None:
+                yield ScannedFile(index, event_id, name, events, outside=real)
+                continue
+        read = None if prefix is None else _read_local(prefix + name, max_bytes)
+        if read is None:  # off the tight path: the whole ladder says why
+            path = events / name
+            yield scan_event_file(path, index=index, event_id=event_id, max_bytes=max_bytes)
+        else:
+            raw, st = read
+            yield ScannedFile(index, event_id, name, events, raw, st, event=strict_event(raw))
+
+
+def scan_event_file(
+    path: Path,
+    *,
+    index: int | None = None,
+    event_id: str | None = None,
+    max_bytes: int,
+    raw: bytes | None = None,
+) -> ScannedFile:
+    """`scan_events` of one event file given by its path (a loose file, another shape), or of
+    its bytes already read (`raw`)."""
+    f = ScannedFile(index, event_id, path.name, path.parent)
+    if raw is None:
+        f.raw, f.stat, f.failure = read_checked(path, max_bytes=max_bytes, what="an event")
+    else:
+        f.raw = raw
+    if f.raw:
+        f.event = strict_event(f.raw)
+    return f
+
+
+def _read_local(text: str, limit: int) -> tuple[bytes, os.stat_result] | None:
+    """The common case in one tight pass: open, fstat, read exactly the size seen.
+
+    None for a file off that path (unreadable, not a regular file, empty, above the limit,
+    changing size while read): `read_checked` then says why, as the whole ladder does.
+    """
+    try:
+        fd = os.open(text, _OPEN_FLAGS)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        size = st.st_size
+        if not (_S_ISREG(st.st_mode) and 0 < size <= limit):
+            return None
+        raw = os.read(fd, size + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return (raw, st) if len(raw) == size else None
+
+
+_validators: dict[str, Any] = {}
+_kind_span: Any = None
+
+
+def strict_event(raw: bytes) -> Event | None:
+    """The event of a compact dump (kind last) the current model accepts strictly, else None.
+
+    None too for a document holding more JSON values than the reader loads
+    (`guard.check_json_nodes`): it is never parsed here, and the reader's parse refuses it.
+    """
+    span = (_kind_span or _load_parser())(raw)  # the last key (a hint: the model checks it)
+    if span is None or (len(raw) > MAX_JSON_NODES and not _nodes_ok(raw)):
+        return None
+    validator = _validators.get(raw[span[0] : span[1]].decode("ascii", "replace"))
+    if validator is None:
+        return None
+    try:  # the validator itself: no classmethod wrapper (events/base.py) per file
+        event: Event = validator.validate_json(raw, strict=True)
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError):
+        return None  # pydantic's ValidationError is a ValueError
+    return event
+
+
+def _nodes_ok(raw: bytes) -> bool:
+    try:
+        check_json_nodes("", raw)
+    except InputError:
+        return False
+    return True
+
+
+def _load_parser() -> Any:
+    """The event models, imported on first parse (listing stays cheap for `ls`)."""
+    global _kind_span
+    from trajkit.events.parse import EVENT_CLASSES, kind_span
+
+    _validators.update((k, c.__pydantic_validator__) for k, c in EVENT_CLASSES.items())
+    _kind_span = kind_span
+    return kind_span
+
+
+# --- the ladder ---------------------------------------------------------------------------------
+
+
+def read_checked(
+    path: Path, *, max_bytes: int, what: str
+) -> tuple[bytes, os.stat_result | None, tuple[str, str] | None]:
+    """Rungs 1-3 for one file: `(raw, fstat, None)`, or `(b"", fstat, (code, message))`.
+
+    One `open` + `fstat` + `read`: the size is checked on the open descriptor before any byte
+    is read, so an oversized file costs nothing. `what` names the file in messages.
+    """
+    if isinstance(path, RemotePath):  # object storage: one GET, sizes from the listing
+        return _read_remote(path, max_bytes, what)
+    try:
+        # O_NONBLOCK: opening a FIFO must not hang; it changes nothing for regular files.
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError as exc:
+        return b"", None, ("unreadable", _stat_reason(path, exc))
+    st = None
+    try:
+        st = os.fstat(fd)
+        raw, failure = _read_open(fd, st, max_bytes, what)
+    except OSError as exc:
+        raw, failure = b"", ("unreadable", _stat_reason(path, exc))
+    finally:
+        os.close(fd)
+    return raw, st, failure
+
+
+def _read_open(
+    fd: int, st: os.stat_result, max_bytes: int, what: str
+) -> tuple[bytes, tuple[str, str] | None]:
+    if not _S_ISREG(st.st_mode):
+        return b"", ("not-a-file", f"expected {what} file, got a folder or device")
+    if st.st_size > max_bytes:
+        return b"", ("too-large", _too_large(st.st_size, max_bytes, what))
+    if st.st_size == 0:
+        return b"", ("empty", f"empty file: expected {what} (a JSON object)")
+    # Ask for the size seen plus one byte, to notice a file that grows while we read it.
+    raw = os.read(fd, st.st_size + 1)
+    while len(raw) > st.st_size and len(raw) <= max_bytes:
+        more = os.read(fd, min(1 << 20, max_bytes + 1 - len(raw)))
+        if not more:
+            break
+        raw += more
+    if len(raw) > max_bytes:
+        return b"", ("too-large", f"file grew above the {_size(max_bytes)} limit while read")
+    if not raw:
+        return b"", ("empty", f"empty file: expected {what} (a JSON object)")
+    return raw, None
+
+
+def _read_remote(
+    path: RemotePath, max_bytes: int, what: str
+) -> tuple[bytes, None, tuple[str, str] | None]:
+    """`read_checked` in object storage: the same failures, from the listing's size and a GET."""
+    try:
+        size = path.size()  # from the listing, when the folder was listed
+        if size is None:
+            size = int(path.info().get("size") or 0)
+        if size > max_bytes:
+            return b"", None, ("too-large", _too_large(size, max_bytes, what))
+        raw = path.read_bytes(max_bytes=max_bytes) if size else b""
+    except FileNotFoundError:
+        return b"", None, ("unreadable", "no such file")
+    except InputError as exc:
+        return b"", None, ("unreadable", f"cannot read: {exc.message}")
+    if not raw:
+        return b"", None, ("empty", f"empty file: expected {what} (a JSON object)")
+    return raw, None, None
+
+
+def _too_large(size: int, max_bytes: int, what: str) -> str:
+    return (
+        f"file is {_size(size)}, above the {_size(max_bytes)} limit for {what}; "
+        "not read (raise the limit with --max-file-size or TRAJKIT_MAX_FILE_BYTES)"
+    )
+
+
+def _stat_reason(path: Path, exc: OSError) -> str:
+    if exc.errno == errno.ELOOP:
+        return "symlink loop: the path cannot be resolved"
+    if exc.errno == errno.ENOENT and os.path.islink(path):
+        return f"broken symlink (points to {os.readlink(path)!r})"
+    if exc.errno == errno.ENOENT:
+        return "no such file"
+    if exc.errno == errno.EACCES:
+        return "permission denied"
+    return f"cannot read: {exc.strerror or exc}"
+
+
+def _size(n: int) -> str:
+    return f"{n / (1024 * 1024):.0f} MB" if n >= 1024 * 1024 else f"{n} bytes"
