@@ -5,10 +5,14 @@ Every test talks to the server over a real socket with a bounded number of reque
 
 from __future__ import annotations
 
+import http.client
+import json
 import os
 import stat
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -83,3 +87,104 @@ def test_a_chosen_cache_file_is_private_and_its_new_folder_too(
         assert _mode(Path(f"{cache}-wal")) == 0o600
     finally:
         server.close()
+
+
+# -- hostile requests (issue 30, low) -------------------------------------------------------
+
+
+def test_a_huge_page_number_is_an_empty_page_not_a_500(tmp_path: Path, serve: Any) -> None:
+    make_corpus(tmp_path / "corpus")
+    server = serve([tmp_path / "corpus"])
+    server.wait_indexed(3)
+    for query in (
+        "page=" + "9" * 30,
+        "page=-5",
+        "size=" + "9" * 30,
+        "page=1e9",
+        "page=" + "9" * 5000,
+    ):
+        status, _, body = server.request(f"/api/rows?{query}")
+        assert status == 200, (query, body[:300])
+        assert json.loads(body)["all"] == 3
+    assert server.rows("page=" + "9" * 30)["rows"] == []
+
+
+def _first_sse_events(server: Any, path: str, headers: dict[str, str], want: int) -> list[str]:
+    """The first `want` SSE events of a stream (a bounded read: stops by itself)."""
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    try:
+        conn.request("GET", path, headers=headers)
+        resp = conn.getresponse()
+        assert resp.status == 200, resp.read()[:300]
+        events: list[str] = []
+        block: list[str] = []
+        for _ in range(10_000):
+            line = resp.readline().decode()
+            if not line:
+                break
+            if line.strip():
+                block.append(line.strip())
+            elif block:
+                events.append("\n".join(block))
+                block = []
+                if len([e for e in events if "event: entries" in e]) >= want:
+                    break  # want=0: after the stream's first block (its `retry:`)
+        return events
+    finally:
+        conn.close()
+
+
+def test_a_negative_last_event_id_starts_the_stream_from_the_first_event(
+    tmp_path: Path, serve: Any
+) -> None:
+    folders = make_corpus(tmp_path / "corpus")
+    server = serve([tmp_path / "corpus"])
+    server.wait_indexed(3)
+    key = next(
+        r["key"] for r in server.rows()["rows"] if r["id"].replace("-", "") in str(folders["plain"])
+    )
+    for last in ("-1000", "-1", "99999999999999999999999999999"):
+        beyond = last.startswith("9")  # nothing to send yet: the stream opens, and waits
+        events = _first_sse_events(
+            server, f"/api/live/{key}", {"Last-Event-ID": last}, 0 if beyond else 1
+        )
+        entries = [e for e in events if "event: entries" in e]
+        if beyond:
+            assert events == ["retry: 1000"]
+            continue
+        assert entries and '"index":0,' in entries[0], events  # from the first event
+
+
+@pytest.mark.parametrize(
+    "host",
+    ["127.0.0.1:80@evil.example", "localhost:", "localhost:80:80", "evil.example",
+     "127.0.0.1.evil.example", "localhost@evil.example", "[::1]x", ""],
+)  # fmt: skip
+def test_host_headers_are_parsed_not_split(tmp_path: Path, serve: Any, host: str) -> None:
+    server = _shared_server(tmp_path, serve)
+    assert server.request("/api/rows", {"Host": host})[0] == 403
+
+
+def test_loopback_host_headers_still_pass(tmp_path: Path, serve: Any) -> None:
+    server = _shared_server(tmp_path, serve)
+    for host in ("127.0.0.1", f"127.0.0.1:{server.port}", "LOCALHOST:1", "[::1]:8765", "localhost"):
+        assert server.request("/api/rows", {"Host": host})[0] == 200, host
+
+
+def _shared_server(tmp_path: Path, serve: Any) -> Any:
+    make_corpus(tmp_path / "corpus")
+    return serve([tmp_path / "corpus"])
+
+
+@pytest.mark.parametrize(
+    "path", ["//evil.example/x", "/\\evil.example/x", "///evil.example", "/\\/evil"]
+)
+def test_the_token_redirect_stays_on_this_site(tmp_path: Path, serve: Any, path: str) -> None:
+    make_corpus(tmp_path / "corpus")
+    server = serve([tmp_path / "corpus"], "--host", "0.0.0.0")
+    token = server.url.split("?token=", 1)[1]
+    status, headers, _ = server.request(f"{path}?token={token}&a=1")
+    assert status == 303
+    location = headers["location"]
+    assert location.startswith("/") and not location.startswith(("//", "/\\"))
+    assert urllib.parse.urlsplit(location).netloc == "" and location.endswith("?a=1")

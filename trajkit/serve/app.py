@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
@@ -50,6 +51,8 @@ _COOKIE = "trajkit_token"
 _LIVE_POLL_S = 0.25
 _PING_S = 15.0
 _MAX_AT = 1000
+_MAX_NUMBER = 10**9
+"""Largest `page`/`size` taken from a query (a larger one is clamped to it)."""
 
 
 def load_source(catalog: Catalog, source: Source) -> LoadedConversation:
@@ -121,8 +124,8 @@ def create_app(catalog: Catalog, *, token: str | None = None, loopback: bool = T
         p = request.query_params
 
         def number(name: str, default: int) -> int:
-            try:
-                return int(p.get(name, default))
+            try:  # clamped: SQLite's OFFSET is 64-bit (`page=<30 digits>` overflowed it)
+                return max(0, min(int(p.get(name, default)), _MAX_NUMBER))
             except ValueError:
                 return default
 
@@ -199,6 +202,7 @@ def create_app(catalog: Catalog, *, token: str | None = None, loopback: bool = T
             after = int(request.headers.get("last-event-id") or request.query_params["after"])
         except (KeyError, ValueError):
             after = -1
+        after = max(-1, after)  # `Last-Event-ID: -1000` would index the file list from its end
         tail = Tail(Path(source.path), after)
 
         async def stream() -> Any:
@@ -292,8 +296,7 @@ class SecurityMiddleware:
 
     def _refuse(self, request: Request) -> Response | None:
         if self.loopback and self.token is None:
-            host = (request.headers.get("host") or "").rsplit(":", 1)[0]
-            if host not in ("127.0.0.1", "localhost", "[::1]"):
+            if _host_name(request.headers.get("host") or "") not in _LOOPBACK_NAMES:
                 return PlainTextResponse("unexpected Host header", status_code=403)
             return None
         if self.token is None:
@@ -301,7 +304,9 @@ class SecurityMiddleware:
         given = request.query_params.get("token")
         if given is not None and hmac.compare_digest(given, self.token):
             rest = urlencode([(k, v) for k, v in parse_qsl(request.url.query) if k != "token"])
-            target = request.url.path + (f"?{rest}" if rest else "")
+            # One leading slash: `//evil.example/x` would be a protocol-relative URL, a
+            # redirect off this site (a backslash is already %5C in `url.path`, never `/\`).
+            target = "/" + request.url.path.lstrip("/") + (f"?{rest}" if rest else "")
             response = RedirectResponse(target, status_code=303)
             response.set_cookie(_COOKIE, self.token, httponly=True, samesite="strict")
             return response
@@ -311,3 +316,14 @@ class SecurityMiddleware:
         return PlainTextResponse(
             "access token required: open the URL trajkit serve printed", status_code=403
         )
+
+
+_LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "[::1]"})
+_HOST_RE = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.\-]+)(?::([0-9]{1,5}))?")
+
+
+def _host_name(header: str) -> str | None:
+    """The host of a `Host` header (`name[:port]`, RFC 9110), lower-cased; None when the header
+    is not one (`127.0.0.1:80@evil`, `localhost:`, `a:b:c`): parsed, not split."""
+    found = _HOST_RE.fullmatch(header)
+    return found.group(1).lower() if found else None
