@@ -17,7 +17,6 @@ server holds none of them in memory, and it ships with Python.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import re
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trajkit.errors import TrajkitError
+from trajkit.store.atomic import make_folder, make_private
 from trajkit.views.summary import Skipped, iter_sources
 
 if TYPE_CHECKING:
@@ -85,16 +85,12 @@ def _make_private(db_path: Path) -> None:
     folder the user chose with `--cache` that exists already is theirs and keeps its mode. The
     file is created 0600 before SQLite opens it (SQLite gives `-wal` and `-shm` the mode of the
     database), and files left by an older trajkit are tightened."""
-    folder = db_path.parent
-    if not folder.is_dir():
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        os.chmod(folder, 0o700)  # mkdir's mode is filtered by the umask
-    elif os.path.realpath(folder) == os.path.realpath(_cache_folder()):
-        os.chmod(folder, 0o700)
-    os.close(os.open(db_path, os.O_RDWR | os.O_CREAT, 0o600))
-    for name in (db_path, Path(f"{db_path}-wal"), Path(f"{db_path}-shm")):
-        with contextlib.suppress(FileNotFoundError):
-            os.chmod(name, 0o600)
+    folder = make_folder(db_path.parent, private=True)
+    if os.path.realpath(folder) == os.path.realpath(_cache_folder()):
+        make_private(folder)
+    make_private(db_path, create=True)
+    for name in (f"{db_path}-wal", f"{db_path}-shm"):
+        make_private(name)
 
 
 class Catalog:

@@ -51,7 +51,7 @@ EVENT_NAME_RE = re.compile(r"^event-(?P<idx>\d{5,})-(?P<event_id>[0-9a-fA-F-]{8,
 
 LENGTH_MARKER_RE = re.compile(r"^\.eventlog-len-(?P<length>\d+)\.marker$")
 _EVENT_ID_RE = re.compile(r"^[0-9a-fA-F-]{8,}$")
-_HEX_FOLDER_RE = re.compile(r"^[0-9a-fA-F]{32}$")
+_HEX_FOLDER_RE = re.compile(r"\A[0-9a-fA-F]{32}\Z")  # \Z: `$` also matches before a final newline
 _V0_EVENT_NAME_RE = re.compile(r"^\d+\.json$")
 
 

@@ -55,7 +55,7 @@ __all__ = [
 _URL_RE = re.compile(r"^(?P<protocol>[a-zA-Z][a-zA-Z0-9+.-]*)://(?P<key>.*)$")
 # `Path("s3://b/k")` collapses the double slash; accept that form for the known protocols.
 _MANGLED_RE = re.compile(r"^(?P<protocol>s3|s3a|gs|gcs):/(?P<key>[^/].*)$")
-_HEX_FOLDER_RE = re.compile(r"^[0-9a-fA-F]{32}$")
+_HEX_FOLDER_RE = re.compile(r"\A[0-9a-fA-F]{32}\Z")  # \Z: `$` also matches before a final newline
 _S3 = ("s3", "s3a")
 _GCS = ("gs", "gcs")
 
