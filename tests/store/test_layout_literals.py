@@ -11,7 +11,6 @@ PACKAGE = REPO / "trajkit"
 NAMES = {"base_state.json", "events"}
 
 KNOWN = {
-    "trajkit/cli/convert.py",  # `paths[0].name == "events"` (the cliux lane's command)
     "trajkit/migrate/containers.py",  # a V0 session's own events/ folder
     "trajkit/sdk/conversation/local.py",  # the runtime's storage code (moving to store/)
     "trajkit/sdk/state.py",

@@ -20,6 +20,7 @@ from trajkit.convert.conversation import convert_conversation
 from trajkit.convert.options import ConversionOptions, Target
 from trajkit.corpus import iter_conversation_paths
 from trajkit.errors import TrajkitError
+from trajkit.store.layout import EVENTS_DIR
 
 if TYPE_CHECKING:
     from trajkit.engine import Engine
@@ -152,7 +153,7 @@ def single_conversation(paths: tuple[Path, ...] | list[Path]) -> Path | None:
 
     if len(paths) != 1:
         return None
-    path = paths[0].parent if paths[0].name == "events" else paths[0]
+    path = paths[0].parent if paths[0].name == EVENTS_DIR else paths[0]
     return path if path.is_dir() and is_conversation_folder(path) else None
 
 

@@ -5,6 +5,8 @@
   next to the target or in a chosen staging folder), `staged_folder()` + `write_new_file()` (a
   whole folder published in one rename), `move_file()`, `make_folder()` (a folder trajkit
   writes into), and `conversation_lock()`.
+- `scan`: the one listing of `events/` and the one reading pass over a folder (each file's
+  bytes and event, or why not), which `validate`, `convert`, `export` and the reader share.
 - `reader`: `open_conversation()` -> `StoredConversation` (streaming reads, cheap `header()`).
 - `writer`: `ConversationWriter` (`create()`, `append(event)`, `save_base_state(state)`).
 - `location`: one interface to local paths and object storage (`remote`: `s3://`, `gs://`).
