@@ -47,3 +47,26 @@ def test_a_deeply_nested_output_jsonl_is_one_line(tmp_path: Path, command: str) 
         lines = [line for line in r.output.splitlines() if "output.jsonl" in line]
         assert lines and all("nested too deeply" in line for line in lines), r.output[-2000:]
     assert path.read_bytes() == before
+
+
+# A key used as a JSON field name (issue 30, medium 5): error lines show where, never the key.
+FIELD_KEYS = (
+    "sk-proj-" + "Zq8xT2mN4vB6cR1wY3uP9sK5jH7gF0dL",  # invented, as tests/export's FAKE_KEY
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ0cmFqa2l0LXRlc3QifQ.Zm9yZ2VkLXNpZ25hdHVyZS0xMjM0",
+)
+
+
+@pytest.mark.parametrize("command", ["validate", "convert", "inspect", "ls", "stats"])
+def test_a_key_used_as_a_field_name_is_masked_in_error_lines(tmp_path: Path, command: str) -> None:
+    conv = copy_fixture(tmp_path)
+    for path in sorted((conv / "events").glob("event-*.json")):
+        data = json.loads(path.read_text())
+        if data.get("kind") == "ActionEvent":
+            data["action"].update(dict.fromkeys(FIELD_KEYS, 1))
+            path.write_text(json.dumps(data))
+            break
+    target = conv if command in ("convert", "inspect") else conv.parent
+    r = invoke(command, str(target))
+    assert not [k for k in FIELD_KEYS if k in r.output or k[8:30] in r.output], r.output[-3000:]
+    if command in ("validate", "convert", "inspect"):
+        assert "/action/**********" in r.output, r.output[-3000:]  # still says where
