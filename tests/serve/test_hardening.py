@@ -8,7 +8,10 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import select
+import socket
 import stat
+import time
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
@@ -188,3 +191,65 @@ def test_the_token_redirect_stays_on_this_site(tmp_path: Path, serve: Any, path:
     location = headers["location"]
     assert location.startswith("/") and not location.startswith(("//", "/\\"))
     assert urllib.parse.urlsplit(location).netloc == "" and location.endswith("?a=1")
+
+
+# -- connections that never finish a request (issue 30, medium 7) ---------------------------
+
+
+def test_half_open_connections_are_closed_and_cannot_hold_the_server(
+    tmp_path: Path, serve: Any
+) -> None:
+    """300 connections over the limit: silent ones and ones that send half a request head. While
+    they are open a request gets 503 (never a hang); each is closed by the server within the
+    request timeout; then requests are answered again."""
+    from trajkit.serve.limits import MAX_CONNECTIONS, REQUEST_TIMEOUT_S
+
+    make_corpus(tmp_path / "corpus")
+    server = serve([tmp_path / "corpus"])
+    server.wait_indexed(3)
+    held: list[socket.socket] = []
+    try:
+        for i in range(MAX_CONNECTIONS + 44):
+            sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+            if i % 2:
+                sock.sendall(b"GET /api/rows HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            held.append(sock)
+        time.sleep(0.5)  # let the server accept them all
+        assert server.request("/api/rows")[0] == 503
+        opened = time.monotonic()
+        open_ = set(held)
+        while open_ and time.monotonic() - opened < REQUEST_TIMEOUT_S + 30:
+            ready, _, _ = select.select(list(open_), [], [], 1.0)
+            for sock in ready:
+                if sock.recv(4096) == b"":  # closed by the server
+                    open_.discard(sock)
+        assert not open_, f"{len(open_)} connections still open"
+        assert time.monotonic() - opened < REQUEST_TIMEOUT_S + 30
+        assert server.request("/api/rows")[0] == 200
+    finally:
+        for sock in held:
+            sock.close()
+
+
+def test_a_live_stream_outlives_the_request_timeout(tmp_path: Path, serve: Any) -> None:
+    """The timeout is for a request's head: a request being answered is never cut."""
+    from trajkit.serve.limits import REQUEST_TIMEOUT_S
+
+    make_corpus(tmp_path / "corpus")
+    server = serve([tmp_path / "corpus"])
+    server.wait_indexed(3)
+    key = server.rows()["rows"][0]["key"]
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+    try:
+        conn.request("GET", f"/api/live/{key}", headers={"Last-Event-ID": "1000000"})
+        resp = conn.getresponse()
+        assert resp.status == 200
+        started = time.monotonic()
+        lines = []
+        while time.monotonic() - started < REQUEST_TIMEOUT_S + 5:  # a ping comes every 15 s
+            line = resp.readline()
+            assert line, "the server closed a live stream"
+            lines.append(line)
+        assert b": ping\n" in lines
+    finally:
+        conn.close()
