@@ -9,6 +9,7 @@ import http.client
 import json
 import os
 import select
+import shutil
 import socket
 import stat
 import time
@@ -251,5 +252,26 @@ def test_a_live_stream_outlives_the_request_timeout(tmp_path: Path, serve: Any) 
             assert line, "the server closed a live stream"
             lines.append(line)
         assert b": ping\n" in lines
+    finally:
+        conn.close()
+
+
+def test_a_live_stream_ends_when_its_folder_is_deleted(tmp_path: Path, serve: Any) -> None:
+    folders = make_corpus(tmp_path / "corpus")
+    server = serve([tmp_path / "corpus"])
+    server.wait_indexed(3)
+    key = next(
+        r["key"] for r in server.rows()["rows"] if r["id"].replace("-", "") in str(folders["plain"])
+    )
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+    try:
+        conn.request("GET", f"/api/live/{key}", headers={"Last-Event-ID": "1000000"})
+        resp = conn.getresponse()
+        assert resp.status == 200 and resp.readline() == b"retry: 1000\n"
+        shutil.rmtree(folders["plain"])
+        deleted = time.monotonic()
+        rest = resp.read()  # returns once the server ends the stream (timeout: 60 s)
+        assert b'event: status\ndata: "gone"' in rest
+        assert time.monotonic() - deleted < 30
     finally:
         conn.close()

@@ -203,7 +203,8 @@ def create_app(catalog: Catalog, *, token: str | None = None, loopback: bool = T
         except (KeyError, ValueError):
             after = -1
         after = max(-1, after)  # `Last-Event-ID: -1000` would index the file list from its end
-        tail = Tail(Path(source.path), after)
+        folder = Path(source.path)
+        tail = Tail(folder, after)
 
         async def stream() -> Any:
             yield "retry: 1000\n\n"
@@ -213,6 +214,9 @@ def create_app(catalog: Catalog, *, token: str | None = None, loopback: bool = T
                     entries, status = await run_in_threadpool(tail.poll)
                 except TrajkitError:
                     entries, status = [], None
+                    if not folder.is_dir():  # deleted (or moved away): nothing more will come
+                        yield 'event: status\ndata: "gone"\n\n'
+                        return
                 if entries:
                     data = json.dumps(entries, ensure_ascii=False, separators=(",", ":"))
                     yield f"id: {tail.next - 1}\nevent: entries\ndata: {data}\n\n"
