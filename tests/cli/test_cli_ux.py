@@ -480,3 +480,34 @@ def test_migration_report_keeps_the_source_as_given(
     assert not any(
         str(tmp_path) in p.read_text() for p in (tmp_path / "out").glob("*/migration_report.json")
     )
+
+
+def test_migrate_quiet_prints_the_summary_only(tmp_path: Path) -> None:
+    v0 = _shared("fixtures-wild") / "v0-eval-paired" / "gorilla_torch_output.jsonl"
+    loud = invoke("migrate", v0, "-o", tmp_path / "a")
+    assert len(loud.stdout.splitlines()) == 81  # one line per record, then the summary
+    quiet = invoke("migrate", "-q", v0, "-o", tmp_path / "b")
+    assert quiet.exit_code == 0
+    assert quiet.stdout.splitlines() == [loud.stdout.splitlines()[-1].replace("/a:", "/b:")]
+
+
+def test_convert_and_stats_progress_agree_with_their_counts(tmp_path: Path) -> None:
+    wild = _shared("fixtures-wild")
+    code, _, terminal = _in_a_terminal("convert", wild, "-o", tmp_path / "c.jsonl")
+    done = re.search(r"converted (\d+) conversation\(s\), skipped (\d+)", terminal)
+    assert done, terminal
+    n = sum(map(int, done.groups()))
+    assert _last_count(terminal) == (n, n) and "converting" in terminal
+    code, out, terminal = _in_a_terminal("stats", wild, "--json")
+    listed = json.loads(out)["conversations"]
+    assert _last_count(terminal)[0] == _last_count(terminal)[1] >= listed
+
+
+def test_stats_leaves_conversations_without_usage_out_of_token_figures(tmp_path: Path) -> None:
+    bare = _a_text_copy(tmp_path)
+    (bare / "base_state.json").unlink()  # no usage recorded: missing, not 0 tokens
+    result = invoke("stats", bare, fx.sdk_conversation("a_text"), "--json")
+    doc = json.loads(result.stdout)
+    assert doc["conversations"] == 2
+    tokens = doc["per_conversation"]["prompt_tokens"]
+    assert tokens["min"] == tokens["max"] > 0, tokens

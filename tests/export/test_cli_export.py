@@ -50,7 +50,7 @@ def test_bad_conversations_are_listed_and_exit_1(tmp_path: Path) -> None:
     assert lines[0] == (
         f"Error: {fx.BAD_FIXTURES / 'truncated_base_state' / 'base_state.json'}: truncated JSON: "
         "the text ends inside a value (unterminated string starting at line 1 column 985); "
-        "skipped"
+        "invalid, skipped"
     )  # validate's message: export skips what validate rejects (issue 16); an unreadable
     # file is not offered --keep-invalid, which cannot read it either (issue 25)
     assert "exported 1 conversation(s)" in lines[-1] and "1 skipped" in lines[-1]

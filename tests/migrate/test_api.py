@@ -12,7 +12,7 @@ def test_exported_names():
     assert sorted(migrate_pkg.__all__) == sorted(
         [
             "AlreadyMigrated", "REPORT_FILE", "SIDECAR_FILE", "V1_TOOL_NAMES", "Migrated",
-            "MigratedConversation",
+            "MigratedConversation", "MigrationTally",
             "MigrationReport", "SkippedInput", "ToolNames", "V0Input", "V0Source",
             "iter_v0_conversations", "iter_v0_inputs", "migrate_paths", "v0_to_v1",
             "write_conversation",

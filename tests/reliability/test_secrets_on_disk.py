@@ -22,7 +22,7 @@ from pydantic import SecretStr
 from tests.support.llm_server import ScriptedLLMServer
 from trajkit.cli import main
 from trajkit.sdk import LLM, Agent, Conversation, Tool
-from trajkit.sdk.secrets import Cipher
+from trajkit.sdk.secret.secrets import Cipher
 
 API_KEY = "sk-live-APIKEY-9f8e7d6c5b4a3210zz"
 TOKEN = "tok-REGISTERED-5a4b3c2d1e0f9999"

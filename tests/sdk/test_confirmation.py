@@ -5,14 +5,13 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from trajkit.sdk.confirmation import (
+from trajkit.sdk.security.confirmation_policy import (
     AlwaysConfirm,
     ConfirmRisky,
-    LLMSecurityAnalyzer,
     NeverConfirm,
     parse_confirmation_policy,
-    parse_security_analyzer,
 )
+from trajkit.sdk.security.llm_analyzer import LLMSecurityAnalyzer, parse_security_analyzer
 
 
 @pytest.mark.parametrize(

@@ -294,13 +294,14 @@ def test_persistence_dir_escapes_are_refused(
                 agent=agent, workspace=tmp_path / "ws", persistence_dir="convs", conversation_id=cid
             )
         assert not any((tmp_path / "elsewhere").iterdir())
-        # relative inside the current directory is fine; default is <workspace>/conversations
+        # relative inside the current directory is fine; none: in memory (test_in_memory.py)
         conv = Conversation(
             agent=agent, workspace=tmp_path / "ws", persistence_dir="./.conversations"
         )
         assert Path(conv.state.persistence_dir).parent == tmp_path / ".conversations"
         conv2 = Conversation(agent=agent, workspace=tmp_path / "ws")
-        assert Path(conv2.state.persistence_dir).parent == tmp_path / "ws" / "conversations"
+        assert conv2.state.persistence_dir is None
+        assert not (tmp_path / "ws" / "conversations").exists()
 
 
 def test_pause_from_another_thread(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:

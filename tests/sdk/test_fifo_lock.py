@@ -1,4 +1,4 @@
-"""`trajkit.sdk.fifo_lock.FIFOLock` and what it is for: a message sent while a step runs is
+"""`trajkit.sdk.conversation.fifo_lock.FIFOLock` and what it is for: a message sent while a step runs is
 answered by the same run (the SDK's send-message-while-processing behaviour)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from tests.sdk.helpers import make_agent
 from tests.support.llm_server import ScriptedLLMServer
 from trajkit.events import ActionEvent, Event
 from trajkit.sdk import Conversation
-from trajkit.sdk.fifo_lock import FIFOLock
+from trajkit.sdk.conversation.fifo_lock import FIFOLock
 
 WAIT = 60.0  # generous: the machine may be loaded
 

@@ -257,7 +257,7 @@ def test_secret_env_of_a_server_is_protected_on_disk(llm_server, tmp_path):
 
     from tests.sdk.helpers import make_llm
     from trajkit.sdk import Agent, Cipher, Conversation
-    from trajkit.sdk.secrets import MASK
+    from trajkit.sdk.secret.secrets import MASK
 
     secret = "mcp-secret-value-123456"
     config = {"mcpServers": {"test": server_config(API_TOKEN=secret, TRAJKIT_MCP_VAR="v1")}}

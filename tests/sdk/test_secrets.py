@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from trajkit.sdk.secrets import (
+from trajkit.sdk.secret.secrets import (
     HIDDEN,
     MASK,
     Cipher,

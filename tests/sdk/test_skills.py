@@ -6,7 +6,7 @@ import pytest
 
 from trajkit.errors import InputError
 from trajkit.events import Message, TextContent
-from trajkit.sdk.skills import (
+from trajkit.sdk.context.skills import (
     AgentContext,
     KeywordTrigger,
     Skill,

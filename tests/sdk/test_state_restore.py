@@ -22,7 +22,7 @@ from trajkit.events import (
     UserRejectObservation,
 )
 from trajkit.sdk import Conversation
-from trajkit.sdk.confirmation import AlwaysConfirm, ConfirmRisky, LLMSecurityAnalyzer
+from trajkit.sdk.security import AlwaysConfirm, ConfirmRisky, LLMSecurityAnalyzer
 from trajkit.store import open_conversation
 
 

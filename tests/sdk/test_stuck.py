@@ -17,7 +17,7 @@ from trajkit.events import (
     TerminalObservation,
     TextContent,
 )
-from trajkit.sdk.stuck import StuckThresholds, detect_stuck
+from trajkit.sdk.conversation.stuck_detector import StuckThresholds, detect_stuck
 
 _ids = itertools.count()
 

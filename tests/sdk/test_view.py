@@ -13,7 +13,11 @@ from tests.support.llm_server import ScriptedLLMServer
 from trajkit.convert import active_branch, events_to_messages
 from trajkit.convert.conversation import prepare_messages
 from trajkit.sdk import Agent, Conversation
-from trajkit.sdk.condenser import LLMSummarizingCondenser, NoCondensationAvailable, view_tokens
+from trajkit.sdk.context.condenser import (
+    LLMSummarizingCondenser,
+    NoCondensationAvailable,
+    view_tokens,
+)
 from trajkit.sdk.context.view import View
 from trajkit.store import open_conversation
 

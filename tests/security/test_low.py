@@ -242,7 +242,7 @@ def test_long_line_renders_as_rich_would(tmp_path: Path) -> None:
 
 def test_lookup_secret_url_tokens_and_odd_headers_never_in_clear(tmp_path: Path) -> None:
     from trajkit.sdk import LLM, Agent, Conversation
-    from trajkit.sdk.secrets import Cipher, LookupSecret
+    from trajkit.sdk.secret.secrets import Cipher, LookupSecret
 
     url = "https://vault.example/v1/secret?access_token=VAULT-TOKEN-123456&x=1"
     lookup = LookupSecret(url=url, headers={"X-Vault-Thing": "HEADER-VALUE-987654"})

@@ -28,7 +28,7 @@ from trajkit.redact import encoded_forms
 from trajkit.sdk import LLM, Agent, Conversation, Tool
 from trajkit.sdk.conversation import ConversationRunError
 from trajkit.sdk.logger import get_logger, setup_logging
-from trajkit.sdk.secrets import Cipher
+from trajkit.sdk.secret.secrets import Cipher
 
 API_KEY = "plainkey-NOT-A-PROVIDER-SHAPE-7c1d9e2f"  # a secret by value, whatever it looks like
 TOKEN = "tok-REGISTERED-5a4b3c2d1e0f9999"

@@ -12,8 +12,6 @@ NAMES = {"base_state.json", "events"}
 
 KNOWN = {
     "trajkit/migrate/containers.py",  # a V0 session's own events/ folder
-    "trajkit/sdk/conversation/local.py",  # the runtime's storage code (moving to store/)
-    "trajkit/sdk/state.py",
 }
 """Modules still spelling out the layout (issue 26); the set only shrinks."""
 

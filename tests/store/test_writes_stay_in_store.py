@@ -32,7 +32,7 @@ OS_MAKES = {"mkdir", "makedirs"}
 WORKSPACE_WRITERS = {
     "cli/__init__.py": "opens os.devnull to silence a closed stdout",
     "sdk/conversation/local.py": "creates the agent's workspace folder",
-    "sdk/llm/profiles.py": "saves LLM profiles in the user's config folder",
+    "sdk/llm/llm_profile_store.py": "saves LLM profiles in the user's config folder",
     "sdk/logger.py": "creates the log folder the user asked for",
     "tools/file_editor/editor.py": "the agent creates and edits files in its workspace",
     "tools/terminal/session.py": "the shell's command script, in a private temp folder",

@@ -88,7 +88,7 @@ def test_usage_totals_reads_parsed_and_raw_state_alike(tmp_path: Path) -> None:
 
 def test_one_status_list() -> None:
     from trajkit.cli.export import export_command
-    from trajkit.sdk.state import ConversationExecutionStatus
+    from trajkit.sdk.conversation.state import ConversationExecutionStatus
 
     (status_option,) = [p for p in export_command.params if p.name == "status"]
     assert tuple(status_option.type.choices) == EXECUTION_STATUSES  # type: ignore[attr-defined]

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from trajkit.cli import EXIT_INTERRUPTED
-from trajkit.cli._options import examples, jobs_option, json_option
+from trajkit.cli._options import examples, jobs_option, json_option, verbosity_options
 
 
 @click.command(
@@ -40,6 +40,7 @@ from trajkit.cli._options import examples, jobs_option, json_option
 )
 @jobs_option
 @json_option("Print one JSON document listing every outcome.")
+@verbosity_options
 def migrate_command(
     inputs: tuple[Path, ...],
     out_dir: Path,
@@ -61,6 +62,7 @@ def migrate_command(
     from trajkit.migrate.run import count_inputs
 
     o.check_output_folder(out_dir)
+    quiet = o.verbosity() == o.QUIET  # -q: the summary and what was skipped only
     tally = MigrationTally(show=o.display_path)
     outcomes = migrate_paths(inputs, out_dir, overwrite=overwrite, tool_names=tool_names,  # type: ignore[arg-type]
                              engine=LocalEngine(jobs))  # fmt: skip
@@ -73,8 +75,9 @@ def migrate_command(
         ):
             for item in outcomes:
                 line = tally.add(item)
-                if line is not None and not as_json:
-                    bar.echo(line, err=not isinstance(item, Migrated))
+                done = isinstance(item, Migrated)
+                if line is not None and not as_json and not (done and quiet):
+                    bar.echo(line, err=not done)
                 bar.advance(note=item.source if isinstance(item, Migrated) else item.path)
     except KeyboardInterrupt:
         click.echo(tally.interrupted(o.display_path(out_dir)), err=True)

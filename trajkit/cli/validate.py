@@ -19,7 +19,6 @@ from trajkit.cli._options import (
 
 if TYPE_CHECKING:
     from trajkit.filters import ConversationFilters
-    from trajkit.validate import ConversationReport, Summary
 
 
 @click.command(
@@ -81,78 +80,41 @@ def validate_command(
     )
     from trajkit.engine import open_engine
     from trajkit.validate import MAX_FILE_BYTES, Summary, count_targets, validate_paths
+    from trajkit.validate.corpus import names_nothing
 
     paths = tuple(select_paths(paths, filters))
     limit = max_file_size * 1024 * 1024 if max_file_size else MAX_FILE_BYTES
-
     summary = Summary()
     problems: list[dict[str, Any]] = []
-    unchecked: list[dict[str, Any]] = []
     with (
         open_engine(engine, workers=jobs, address=address) as runner,
         progress("validating", total=lambda: count_targets(paths), enabled=not as_json) as bar,
     ):
-        notes = Notes(bar.echo)
-        reports = validate_paths(
-            paths, strict=strict, max_file_bytes=limit, thorough=thorough, engine=runner
-        )
+        notes = Notes(bar.echo)  # a warning repeated over conversations: one line (-v: each)
+        reports = validate_paths(paths, strict=strict, max_file_bytes=limit, thorough=thorough,
+                                 engine=runner)  # fmt: skip
         try:
             for report in reports:
-                if _unreadable(report):  # a PATH that does not exist: an error, not a file
-                    for problem in report.problems:
-                        unchecked.append(problem.to_json(display_path(problem.path)))
-                        bar.echo(f"Error: {problem.format(display_path(problem.path))}", err=True)
-                    bar.advance(note=report.path.name)
-                    continue
                 summary.add(report)
                 for problem in report.problems:
-                    where = display_path(problem.path)
+                    where, line = (
+                        display_path(problem.path),
+                        problem.format(display_path(problem.path)),
+                    )
                     if as_json:
                         problems.append(problem.to_json(where))
-                    elif problem.severity == "warning":  # one line per kind (-v: each)
-                        notes.add(
-                            display_path(report.path), problem.message, line=problem.format(where)
-                        )
+                    elif names_nothing(report):  # a missing PATH: an error, not a file checked
+                        bar.echo(f"Error: {line}", err=True)
+                    elif problem.severity == "warning":
+                        notes.add(display_path(report.path), problem.message, line=line)
                     else:
-                        bar.echo(problem.format(where))
+                        bar.echo(line)
                 bar.advance(note=report.path.name)
             notes.close()
         finally:
             close_iterator(reports)  # `validate | head`: the workers stop now, not at exit
     if as_json:
-        counts = {**summary.to_json(), "valid": summary.valid and not unchecked}
-        counts["errors"] = summary.errors + len(unchecked)
-        echo_json({"schema": "trajkit.validate/1", **counts, "problems": unchecked + problems})
-    elif summary.conversations or summary.files or not unchecked:
-        click.echo(_summary_line(summary, len(unchecked)))
-    ctx.exit(0 if summary.valid and not unchecked else 1)
-
-
-def _unreadable(report: ConversationReport) -> bool:
-    """A PATH that names nothing to check (missing, a broken link): said on stderr, not counted."""
-    return (
-        not report.is_conversation
-        and all(p.code == "path" for p in report.problems)
-        and bool(report.problems)
-    )
-
-
-def _summary_line(summary: Summary, unchecked: int = 0) -> str:
-    checked = []
-    if summary.conversations:
-        checked.append(_plural(summary.conversations, "conversation"))
-    if summary.files:
-        checked.append(_plural(summary.files, "file"))
-    what = ", ".join(checked) or "nothing"
-    scope = f"{what} ({_plural(summary.events, 'event')})"
-    if unchecked:
-        scope += f"; {_plural(unchecked, 'path')} not checked (above)"
-    if summary.valid and not summary.warnings:
-        return f"valid: {scope}"
-    counts = f"{_plural(summary.errors, 'error')}, {_plural(summary.warnings, 'warning')}"
-    verdict = "valid with warnings" if summary.valid else "INVALID"
-    return f"{verdict}: {counts} in {scope}"
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+        echo_json({"schema": "trajkit.validate/1", **summary.to_json(), "problems": problems})
+    elif (ending := summary.line()) is not None:
+        click.echo(ending)
+    ctx.exit(0 if summary.valid else 1)

@@ -12,9 +12,50 @@ conversation.run()
 ```
 """
 
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
 from trajkit._extras import RUNTIME_MODULES, require
 
 require("runtime", *RUNTIME_MODULES, feature="trajkit.sdk (the runtime)")
+
+MOVED_MODULES = {
+    "trajkit.sdk.condenser": "trajkit.sdk.context.condenser",
+    "trajkit.sdk.confirmation": "trajkit.sdk.security",
+    "trajkit.sdk.fifo_lock": "trajkit.sdk.conversation.fifo_lock",
+    "trajkit.sdk.llm.profiles": "trajkit.sdk.llm",
+    "trajkit.sdk.llm.registry": "trajkit.sdk.llm.llm_registry",
+    "trajkit.sdk.secrets": "trajkit.sdk.secret.secrets",
+    "trajkit.sdk.skills": "trajkit.sdk.context.skills",
+    "trajkit.sdk.state": "trajkit.sdk.conversation.state",
+    "trajkit.sdk.stuck": "trajkit.sdk.conversation.stuck_detector",
+}
+"""Module paths of earlier trajkit versions and the SDK path that holds their code now: the
+old name still imports and gives that module itself (one table, no alias files)."""
+
+
+class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Resolves an old path of `MOVED_MODULES` to the module at its new path."""
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname not in MOVED_MODULES:
+            return None
+        return importlib.util.spec_from_loader(fullname, self)
+
+    def exec_module(self, module: ModuleType) -> None:
+        # the import system returns what sys.modules holds once this returns
+        sys.modules[module.__name__] = importlib.import_module(MOVED_MODULES[module.__name__])
+
+
+if not any(isinstance(finder, _MovedModules) for finder in sys.meta_path):
+    sys.meta_path.append(_MovedModules())
 
 from trajkit.events import (  # noqa: E402
     Event,
@@ -27,25 +68,30 @@ from trajkit.events import (  # noqa: E402
     ThinkingBlock,
 )
 from trajkit.sdk.agent import Agent  # noqa: E402
-from trajkit.sdk.confirmation import AlwaysConfirm, ConfirmRisky, LLMSecurityAnalyzer, NeverConfirm  # noqa: E402
-from trajkit.sdk.conversation import (  # noqa: E402
-    Conversation,
-    ConversationCallbackType,
-    ConversationRunError,
-    LocalConversation,
-)
-from trajkit.sdk.llm import LLM, LLMError, LLMProfileStore, LLMRegistry, RegistryEvent  # noqa: E402
-from trajkit.sdk.logger import get_logger  # noqa: E402
-from trajkit.sdk.metrics import ConversationStats, TokenUsage  # noqa: E402
-from trajkit.sdk.secrets import Cipher, LookupSecret, StaticSecret  # noqa: E402
-from trajkit.sdk.skills import (  # noqa: E402
+from trajkit.sdk.context.skills import (  # noqa: E402
     AgentContext,
     KeywordTrigger,
     Skill,
     load_skills,
     load_skills_from_dir,
 )
-from trajkit.sdk.state import ConversationExecutionStatus, ConversationState, LocalWorkspace  # noqa: E402
+from trajkit.sdk.conversation import (  # noqa: E402
+    BaseConversation,
+    Conversation,
+    ConversationCallbackType,
+    ConversationRunError,
+    LocalConversation,
+)
+from trajkit.sdk.conversation.state import (  # noqa: E402
+    ConversationExecutionStatus,
+    ConversationState,
+    LocalWorkspace,
+)
+from trajkit.sdk.llm import LLM, LLMError, LLMProfileStore, LLMRegistry, RegistryEvent  # noqa: E402
+from trajkit.sdk.logger import get_logger  # noqa: E402
+from trajkit.sdk.metrics import ConversationStats, TokenUsage  # noqa: E402
+from trajkit.sdk.secret.secrets import Cipher, LookupSecret, StaticSecret  # noqa: E402
+from trajkit.sdk.security import AlwaysConfirm, ConfirmRisky, LLMSecurityAnalyzer, NeverConfirm  # noqa: E402
 from trajkit.sdk.tool import Action, Observation, Tool, ToolDefinition, ToolExecutor, register_tool  # noqa: E402
 
 __all__ = [
@@ -54,6 +100,7 @@ __all__ = [
     "Agent",
     "AgentContext",
     "AlwaysConfirm",
+    "BaseConversation",
     "Cipher",
     "ConfirmRisky",
     "Conversation",

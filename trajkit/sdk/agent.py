@@ -56,8 +56,8 @@ from trajkit.events import (
     TextContent,
 )
 from trajkit.sdk.builtins import DEFAULT_TOOL_NAMES
-from trajkit.sdk.condenser import CONDENSERS, Condenser
-from trajkit.sdk.confirmation import LLMSecurityAnalyzer
+from trajkit.sdk.context.condenser import CONDENSERS, Condenser
+from trajkit.sdk.context.skills import AgentContext
 from trajkit.sdk.llm import LLM
 from trajkit.sdk.llm.exceptions import (
     LLMContentPolicyViolationError,
@@ -66,7 +66,7 @@ from trajkit.sdk.llm.exceptions import (
 )
 from trajkit.sdk.mcp_config import protect_mcp_config, unprotect_mcp_config
 from trajkit.sdk.prompt import DEFAULT_TEMPLATE, render_system_prompt
-from trajkit.sdk.skills import AgentContext
+from trajkit.sdk.security.llm_analyzer import LLMSecurityAnalyzer
 from trajkit.sdk.tool import (
     RuntimeTool,
     Tool,
@@ -77,7 +77,7 @@ from trajkit.sdk.tool import (
 )
 
 if TYPE_CHECKING:
-    from trajkit.sdk.conversation import Conversation
+    from trajkit.sdk.conversation.base import BaseConversation
 
 __all__ = ["Agent"]
 
@@ -246,7 +246,7 @@ class Agent(BaseModel):
         )
 
     # -- the step --------------------------------------------------------------------
-    def step(self, conversation: Conversation) -> None:
+    def step(self, conversation: BaseConversation) -> None:
         """One LLM call and the tool calls it asks for (see the module docstring)."""
         pending = conversation.pending_actions()
         if pending:  # actions the user confirmed by calling run() again
@@ -318,7 +318,7 @@ class Agent(BaseModel):
         if any(isinstance(e.action, FinishAction) for e, err in planned if err is None):
             conversation.finish()
 
-    def _condensation(self, conversation: Conversation) -> Condensation | None:
+    def _condensation(self, conversation: BaseConversation) -> Condensation | None:
         """The condensation the condenser wants before this step's model call, if any."""
         if not isinstance(self.condenser, CONDENSERS):
             return None
@@ -372,7 +372,7 @@ class Agent(BaseModel):
         return event, None
 
     def _run_all(
-        self, conversation: Conversation, events: list[ActionEvent]
+        self, conversation: BaseConversation, events: list[ActionEvent]
     ) -> dict[str, ObservationEvent | AgentErrorEvent]:
         """Results by action id. Up to ``tool_concurrency_limit`` calls run at once (threads);
         calls to a tool with one shared session (`RuntimeTool.resource_key`) take turns."""
@@ -396,11 +396,11 @@ class Agent(BaseModel):
             results = list(pool.map(run, events))
         return {e.id: r for e, r in zip(events, results, strict=True)}
 
-    def _execute(self, conversation: Conversation, event: ActionEvent) -> None:
+    def _execute(self, conversation: BaseConversation, event: ActionEvent) -> None:
         conversation.emit(self._run_one(conversation, event))
 
     def _run_one(
-        self, conversation: Conversation, event: ActionEvent
+        self, conversation: BaseConversation, event: ActionEvent
     ) -> ObservationEvent | AgentErrorEvent:
         tool = conversation.tools[event.tool_name]
         assert event.action is not None

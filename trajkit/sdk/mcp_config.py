@@ -95,7 +95,7 @@ def protect_mcp_config(config: Mapping[str, Any], cipher: Any) -> dict[str, Any]
     """The config as written to disk: ``env``/``headers`` values whose names look secret
     (``*_TOKEN``, ``*KEY*``, ``Authorization``, ...) encrypted with ``cipher``, else masked."""
     from trajkit.redact import is_secret_key
-    from trajkit.sdk.secrets import dump_secret
+    from trajkit.sdk.secret.secrets import dump_secret
 
     out: dict[str, Any] = {}
     for name, server in config.items():
@@ -114,7 +114,7 @@ def protect_mcp_config(config: Mapping[str, Any], cipher: Any) -> dict[str, Any]
 def unprotect_mcp_config(config: Mapping[str, Any], cipher: Any) -> dict[str, Any]:
     """The config read back: secret values decrypted with ``cipher``; masked ones dropped."""
     from trajkit.redact import is_secret_key
-    from trajkit.sdk.secrets import load_secret
+    from trajkit.sdk.secret.secrets import load_secret
 
     out: dict[str, Any] = {}
     for name, server in config.items():

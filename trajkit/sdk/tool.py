@@ -51,7 +51,7 @@ from trajkit.events import ToolDefinition as _ToolEntry
 from trajkit.events.payloads.base import ERROR_HEADER
 
 if TYPE_CHECKING:
-    from trajkit.sdk.conversation import Conversation
+    from trajkit.sdk.conversation.base import BaseConversation
 
 __all__ = [
     "SECURITY_RISK_SCHEMA",
@@ -105,7 +105,7 @@ class ToolContext:
     env: dict[str, str] | None = None
     """Environment for processes (default: the current one)."""
     secrets: Any = None
-    """The conversation's `trajkit.sdk.secrets.SecretRegistry`: the terminal exports the secrets
+    """The conversation's `trajkit.sdk.secret.secrets.SecretRegistry`: the terminal exports the secrets
     a command names and hides their values in its output."""
 
     @property
@@ -221,7 +221,7 @@ class RuntimeTool(ABC):
         """Execute ``action``. Errors the LLM should read are observations with is_error."""
 
     def execute(
-        self, action: _PayloadAction, conversation: Conversation | None = None
+        self, action: _PayloadAction, conversation: BaseConversation | None = None
     ) -> _PayloadObservation:
         """Run a persisted action and give the observation to persist (the agent's entry)."""
         del conversation
@@ -419,7 +419,7 @@ class ToolExecutor(ABC, Generic[A, O]):
     """Runs a custom tool's action (the SDK's ``ToolExecutor``)."""
 
     @abstractmethod
-    def __call__(self, action: A, conversation: Conversation | None = None) -> O:
+    def __call__(self, action: A, conversation: BaseConversation | None = None) -> O:
         """The observation for ``action``; ``conversation`` is the running conversation."""
 
     def close(self) -> None:  # noqa: B027 (optional hook)
@@ -479,7 +479,7 @@ class ToolDefinition(RuntimeTool, Generic[A, O]):
         return self.execute(action)
 
     def execute(
-        self, action: _PayloadAction, conversation: Conversation | None = None
+        self, action: _PayloadAction, conversation: BaseConversation | None = None
     ) -> _PayloadObservation:
         if self.executor is None:
             raise NotImplementedError(f"tool {self.name!r} has no executor")

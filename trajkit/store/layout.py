@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from trajkit.errors import InputError, UnsafePath
+from trajkit.store._names import BASE_STATE, EVENTS_DIR, HEX_FOLDER_RE
 
 __all__ = [
     "AGENT_SERVER_DIR",
@@ -40,10 +41,8 @@ __all__ = [
     "parse_event_file_name",
 ]
 
-BASE_STATE = "base_state.json"
 AGENT_SERVER_DIR = "event_service"
 """The agent server keeps a conversation in `<uuid hex>/event_service/` (base_state, events/)."""
-EVENTS_DIR = "events"
 LOCK_FILE_NAME = ".eventlog.lock"
 
 EVENT_NAME_RE = re.compile(r"^event-(?P<idx>\d{5,})-(?P<event_id>[0-9a-fA-F-]{8,})\.json$")
@@ -51,7 +50,6 @@ EVENT_NAME_RE = re.compile(r"^event-(?P<idx>\d{5,})-(?P<event_id>[0-9a-fA-F-]{8,
 
 LENGTH_MARKER_RE = re.compile(r"^\.eventlog-len-(?P<length>\d+)\.marker$")
 _EVENT_ID_RE = re.compile(r"^[0-9a-fA-F-]{8,}$")
-_HEX_FOLDER_RE = re.compile(r"\A[0-9a-fA-F]{32}\Z")  # \Z: `$` also matches before a final newline
 _V0_EVENT_NAME_RE = re.compile(r"^\d+\.json$")
 
 
@@ -126,7 +124,7 @@ def folder_name(conversation_id: uuid.UUID | str) -> str:
 
 def conversation_id_from_folder(name: str) -> str | None:
     """Dashed UUID for a `<uuid hex>` folder name, or None if the name is not one."""
-    if not _HEX_FOLDER_RE.match(name):
+    if not HEX_FOLDER_RE.match(name):
         return None
     return str(uuid.UUID(hex=name))
 

@@ -40,6 +40,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from trajkit.errors import InputError, UsageError
+from trajkit.store._names import BASE_STATE, EVENTS_DIR, HEX_FOLDER_RE
 
 __all__ = [
     "RemotePath",
@@ -55,7 +56,6 @@ __all__ = [
 _URL_RE = re.compile(r"^(?P<protocol>[a-zA-Z][a-zA-Z0-9+.-]*)://(?P<key>.*)$")
 # `Path("s3://b/k")` collapses the double slash; accept that form for the known protocols.
 _MANGLED_RE = re.compile(r"^(?P<protocol>s3|s3a|gs|gcs):/(?P<key>[^/].*)$")
-_HEX_FOLDER_RE = re.compile(r"\A[0-9a-fA-F]{32}\Z")  # \Z: `$` also matches before a final newline
 _S3 = ("s3", "s3a")
 _GCS = ("gs", "gcs")
 
@@ -421,8 +421,6 @@ def is_remote_conversation(
     path: RemotePath, entries: Mapping[str, Mapping[str, Any]] | None = None
 ) -> bool:
     """True when `path` holds `base_state.json` or an `events/` folder (not a V0 session)."""
-    from trajkit.store.layout import BASE_STATE, EVENTS_DIR
-
     if entries is None:
         try:
             entries = path.list_entries()
@@ -464,7 +462,7 @@ def _walk(folder: RemotePath) -> Iterator[RemotePath]:
         return
     for name in _iter_subfolders(folder):
         child = folder / name
-        if _HEX_FOLDER_RE.match(name):
+        if HEX_FOLDER_RE.match(name):
             yield child  # the SDK's <uuid hex>/ folder: checked when opened
         else:
             yield from _walk(child)
@@ -472,8 +470,6 @@ def _walk(folder: RemotePath) -> Iterator[RemotePath]:
 
 def _holds_conversation(folder: RemotePath) -> bool:
     """`is_remote_conversation` without listing the folder (it may hold millions of entries)."""
-    from trajkit.store.layout import BASE_STATE, EVENTS_DIR
-
     if folder.protocol not in _S3:
         try:
             return is_remote_conversation(folder, folder.list_entries())

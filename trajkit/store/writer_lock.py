@@ -15,6 +15,11 @@ it before changing anything:
   blocks anyone (the stale pid in the file is just overwritten); the descriptor is
   close-on-exec, so tool subprocesses (bash) do not inherit it;
 - like the SDK's lock, it is not reliable on NFS.
+
+`ProcessWriterLock(folder)` is one object's share of that lock: within a process, objects for
+the same conversation share one lock (the SDK's own persistence example drops a conversation,
+``del conv``, and restores it at once, while a stray reference may keep the dropped object
+alive); the lock is released when the last share is.
 """
 
 from __future__ import annotations
@@ -23,13 +28,22 @@ import contextlib
 import errno
 import fcntl
 import os
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import ClassVar
 
 from trajkit.errors import ConversationLockedError, UnsafePath
 from trajkit.store.guard import check_regular
 
-__all__ = ["WRITER_LOCK", "WriterLock", "acquire_writer_lock", "lock_holder", "writer_lock"]
+__all__ = [
+    "WRITER_LOCK",
+    "ProcessWriterLock",
+    "WriterLock",
+    "acquire_writer_lock",
+    "lock_holder",
+    "writer_lock",
+]
 
 WRITER_LOCK = ".trajkit-writer.lock"
 
@@ -136,3 +150,37 @@ def lock_holder(folder: str | os.PathLike[str]) -> int | None:
         return None
     finally:
         os.close(fd)
+
+
+class ProcessWriterLock:
+    """This object's share of one conversation's writer lock (see the module docstring).
+
+    Raises:
+        ConversationLockedError: another process holds the lock.
+    """
+
+    _held: ClassVar[dict[str, tuple[WriterLock, int]]] = {}
+    _guard: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, folder: str | os.PathLike[str]) -> None:
+        self.key = os.path.realpath(folder)
+        with self._guard:
+            lock, count = self._held.get(self.key, (None, 0))
+            if lock is None or not lock.held:
+                lock, count = acquire_writer_lock(folder), 0
+            self._held[self.key] = (lock, count + 1)
+        self._released = False
+
+    def release(self) -> None:
+        """Give this share back (idempotent); the last one releases the lock."""
+        with self._guard:
+            if self._released:
+                return
+            self._released = True
+            lock, count = self._held.pop(self.key, (None, 0))
+            if lock is None:
+                return
+            if count > 1:
+                self._held[self.key] = (lock, count - 1)
+            else:
+                lock.release()

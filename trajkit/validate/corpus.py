@@ -39,7 +39,7 @@ class Target:
 
 @dataclass(slots=True)
 class Summary:
-    """Totals over the reports of one run."""
+    """Totals over the reports of one run, and the line `trajkit validate` ends with."""
 
     conversations: int = 0
     files: int = 0
@@ -47,11 +47,17 @@ class Summary:
     events: int = 0
     errors: int = 0
     warnings: int = 0
+    unchecked: int = 0
+    """PATHs that named nothing to check (missing, a broken link): errors, but no file."""
     failed: list[str] = field(default_factory=list)
     """Targets with at least one error."""
 
     def add(self, report: ConversationReport) -> None:
         """Count one report."""
+        if names_nothing(report):
+            self.unchecked += 1
+            self.failed.append(os.fspath(report.path))
+            return
         if report.is_conversation:
             self.conversations += 1
         else:
@@ -65,19 +71,45 @@ class Summary:
 
     @property
     def valid(self) -> bool:
-        """True when no error was found."""
-        return self.errors == 0
+        """True when no error was found and every PATH named something to check."""
+        return self.errors == 0 and self.unchecked == 0
 
     def to_json(self) -> dict[str, int | bool]:
-        """Counts for JSON reports."""
+        """Counts for JSON reports (a PATH naming nothing counts as one error)."""
         return {
             "valid": self.valid,
             "conversations": self.conversations,
             "files": self.files,
             "events": self.events,
-            "errors": self.errors,
+            "errors": self.errors + self.unchecked,
             "warnings": self.warnings,
         }
+
+    def line(self) -> str | None:
+        """`valid: ...` / `INVALID: ...` over what was checked; None when nothing was (every
+        PATH named nothing: their errors said it all)."""
+        checked = [_plural(n, w) for n, w in ((self.conversations, "conversation"),
+                                               (self.files, "file")) if n]  # fmt: skip
+        if not checked and self.unchecked:
+            return None
+        scope = f"{', '.join(checked) or 'nothing'} ({_plural(self.events, 'event')})"
+        if self.unchecked:
+            scope += f"; {_plural(self.unchecked, 'path')} not checked (above)"
+        if self.errors == 0 and not self.warnings:
+            return f"valid: {scope}"
+        counts = f"{_plural(self.errors, 'error')}, {_plural(self.warnings, 'warning')}"
+        return f"{'INVALID' if self.errors else 'valid with warnings'}: {counts} in {scope}"
+
+
+def names_nothing(report: ConversationReport) -> bool:
+    """A report whose PATH names nothing to check (missing, a broken link, a V0 file): its
+    problems are errors about the input, not about a file or a conversation."""
+    problems = report.problems
+    return not report.is_conversation and bool(problems) and all(p.code == "path" for p in problems)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def iter_targets(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Target]:
@@ -249,5 +281,6 @@ __all__ = [
     "check_target",
     "count_targets",
     "iter_targets",
+    "names_nothing",
     "validate_paths",
 ]

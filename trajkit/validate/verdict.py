@@ -120,5 +120,5 @@ def invalid_reason(errors: list[str]) -> str:
     more = len(errors) - 1
     tail = f" (and {more} more problem(s): trajkit validate lists them)" if more else ""
     if any(getattr(e, "unreadable", False) for e in errors):
-        return f"{errors[0]}{tail}; skipped"
+        return f"{errors[0]}{tail}; invalid, skipped"
     return f"{errors[0]}{tail}; invalid, skipped (--keep-invalid keeps it)"

@@ -458,8 +458,10 @@ class CorpusStats:
             t.cost = (t.cost or 0.0) + c.totals.cost
             self.costs.append(c.totals.cost)
         self.lengths.append(c.n_events)
-        self.prompt_tokens.append(c.totals.prompt_tokens)
-        self.completion_tokens.append(c.totals.completion_tokens)
+        if c.totals.cost is not None or c.totals.prompt_tokens or c.totals.completion_tokens:
+            # Only conversations that recorded usage: one without any is missing, not 0.
+            self.prompt_tokens.append(c.totals.prompt_tokens)
+            self.completion_tokens.append(c.totals.completion_tokens)
         if c.duration_s is not None:
             self.durations.append(c.duration_s)
         self.problems.extend(c.problems)

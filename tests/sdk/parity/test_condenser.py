@@ -118,7 +118,7 @@ def test_condenser_round_trips_through_base_state(tmp_path: Path) -> None:
     assert condenser["llm"]["usage_id"] == "condenser"
     assert condenser["llm"]["api_key"] == "**********"  # never in clear
     from trajkit.sdk import Agent
-    from trajkit.sdk.condenser import LLMSummarizingCondenser
+    from trajkit.sdk.context.condenser import LLMSummarizingCondenser
 
     agent = Agent.model_validate(state["agent"])
     assert isinstance(agent.condenser, LLMSummarizingCondenser)

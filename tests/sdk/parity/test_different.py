@@ -237,9 +237,10 @@ def test_wire_parameters_are_the_sdks(compare: Compare, name: str) -> None:
 
 
 def test_default_workspace_and_conversation_workspace(compare: Compare) -> None:
-    # trajkit resolves the workspace to an absolute path and, as the reference document says,
-    # persists to <workspace>/conversations when no persistence_dir is given; the SDK keeps
-    # the relative path and writes nothing. Same folder created, same kind.
-    got, _ = compare("default_workspace", ignore={"working_dir_absolute", "persistence_dir"})
+    # trajkit resolves the workspace to an absolute path; the SDK keeps the relative path.
+    # Same folder created, same kind; without a persistence_dir both keep the conversation in
+    # memory and write nothing (issue 27: trajkit used to write <workspace>/conversations).
+    got, _ = compare("default_workspace", ignore={"working_dir_absolute"})
     assert got["result"]["files_in_cwd"] == ["workspace"]
-    assert got["result"]["persistence_dir"].startswith("<work>/workspace/project/")
+    assert got["result"]["persistence_dir"] is None
+    assert got["conversations"] == []

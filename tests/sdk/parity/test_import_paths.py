@@ -45,8 +45,9 @@ def test_sdk_import_paths_resolve(module: str, names: list[str]) -> None:
 
 
 def test_paths_are_the_same_objects() -> None:
-    from trajkit.sdk import Conversation, ConversationState, LocalConversation
     from trajkit.sdk.confirmation import AlwaysConfirm as Old
+
+    from trajkit.sdk import Conversation, ConversationState, LocalConversation
     from trajkit.sdk.conversation.local import Conversation as Impl
     from trajkit.sdk.conversation.state import ConversationState as StateFromPath
     from trajkit.sdk.security.confirmation_policy import AlwaysConfirm
@@ -77,3 +78,15 @@ def test_runtime_import_stays_cheap() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_moved_modules_import_as_the_module_at_the_sdk_path() -> None:
+    # issue 26: the code lives at the SDK's paths; trajkit's earlier flat paths still import,
+    # and give that very module (no second copy, no alias file)
+    from trajkit.sdk import MOVED_MODULES
+
+    for old, new in MOVED_MODULES.items():
+        assert importlib.import_module(old) is importlib.import_module(new), old
+    from trajkit.sdk.state import ConversationState
+
+    assert ConversationState.__module__ == "trajkit.sdk.conversation.state"

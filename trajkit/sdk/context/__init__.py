@@ -1,6 +1,7 @@
-"""The SDK's ``context`` path: skills, triggers and the agent context."""
+"""Skills, triggers and the agent context (`trajkit.sdk.context.skills`), the condensers
+(`context.condenser`) and the request's view (`context.view`), at the SDK's ``context`` paths."""
 
-from trajkit.sdk.skills import (
+from trajkit.sdk.context.skills import (
     AgentContext,
     KeywordTrigger,
     Skill,

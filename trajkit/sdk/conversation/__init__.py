@@ -5,20 +5,22 @@ The module paths are the SDK's (``conversation.state``, ``conversation.types``,
 package renamed.
 """
 
+from trajkit.sdk.conversation.base import BaseConversation, ConversationStateProtocol
 from trajkit.sdk.conversation.exceptions import ConversationRunError
 from trajkit.sdk.conversation.local import Conversation, ConversationCallback
+from trajkit.sdk.conversation.state import ConversationExecutionStatus, ConversationState
 from trajkit.sdk.conversation.types import ConversationCallbackType, ConversationID
 from trajkit.sdk.conversation.visualizer import (
     ConversationVisualizerBase,
     DefaultConversationVisualizer,
 )
 from trajkit.sdk.metrics import ConversationStats
-from trajkit.sdk.state import ConversationExecutionStatus, ConversationState
 
 LocalConversation = Conversation
 """The SDK's name for a conversation run in this process (the only kind trajkit has)."""
 
 __all__ = [
+    "BaseConversation",
     "Conversation",
     "ConversationCallback",
     "ConversationCallbackType",
@@ -26,6 +28,7 @@ __all__ = [
     "ConversationID",
     "ConversationRunError",
     "ConversationState",
+    "ConversationStateProtocol",
     "ConversationStats",
     "ConversationVisualizerBase",
     "DefaultConversationVisualizer",

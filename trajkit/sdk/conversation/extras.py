@@ -23,10 +23,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trajkit.events import Event, Message, MessageEvent, TextContent
+from trajkit.sdk.llm import LLM, LLMError
+from trajkit.sdk.llm.options import call_context
+from trajkit.sdk.logger import get_logger
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the conversation calls these functions: named for the type checker only
     from trajkit.sdk.conversation.local import Conversation
-    from trajkit.sdk.llm import LLM
 
 __all__ = ["ASK_AGENT_USAGE_ID", "ask_agent", "fork_conversation", "generate_title"]
 
@@ -52,11 +54,9 @@ def fork_conversation(
     visualizer: Any = None,
 ) -> Conversation:
     """A copy of ``source`` under a new id (see the module docstring)."""
-    from trajkit.sdk.conversation.local import Conversation
-
     src = source.state
     with src:
-        events: list[Event] = list(src._events)
+        events: list[Event] = src.events
         leaf = src.leaf_event_id
         if from_event_id is not None:
             ids = {e.id for e in events}
@@ -68,11 +68,11 @@ def fork_conversation(
         fork_agent = type(base_agent).model_validate(
             base_agent.model_dump(context={"expose_secrets": True})
         )
-        folder = Path(str(src.persistence_dir))
-        fork = Conversation(
+        folder = Path(src.persistence_dir) if src.persistence_dir is not None else None
+        fork = type(source)(
             agent=fork_agent,
             workspace=source.workspace.working_dir,
-            persistence_dir=folder.parent,
+            persistence_dir=folder.parent if folder is not None else None,
             conversation_id=conversation_id or uuid.uuid4(),
             max_iteration_per_run=source.max_iteration_per_run,
             stuck_detection=src.stuck_detection,
@@ -83,8 +83,9 @@ def fork_conversation(
         state = fork.state
         with state:
             for event in events:
-                fork._writer.append(fork._for_disk(event))
-                state._events.append(event)
+                if fork._writer is not None:
+                    fork._writer.append(fork._for_disk(event))
+                state.append_event(event)
             state.leaf_event_id = leaf
             state.head_is_empty = src.head_is_empty if from_event_id is None else False
             state.last_user_message_id = src.last_user_message_id
@@ -116,7 +117,6 @@ def ask_agent(conversation: Conversation, question: str) -> str:
         ValueError: the model answered without text.
     """
     from trajkit.convert import events_to_messages
-    from trajkit.sdk.llm.options import call_context
 
     conversation._ensure_started()
     state = conversation.state
@@ -161,9 +161,6 @@ def generate_title(conversation: Conversation, llm: LLM | None = None, max_lengt
     Raises:
         ValueError: the conversation has no user message.
     """
-    from trajkit.sdk.llm import LLMError
-    from trajkit.sdk.llm.options import call_context
-
     message = first_user_text(conversation._branch())
     if message is None:
         raise ValueError("no user message to make a title from")
@@ -189,6 +186,4 @@ def generate_title(conversation: Conversation, llm: LLM | None = None, max_lengt
 
 
 def conversation_logger() -> Any:
-    from trajkit.sdk.logger import get_logger
-
     return get_logger("trajkit.sdk.conversation")

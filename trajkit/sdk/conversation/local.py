@@ -1,8 +1,11 @@
 """``Conversation``: runs an agent, persists every event at once, restores from disk.
 
-Where: ``<persistence_dir>/<conversation_id.hex>/`` (``persistence_dir`` defaults to
-``<workspace>/conversations``), holding ``base_state.json`` and ``events/event-NNNNN-<id>.json``
-exactly as the OpenHands SDK lays them out, so either can read the other's conversations.
+Where: ``<persistence_dir>/<conversation_id.hex>/``, holding ``base_state.json`` and
+``events/event-NNNNN-<id>.json`` exactly as the OpenHands SDK lays them out, so either can read
+the other's conversations (`trajkit.store.persistence` says which folder; the state opens it,
+`ConversationState.create`). Without a ``persistence_dir`` the conversation is kept in memory
+and nothing is written, as in the SDK (the task list too; the terminal's full outputs are not
+saved).
 
 Crash safety: each event is written as its own file, atomically (temp, fsync, rename, fsync
 folder) under the SDK's ``events/.eventlog.lock``, *before* callbacks see it. The base state
@@ -24,12 +27,12 @@ Everything else the state holds is restored too (v1-format §2):
   one that fails gives a ``ConversationErrorEvent`` (code ``MCPServerError``) and the run goes on;
 - secrets (``secrets=``, `Conversation.update_secrets`) reach the terminal for commands that
   name them and are hidden in every observation; on disk they are encrypted with ``cipher=``
-  (a `trajkit.sdk.secrets.Cipher`) or masked and then lost on restore;
+  (a `trajkit.sdk.secret.secrets.Cipher`) or masked and then lost on restore;
 - knowledge skills of ``agent.agent_context`` attach to the user message that triggers them,
   once (``activated_knowledge_skills``);
 - a confirmation policy (`set_confirmation_policy`) stops before actions with status
   ``waiting_for_confirmation``; ``run()`` executes them, `reject_pending_actions` rejects them;
-- stuck detection (`trajkit.sdk.stuck`) sets status ``stuck``; the iteration count is
+- stuck detection (`trajkit.sdk.conversation.stuck_detector`) sets status ``stuck``; the iteration count is
   rebuilt from the events.
 
 What is written is what the SDK writes for the same script: status changes live in
@@ -60,16 +63,13 @@ import uuid
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import Any, TypeVar
 
-import orjson
-
-from trajkit.errors import InputError, UnsafePath, WriteFailed
+from trajkit.errors import UnsafePath, WriteFailed
 from trajkit.events import (
     ActionEvent,
     CondensationRequest,
     ConversationErrorEvent,
-    ConversationStateUpdateEvent,
     ErrorClassification,
     Event,
     FinishAction,
@@ -82,45 +82,54 @@ from trajkit.events import (
     ThinkAction,
     UserRejectObservation,
 )
-from trajkit.events.base import ROOT_PARENT
 from trajkit.recovery import (
     RESTART_ERROR,
-    head_after_crash,
     interrupted_call_result,
     unanswered_calls,
 )
 from trajkit.redact import SecretMasker
 from trajkit.sdk.agent import Agent
-from trajkit.sdk.confirmation import (
-    AlwaysConfirm,
-    ConfirmRisky,
-    LLMSecurityAnalyzer,
-    NeverConfirm,
-    parse_confirmation_policy,
-)
+from trajkit.sdk.context.condenser import LLMSummarizingCondenser
+from trajkit.sdk.conversation.base import BaseConversation
 from trajkit.sdk.conversation.exceptions import ConversationRunError
-from trajkit.sdk.conversation.visualizer import (
-    ConversationVisualizerBase,
-    DefaultConversationVisualizer,
+from trajkit.sdk.conversation.extras import (
+    ASK_AGENT_USAGE_ID,
+    ask_agent,
+    fork_conversation,
+    generate_title,
 )
-from trajkit.sdk.llm import LLM, LLMError, llm_secret_values
-from trajkit.sdk.llm.options import call_context
-from trajkit.sdk.logger import get_logger, register_log_secrets
-from trajkit.sdk.mcp import MCPTimeouts, MCPToolset
-from trajkit.sdk.metrics import ConversationStats, Metrics
-from trajkit.sdk.secrets import Cipher, SecretValue, mask_data, secrets_prompt
-from trajkit.sdk.state import ConversationExecutionStatus, ConversationState, LocalWorkspace
-from trajkit.sdk.stuck import (
+from trajkit.sdk.conversation.state import (
+    ConversationExecutionStatus,
+    ConversationState,
+    LocalWorkspace,
+)
+from trajkit.sdk.conversation.stuck_detector import (
     StuckDetector,
     StuckThresholds,
     detect_stuck,
     parse_stuck_thresholds,
 )
+from trajkit.sdk.conversation.visualizer import (
+    ConversationVisualizerBase,
+    DefaultConversationVisualizer,
+)
+from trajkit.sdk.llm import LLM, LLMError, LLMProfileStore, llm_secret_values
+from trajkit.sdk.llm.options import call_context
+from trajkit.sdk.logger import get_logger, register_log_secrets
+from trajkit.sdk.mcp import MCPTimeouts, MCPToolset
+from trajkit.sdk.metrics import ConversationStats, Metrics
+from trajkit.sdk.secret.secrets import Cipher, SecretValue, mask_data, secrets_prompt
+from trajkit.sdk.security.confirmation_policy import (
+    AlwaysConfirm,
+    ConfirmRisky,
+    NeverConfirm,
+    parse_confirmation_policy,
+)
+from trajkit.sdk.security.llm_analyzer import LLMSecurityAnalyzer
 from trajkit.sdk.tool import RuntimeTool, ToolContext
-from trajkit.store import ConversationWriter, folder_name, open_conversation
-from trajkit.store.guard import check_json_nodes, refuse_outside_links
-from trajkit.store.reader import StoredConversation
-from trajkit.store.writer_lock import WriterLock, acquire_writer_lock
+from trajkit.store import ConversationWriter
+from trajkit.store.persistence import conversation_folder, persistence_base
+from trajkit.store.writer_lock import ProcessWriterLock
 
 __all__ = ["RESTART_ERROR", "Conversation", "ConversationCallback"]
 
@@ -139,8 +148,11 @@ class StepInterrupted(Exception):
     """`Conversation.interrupt` stopped the wait for a model call."""
 
 
-class Conversation:
+class Conversation(BaseConversation):
     """An agent working in a workspace, persisted event by event."""
+
+    state: ConversationState
+    """The persisted state (``base_state.json``) and the event log."""
 
     def __init__(
         self,
@@ -169,11 +181,12 @@ class Conversation:
         max_iterations = max_iteration_per_run or max_iterations or 500
         working_dir = _working_dir(workspace)
         cid = _conversation_id(conversation_id, persistence_dir)
-        base = _persistence_base(persistence_dir, working_dir)
-        folder = _conversation_folder(base, cid)
-        refuse_outside_links(folder)
+        # No persistence_dir (or an empty one): kept in memory, nothing written (SDK)
+        folder = (
+            conversation_folder(persistence_base(persistence_dir), cid) if persistence_dir else None
+        )
         # One live writer per conversation, for as long as this object lives (store.writer_lock)
-        self._writer_lock = _ProcessWriterLock(folder)
+        self._writer_lock = ProcessWriterLock(folder) if folder is not None else None
         self._profile_store_dir = profile_store_dir
         try:
             self._open(
@@ -192,13 +205,14 @@ class Conversation:
                 visualizer,
             )
         except BaseException:
-            self._writer_lock.release()
+            if self._writer_lock is not None:
+                self._writer_lock.release()
             raise
 
     def _open(
         self,
         agent: Agent,
-        folder: Path,
+        folder: Path | None,
         cid: uuid.UUID,
         working_dir: str,
         callbacks: Sequence[ConversationCallback] | None,
@@ -217,7 +231,7 @@ class Conversation:
         """Where the agent works (the SDK's ``conversation.workspace``)."""
         self.max_iteration_per_run = max_iterations
         self._callbacks = list(callbacks or [])
-        self._writer = ConversationWriter(folder)
+        self._writer = ConversationWriter(folder) if folder is not None else None
         self._run_lock = threading.Lock()
         self._pause = threading.Event()
         self._pause_recorded = False
@@ -225,11 +239,16 @@ class Conversation:
         self._side_llms: dict[str, LLM] = {}
         self._cipher = cipher
         self._stuck_thresholds = parse_stuck_thresholds(stuck_detection_thresholds)
-        raw = _read_base_state(folder)
-        if raw:
-            self.state = self._resume(raw, folder, working_dir, max_iterations)
-        else:
-            self.state = self._fresh(folder, working_dir, max_iterations, stuck_detection)
+        self.state = ConversationState.create(
+            id=cid,
+            agent=agent,
+            workspace=LocalWorkspace(working_dir=working_dir),
+            folder=folder,
+            writer=self._writer,
+            max_iterations=max_iterations,
+            stuck_detection=stuck_detection,
+            cipher=cipher,
+        )
         self._bind_metrics()
         self.stuck_detector: StuckDetector | None = (
             StuckDetector(self._branch, self._stuck_thresholds or StuckThresholds())
@@ -247,7 +266,7 @@ class Conversation:
             self._visualizer.initialize(self.state)
         ctx = ToolContext(
             working_dir=working_dir,
-            conversation_dir=str(folder),
+            conversation_dir=str(folder) if folder is not None else None,
             secrets=self.state.secret_registry,
         )
         self.tools: dict[str, RuntimeTool] = agent.resolve_tools(ctx)
@@ -274,7 +293,7 @@ class Conversation:
             self._started = True
             for llm in self.agent.llms():
                 self.state.stats.usage_to_metrics[llm.usage_id] = llm.metrics
-            if not any(isinstance(e, SystemPromptEvent) for e in self.state._events):
+            if self.state.first_event(SystemPromptEvent) is None:
                 prompt = self.agent.system_prompt_event(self.tools, self._tool_context)
                 dynamic = secrets_prompt(self.state.secret_registry)
                 if dynamic and prompt.dynamic_context is None:
@@ -289,70 +308,6 @@ class Conversation:
                 )
 
     # -- construction ----------------------------------------------------------------
-    def _fresh(
-        self, folder: Path, working_dir: str, max_iterations: int, stuck_detection: bool
-    ) -> ConversationState:
-        state = ConversationState(
-            id=self.id,
-            agent=self.agent,
-            workspace=LocalWorkspace(working_dir=working_dir),
-            persistence_dir=str(folder),
-            max_iterations=max_iterations,
-            stuck_detection=stuck_detection,
-        )
-        if (folder / "events").is_dir():  # adopt events already there, as the SDK does
-            state._events = list(open_conversation(folder).iter_events(skip_empty=True))
-        state._cipher = self._cipher
-        state.attach(self._writer)
-        # events/ before the first base-state save: a crash in between must not leave a
-        # base_state.json without its events/ folder (validate rejects that layout).
-        self._writer.create()
-        return state
-
-    def _resume(
-        self, raw: bytes, folder: Path, working_dir: str, max_iterations: int
-    ) -> ConversationState:
-        path = folder / "base_state.json"
-        try:
-            data = orjson.loads(raw)  # a depth limit (1024), never a RecursionError
-        except orjson.JSONDecodeError as e:
-            raise InputError(
-                path, "", f"not valid JSON ({e}); the conversation cannot be restored"
-            ) from None
-        if not isinstance(data, dict):
-            raise InputError(path, "", "expected a JSON object")
-        try:
-            persisted_id = uuid.UUID(str(data.get("id")))
-        except ValueError:
-            raise InputError(path, "/id", f"expected a UUID, got {data.get('id')!r}") from None
-        if persisted_id != self.id:
-            raise InputError(
-                path,
-                "/id",
-                f"conversation id mismatch: file says {persisted_id}, asked for {self.id}",
-            )
-        agent_data = data.get("agent")
-        self.agent.verify(agent_data if isinstance(agent_data, dict) else {})
-        data.update(
-            agent=self.agent,
-            workspace=LocalWorkspace(working_dir=working_dir),
-            persistence_dir=str(folder),
-            max_iterations=max_iterations,
-        )
-        state = ConversationState.model_validate(data, context={"cipher": self._cipher})
-        state._events = list(open_conversation(folder).iter_events(skip_empty=True))
-        state._cipher = self._cipher
-        state.attach(self._writer)
-        with state:
-            _move_head_forward(state)
-            state._iteration = _steps_since_user_message(state._events)
-            if state.execution_status == Status.RUNNING:
-                state.execution_status = Status.ERROR  # the process died during run()
-        # Cold load: the view is rebuilt with its properties enforced (the files may come
-        # from another version, or a crash), as the SDK does; from here on it is kept live.
-        state.rebuild_view()
-        return state
-
     def _bind_metrics(self) -> None:
         for llm in self.agent.llms():
             persisted = self.state.stats.usage_to_metrics.get(llm.usage_id)
@@ -372,26 +327,19 @@ class Conversation:
         # a whole step, so another thread's emit (pause) waits for the step, never deadlocks.
         st = self.state
         with st:
-            if event.parent_id is None and st.leaf_event_id is not None:
-                event = event.model_copy(update={"parent_id": st.leaf_event_id})
-            elif event.parent_id is None and st.head_is_empty and st._events:
-                # a new root after navigate_to(None), not a legacy event chained to the last
-                event = event.model_copy(update={"parent_id": ROOT_PARENT})
+            event = st.with_parent(event)
             if self._visualizer is not None:  # first, as the SDK: the screen sees every event
                 try:
                     self._visualizer.on_event(self.mask_secrets(event))
                 except Exception:
                     logger.exception("visualizer failed on %s", event.kind)
-            try:
-                self._writer.append(self._for_disk(event))
-            except OSError as exc:  # a full disk: the event is not recorded, say so plainly
-                raise WriteFailed(exc.filename or self._writer.events_dir, _reason(exc)) from None
-            st._events.append(event)
-            if not isinstance(event, ConversationStateUpdateEvent):
-                st.leaf_event_id = event.id
-                st.head_is_empty = False
-            if isinstance(event, MessageEvent) and event.source == "user":
-                st.last_user_message_id = event.id
+            if self._writer is not None:  # None: kept in memory
+                try:
+                    self._writer.append(self._for_disk(event))
+                except OSError as exc:  # a full disk: the event is not recorded, say so plainly
+                    where = exc.filename or self._writer.events_dir
+                    raise WriteFailed(where, _reason(exc)) from None
+            st.append_event(event)
             for callback in self._callbacks:
                 try:
                     callback(event)
@@ -422,13 +370,7 @@ class Conversation:
         return SecretMasker(values)
 
     def _branch(self) -> list[Event]:
-        from trajkit.convert import active_branch
-
-        return active_branch(
-            self.state._events,
-            leaf_event_id=self.state.leaf_event_id,
-            head_is_empty=self.state.head_is_empty,
-        )
+        return self.state.active_branch()
 
     def llm_messages(self) -> list[Message]:
         """The messages of the next LLM request: the live view of the active branch
@@ -447,7 +389,7 @@ class Conversation:
         """Add a user message; a finished (or stuck) conversation becomes idle again.
 
         Safe while `run` works in another thread: the message waits for the step in progress
-        (the state lock is first come first served, `trajkit.sdk.fifo_lock`) and the same
+        (the state lock is first come first served, `trajkit.sdk.conversation.fifo_lock`) and the same
         run answers it at its next step, as in the SDK. Knowledge skills whose keyword the
         message contains are attached to it (once per conversation) and recorded in
         ``state.activated_knowledge_skills``. ``sender`` names who sent it (recorded on the
@@ -494,7 +436,7 @@ class Conversation:
             self._pause_recorded = False
             with st:
                 st.execution_status = Status.RUNNING
-                st._iteration = 0
+                st.begin_run()
             with call_context(str(self.id)):
                 self._run_loop()
 
@@ -526,7 +468,7 @@ class Conversation:
             with st:
                 if not self._step_allowed() or not self._step_once():
                     return
-                st._iteration += 1
+                st.count_step()
 
     def _step_allowed(self) -> bool:
         st = self.state
@@ -544,7 +486,7 @@ class Conversation:
         if st.stuck_detection and self._stuck():  # before each step, as the SDK checks
             st.execution_status = Status.STUCK
             return False
-        if st._iteration >= st.max_iterations:
+        if st.iteration >= st.max_iterations:
             self._fail("MaxIterationsReached", f"reached max_iterations ({st.max_iterations})")
             return False
         return True
@@ -555,7 +497,7 @@ class Conversation:
         crash in between is repaired on restore, `_move_head_forward`); events/ is fsynced
         once for the step (group commit), before that save."""
         try:
-            with self._writer.group_commit():
+            with self._writer.group_commit() if self._writer else contextlib.nullcontext():
                 self.agent.step(self)
         except StepInterrupted:
             self._record_interrupt()
@@ -581,8 +523,6 @@ class Conversation:
     ) -> Conversation:
         """A copy under a new id, persisted as its own folder beside this one (SDK
         ``fork()``; see `trajkit.sdk.conversation.extras`)."""
-        from trajkit.sdk.conversation.extras import fork_conversation
-
         return fork_conversation(
             self,
             conversation_id=conversation_id,
@@ -595,14 +535,10 @@ class Conversation:
 
     def ask_agent(self, question: str) -> str:
         """Answer ``question`` from the conversation's context without recording anything."""
-        from trajkit.sdk.conversation.extras import ask_agent
-
         return ask_agent(self, question)
 
     def generate_title(self, llm: LLM | None = None, max_length: int = 50) -> str:
         """A short title from the first user message (an LLM's, else the message cut)."""
-        from trajkit.sdk.conversation.extras import generate_title
-
         return generate_title(self, llm, max_length)
 
     def switch_llm(self, llm: LLM) -> None:
@@ -611,9 +547,6 @@ class Conversation:
         on it; a condenser that used the agent's LLM configuration follows the switch (its
         own usage id and metrics kept).
         """
-        from trajkit.sdk.condenser import LLMSummarizingCondenser
-        from trajkit.sdk.conversation.extras import ASK_AGENT_USAGE_ID
-
         with self.state as st:
             recorded = st.stats.usage_to_metrics.get(llm.usage_id)
             if isinstance(recorded, Metrics) and recorded is not llm.metrics:
@@ -640,8 +573,6 @@ class Conversation:
         Raises:
             FileNotFoundError: no profile of that name.
         """
-        from trajkit.sdk.llm import LLMProfileStore
-
         usage_id = f"profile:{profile_name}"
         llm = self._side_llms.get(usage_id)
         if llm is None:
@@ -672,7 +603,7 @@ class Conversation:
             ValueError: ``event_id`` is not an event of this conversation.
         """
         with self.state as st:
-            if event_id is not None and all(e.id != event_id for e in st._events):
+            if event_id is not None and not st.has_event(event_id):
                 raise ValueError(f"unknown event_id {event_id!r}")
             st.leaf_event_id = event_id
             st.head_is_empty = event_id is None
@@ -893,7 +824,7 @@ class Conversation:
         )
 
     def _stuck(self) -> bool:
-        """The agent repeats itself (see `trajkit.sdk.stuck`)."""
+        """The agent repeats itself (see `trajkit.sdk.conversation.stuck_detector`)."""
         verdict = detect_stuck(self._branch(), self._stuck_thresholds)
         if verdict is not None:
             logger.warning("conversation %s is stuck: %s", self.id, verdict.detail)
@@ -923,7 +854,7 @@ def _make_visualizer(
 def _close_tools(
     tools: list[RuntimeTool],
     mcp: MCPToolset | None = None,
-    lock: _ProcessWriterLock | None = None,
+    lock: ProcessWriterLock | None = None,
 ) -> None:
     for tool in tools:
         with contextlib.suppress(Exception):  # closing is best effort
@@ -963,37 +894,6 @@ def _checked_tags(tags: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
-def _steps_since_user_message(events: Sequence[Event]) -> int:
-    """Agent steps (LLM responses) after the last user message: the iteration count."""
-    responses: set[str] = set()
-    for event in reversed(events):
-        if isinstance(event, MessageEvent) and event.source == "user":
-            break
-        if isinstance(event, ActionEvent | MessageEvent) and event.source == "agent":
-            responses.add(event.llm_response_id or event.id)
-    return len(responses)
-
-
-def _move_head_forward(state: ConversationState) -> None:
-    """After a crash between an event write and the base-state save, the HEAD lags: move it
-    as `trajkit.recovery.head_after_crash` says (the same rule `trajkit repair` applies)."""
-    move = head_after_crash(state._events, state.leaf_event_id)
-    if move.reason is not None:
-        logger.warning("conversation %s: %s; moving it to %s", state.id, move.reason, move.head)
-        state.leaf_event_id = move.head
-
-
-def _read_base_state(folder: Path) -> bytes:
-    """``base_state.json``'s bytes through the store: a link leading outside the folder, a
-    FIFO or a device is refused (nothing read, nothing written), as every reader does."""
-    refuse_outside_links(folder)
-    path = folder / "base_state.json"
-    raw = StoredConversation(folder).base_state_raw()
-    if raw:
-        check_json_nodes(path, raw)
-    return (raw or b"").strip()
-
-
 def _working_dir(workspace: Any) -> str:
     if workspace is None:
         path = Path(DEFAULT_WORKSPACE)
@@ -1022,72 +922,5 @@ def _conversation_id(value: uuid.UUID | str | None, persistence_dir: Any) -> uui
         ) from None
 
 
-def _persistence_base(persistence_dir: Any, working_dir: str) -> Path:
-    if persistence_dir is None:
-        return Path(working_dir) / "conversations"
-    raw = os.fspath(persistence_dir)
-    if "\x00" in raw:
-        raise UnsafePath(raw, "", "persistence_dir contains a NUL character")
-    path = Path(raw).expanduser()
-    if not path.is_absolute():
-        normalized = os.path.normpath(raw)
-        if normalized == ".." or normalized.startswith(".." + os.sep):
-            raise UnsafePath(
-                raw,
-                "",
-                "persistence_dir climbs out of the current directory; pass an absolute path "
-                "if that folder is really meant",
-            )
-        path = Path.cwd() / normalized
-    return path
-
-
-def _conversation_folder(base: Path, cid: uuid.UUID) -> Path:
-    folder = base / folder_name(cid)
-    if folder.exists() or folder.is_symlink():
-        real_base = base.resolve()
-        real = folder.resolve()
-        if real.parent != real_base:
-            raise UnsafePath(
-                folder, "", f"the conversation folder leads outside {base} (to {real}); refusing it"
-            )
-    return folder
-
-
 def _reason(exc: OSError) -> str:
     return (exc.strerror or str(exc)).lower()
-
-
-class _ProcessWriterLock:
-    """This process's share of one conversation's writer lock (`trajkit.store.writer_lock`).
-
-    Across processes the lock is exclusive. Within one process, objects for the same
-    conversation share it: the SDK's own persistence example drops one (``del conv``) and
-    restores at once, while a stray reference (an MCP start-up error's traceback) may keep
-    the dropped object from being freed. The lock is released when the last one closes.
-    """
-
-    _held: ClassVar[dict[str, tuple[WriterLock, int]]] = {}
-    _guard: ClassVar[threading.Lock] = threading.Lock()
-
-    def __init__(self, folder: Path) -> None:
-        self.key = os.path.realpath(folder)
-        with self._guard:
-            lock, count = self._held.get(self.key, (None, 0))
-            if lock is None or not lock.held:
-                lock, count = acquire_writer_lock(folder), 0
-            self._held[self.key] = (lock, count + 1)
-        self._released = False
-
-    def release(self) -> None:
-        with self._guard:
-            if self._released:
-                return
-            self._released = True
-            lock, count = self._held.pop(self.key, (None, 0))
-            if lock is None:
-                return
-            if count > 1:
-                self._held[self.key] = (lock, count - 1)
-            else:
-                lock.release()

@@ -35,8 +35,8 @@ from trajkit.events import (
 )
 
 if TYPE_CHECKING:
+    from trajkit.sdk.conversation.state import ConversationState
     from trajkit.sdk.metrics import ConversationStats
-    from trajkit.sdk.state import ConversationState
 
 __all__ = ["ConversationVisualizerBase", "DefaultConversationVisualizer"]
 

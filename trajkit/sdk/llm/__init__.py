@@ -17,9 +17,10 @@ from trajkit.sdk.llm.exceptions import (
     LLMServiceUnavailableError,
     LLMTimeoutError,
 )
+from trajkit.sdk.llm.fallback_strategy import FallbackStrategy
 from trajkit.sdk.llm.llm import LLM, LLMResponse, _import_litellm, llm_secret_values
-from trajkit.sdk.llm.profiles import FallbackStrategy, LLMProfileStore
-from trajkit.sdk.llm.registry import LLMRegistry, RegistryEvent
+from trajkit.sdk.llm.llm_profile_store import LLMProfileStore
+from trajkit.sdk.llm.llm_registry import LLMRegistry, RegistryEvent
 from trajkit.sdk.metrics import Metrics, TokenUsage
 
 __all__ = [

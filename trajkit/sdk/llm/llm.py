@@ -16,7 +16,6 @@ everything else is raised at once as `LLMError`.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -43,9 +42,10 @@ from trajkit.events import (
     TextContent,
     ThinkingBlock,
 )
+from trajkit.sdk.llm._litellm import import_litellm
 from trajkit.sdk.llm.exceptions import LLMError, LLMNoResponseError, llm_error_class
+from trajkit.sdk.llm.fallback_strategy import FallbackStrategy
 from trajkit.sdk.llm.options import apply_chat_options, apply_responses_options
-from trajkit.sdk.llm.profiles import FallbackStrategy
 from trajkit.sdk.metrics import Metrics, TokenUsage
 
 if TYPE_CHECKING:
@@ -67,12 +67,8 @@ class LLMResponse:
     raw: Any = None
 
 
-def _import_litellm() -> Any:
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
-
-    litellm.suppress_debug_info = True
-    return litellm
+_import_litellm = import_litellm
+"""The name the rest of trajkit and its tests use (`trajkit.sdk.llm._litellm`)."""
 
 
 def llm_secret_values(llm: Any) -> list[str]:
@@ -221,7 +217,7 @@ class LLM(BaseModel):
     def _unmask(cls, v: Any, info: ValidationInfo) -> Any:
         # A masked ("**********") or blank secret was lost on save: load it as None (SDK rule);
         # a Fernet token is decrypted with the context's cipher (sdk.secrets.Cipher).
-        from trajkit.sdk.secrets import load_secret
+        from trajkit.sdk.secret.secrets import load_secret
 
         raw = v.get_secret_value() if isinstance(v, SecretStr) else v
         if raw is None or not isinstance(raw, str):
@@ -236,7 +232,7 @@ class LLM(BaseModel):
         ctx = info.context if isinstance(info.context, dict) else {}
         if ctx.get("expose_secrets"):
             return v.get_secret_value()
-        from trajkit.sdk.secrets import dump_secret
+        from trajkit.sdk.secret.secrets import dump_secret
 
         return dump_secret(v, ctx.get("cipher"))  # encrypted with a cipher, else masked
 
@@ -368,7 +364,7 @@ class LLM(BaseModel):
     # -- calls -----------------------------------------------------------------------
     def call(self, messages: Sequence[Message], tools: Sequence[RuntimeTool] = ()) -> LLMResponse:
         """One model call with the API `uses_responses_api` picks; on a transient failure the
-        ``fallback_strategy``'s LLMs are tried in turn (`trajkit.sdk.llm.profiles`)."""
+        ``fallback_strategy``'s LLMs are tried in turn (`trajkit.sdk.llm.fallback_strategy`)."""
         try:
             if self.uses_responses_api():
                 return self.responses(messages, tools)

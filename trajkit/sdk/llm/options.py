@@ -28,6 +28,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from trajkit.sdk.llm._litellm import import_litellm
+
 if TYPE_CHECKING:
     from trajkit.sdk.llm.llm import LLM
 
@@ -109,9 +111,7 @@ def _override(llm: LLM, key: str) -> bool | None:
 
 
 def _supported_params(llm: LLM) -> set[str]:
-    from trajkit.sdk.llm.llm import _import_litellm
-
-    litellm = _import_litellm()
+    litellm = import_litellm()
     for name in (llm.model_canonical_name, llm.model):
         if not name:
             continue

@@ -1,11 +1,22 @@
-"""The SDK's ``secret`` path: secret sources (`trajkit.sdk.secrets`)."""
+"""Secret sources and the conversation's secret registry (`trajkit.sdk.secret.secrets`), at the
+SDK's ``secret`` path."""
 
-from trajkit.sdk.secrets import (
+from trajkit.sdk.secret.secrets import (
+    Cipher,
     LookupSecret,
+    SecretRegistry,
     SecretSource,
     SecretValue,
     StaticSecret,
     UnavailableSecret,
 )
 
-__all__ = ["LookupSecret", "SecretSource", "SecretValue", "StaticSecret", "UnavailableSecret"]
+__all__ = [
+    "Cipher",
+    "LookupSecret",
+    "SecretRegistry",
+    "SecretSource",
+    "SecretValue",
+    "StaticSecret",
+    "UnavailableSecret",
+]

@@ -1,5 +1,41 @@
-"""The SDK's ``security.llm_analyzer`` path."""
+"""The LLM security analyzer: the risk the model predicts for each action it calls.
 
-from trajkit.sdk.confirmation import LLMSecurityAnalyzer
+With an analyzer set (``{"kind": "LLMSecurityAnalyzer"}`` in ``base_state.json``), an action's
+``security_risk`` is the LLM's own prediction, which `ConfirmRisky` compares with its threshold;
+without one every action's risk is ``UNKNOWN``, as in the SDK.
+"""
 
-__all__ = ["LLMSecurityAnalyzer"]
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = ["LLMSecurityAnalyzer", "parse_security_analyzer"]
+
+
+class LLMSecurityAnalyzer(BaseModel):
+    """Trust the risk the LLM predicts in each call's ``security_risk`` argument."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore", use_attribute_docstrings=True)
+
+    kind: Literal["LLMSecurityAnalyzer"] = "LLMSecurityAnalyzer"
+    """Analyzer class name."""
+
+    def security_risk(self, arguments: Mapping[str, Any], *, read_only: bool = False) -> str:
+        """The action's risk: the LLM's prediction (UNKNOWN for read-only tools or none given)."""
+        predicted = str(arguments.get("security_risk") or "UNKNOWN").upper()
+        if read_only or predicted not in ("LOW", "MEDIUM", "HIGH"):
+            return "UNKNOWN"
+        return predicted
+
+
+def parse_security_analyzer(data: Any) -> LLMSecurityAnalyzer | None:
+    """The analyzer for a persisted ``security_analyzer`` (None when absent or unknown kind)."""
+    if data is None:
+        return None
+    if isinstance(data, LLMSecurityAnalyzer):
+        return data
+    kind = data.get("kind") if isinstance(data, Mapping) else getattr(data, "kind", None)
+    return LLMSecurityAnalyzer() if kind == "LLMSecurityAnalyzer" else None
