@@ -14,6 +14,7 @@ import socket
 import stat
 import time
 import urllib.parse
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from typing import Any
 import pytest
 
 from tests.serve.conftest import Server
+from tests.support.fixtures import REPO
 from tests.views.conftest import make_corpus
 
 
@@ -275,3 +277,53 @@ def test_a_live_stream_ends_when_its_folder_is_deleted(tmp_path: Path, serve: An
         assert time.monotonic() - deleted < 30
     finally:
         conn.close()
+
+
+# -- heavy pages (issue 30, medium 6) -------------------------------------------------------
+
+
+def _big_conversation(folder: Path, n: int) -> Path:
+    """A V1 conversation of `n` events: the repo's b_terminal events over and over."""
+    src = next((REPO / "fixtures" / "sdk" / "b_terminal").glob("[0-9a-f]" * 32))
+    (folder / "events").mkdir(parents=True)
+    state = json.loads((src / "base_state.json").read_text())
+    state["id"] = str(uuid.UUID(hex=folder.name))
+    state.pop("leaf_event_id", None)
+    (folder / "base_state.json").write_text(json.dumps(state))
+    events = [json.loads(p.read_text()) for p in sorted((src / "events").glob("event-*.json"))]
+    for i in range(n):
+        event = {**events[i % len(events)], "id": str(uuid.UUID(int=i + 1))}
+        if "tool_call_id" in event:
+            event["tool_call_id"] = f"{event['tool_call_id']}-{i // len(events)}"
+        (folder / "events" / f"event-{i:05d}-{event['id']}.json").write_text(json.dumps(event))
+    return folder
+
+
+def _peak_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmHWM")
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads VmHWM from /proc")
+def test_concurrent_heavy_pages_are_built_a_few_at_a_time(tmp_path: Path, serve: Any) -> None:
+    """Eight different 3,000-event pages asked at once: all answered, and the server's peak
+    memory grows by about two builds (the bound), not eight."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    corpus = tmp_path / "corpus"
+    for i in range(9):
+        _big_conversation(corpus / uuid.UUID(int=1000 + i).hex, 3000)
+    server = serve([corpus])
+    server.wait_indexed(9, timeout=300)
+    keys = [r["key"] for r in server.rows("size=20")["rows"]]
+    base = _peak_mb(server.proc.pid)
+    status, _, body = server.request(f"/c/{keys[0]}")
+    assert status == 200 and len(body) > 100_000
+    one = _peak_mb(server.proc.pid) - base  # what one build costs at its peak
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(lambda k: server.request(f"/c/{k}"), keys[1:]))
+    assert [a[0] for a in answers] == [200] * 8
+    grown = _peak_mb(server.proc.pid) - base
+    assert grown < 3 * max(one, 30), (one, grown)

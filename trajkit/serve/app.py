@@ -40,6 +40,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from trajkit.errors import TrajkitError
 from trajkit.serve.catalog import Catalog, Source
+from trajkit.serve.pages import PageBuilds, signature
 from trajkit.store.layout import conversation_parts
 from trajkit.views.index_page import index_to_html
 from trajkit.views.load import LoadedConversation
@@ -108,6 +109,7 @@ def _check_inside(catalog: Catalog, folder: Path) -> None:
 
 def create_app(catalog: Catalog, *, token: str | None = None, loopback: bool = True) -> ASGIApp:
     """The application over `catalog` (see the module docstring)."""
+    pages = PageBuilds()
 
     async def index(request: Request) -> Response:
         config = {
@@ -156,23 +158,25 @@ def create_app(catalog: Catalog, *, token: str | None = None, loopback: bool = T
         source = source_or_404(key)
         if isinstance(source, Response):
             return source
+
+        def build(nonce: str) -> str:
+            from trajkit.views.html import conversation_to_html
+
+            loaded = load_source(catalog, source)
+            local = source.container is None and "://" not in source.path
+            return conversation_to_html(
+                loaded,
+                nonce=nonce,
+                back="/",
+                live=f"/api/live/{key}" if local else None,
+                remote=f"/api/c/{key}/entries",
+            )
+
         try:
-            loaded = await run_in_threadpool(load_source, catalog, source)
+            sig = signature(source)
+            return await pages.page(request, None if sig is None else ("c", key, sig), build)
         except TrajkitError as exc:
             return PlainTextResponse(f"cannot show this conversation: {exc}", status_code=404)
-        from trajkit.views.html import conversation_to_html
-
-        local = source.container is None and "://" not in source.path
-        live = f"/api/live/{key}" if local else None
-        page = await run_in_threadpool(
-            conversation_to_html,
-            loaded,
-            nonce=request.state.nonce,
-            back="/",
-            live=live,
-            remote=f"/api/c/{key}/entries",
-        )
-        return HTMLResponse(page)
 
     async def entries(request: Request) -> Response:
         source = source_or_404(request.path_params["key"])
@@ -236,19 +240,23 @@ def create_app(catalog: Catalog, *, token: str | None = None, loopback: bool = T
         from trajkit.serve.compare import compare_to_html
 
         keys = request.query_params.get("a", ""), request.query_params.get("b", "")
-        sources = [source_or_404(k) for k in keys]
-        for s in sources:
+        found = [source_or_404(k) for k in keys]
+        for s in found:
             if isinstance(s, Response):
                 return s
+        sources: list[Source] = found  # type: ignore[assignment]
+
+        def build(nonce: str) -> str:
+            a, b = [load_source(catalog, s) for s in sources]
+            links = (f"/c/{keys[0]}", f"/c/{keys[1]}")
+            return compare_to_html(a, b, links=links, nonce=nonce)
+
+        sigs = [signature(s) for s in sources]
+        kept = None if None in sigs else ("compare", keys, *sigs)
         try:
-            a, b = [await run_in_threadpool(load_source, catalog, s) for s in sources]  # type: ignore[arg-type]
+            return await pages.page(request, kept, build)
         except TrajkitError as exc:
             return PlainTextResponse(f"cannot compare: {exc}", status_code=404)
-        links = (f"/c/{keys[0]}", f"/c/{keys[1]}")
-        page = await run_in_threadpool(
-            compare_to_html, a, b, links=links, nonce=request.state.nonce
-        )
-        return HTMLResponse(page)
 
     app = Starlette(
         routes=[
