@@ -28,12 +28,12 @@ sys.path.insert(0, str(REPO))
 from rich.console import Console  # noqa: E402
 
 from trajkit.engine import LocalEngine  # noqa: E402
+from trajkit.shapes import resolve_inputs  # noqa: E402
 from trajkit.views.html import conversation_to_html  # noqa: E402
 from trajkit.views.load import load_conversation  # noqa: E402
 from trajkit.views.summary import (  # noqa: E402
     ConversationStats,
     CorpusStats,
-    iter_conversation_folders,
     iter_rows,
     iter_stats,
 )
@@ -106,7 +106,7 @@ def _browser_time(page: str, workdir: Path) -> None:
 
 
 def bench_corpus(folder: Path) -> None:
-    folders = [f for f in iter_conversation_folders([folder]) if isinstance(f, Path)]
+    folders = [f for f in resolve_inputs([folder]) if isinstance(f, Path)]
     print(f"corpus: {len(folders)} conversations")
     rows, t_ls = _timed("ls: rows", lambda: list(iter_rows([folder])))
     print(f"  {'':<38} {t_ls / len(rows) * 1000:9.2f} ms/conversation")

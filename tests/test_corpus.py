@@ -1,4 +1,4 @@
-"""Expanding PATH… into conversations, and mapping work over them on worker processes."""
+"""Mapping work over conversations on worker processes (PATH… expanded by `resolve_inputs`)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.support import fixtures as fx
-from trajkit.corpus import iter_conversation_paths, map_conversations
+from trajkit.corpus import map_conversations
 from trajkit.errors import InputError
+from trajkit.shapes import SkippedInput, resolve_inputs
 from trajkit.store import open_conversation
 
 
@@ -32,30 +33,30 @@ def _fail_on_b(folder: Path) -> str:
 
 def test_expands_folders_conversations_and_events_dirs():
     a = fx.sdk_conversation("a_text")
-    found = list(iter_conversation_paths([fx.SDK_FIXTURES, a, a / "events"]))
+    found = list(resolve_inputs([fx.SDK_FIXTURES, a, a / "events"]))
     assert found == [*fx.sdk_conversations(), a, a]
 
 
 def test_files_only_when_allowed(tmp_path):
     event = next((fx.sdk_conversation("a_text") / "events").glob("event-*"))
-    assert list(iter_conversation_paths([event], allow_files=True)) == [event]
-    with pytest.raises(InputError, match="got a file"):
-        list(iter_conversation_paths([event]))
+    assert list(resolve_inputs([event], files=True)) == [event]
+    (skipped,) = resolve_inputs([event])
+    assert isinstance(skipped, SkippedInput)
+    assert skipped.message.startswith("one V1 event (SystemPromptEvent), not a whole conversation")
 
 
-def test_missing_path_and_empty_folder_are_input_errors(tmp_path):
-    with pytest.raises(InputError, match="no such file or folder"):
-        list(iter_conversation_paths([tmp_path / "missing"]))
-    with pytest.raises(InputError) as info:
-        list(iter_conversation_paths([tmp_path]))
-    assert str(info.value).startswith(f"{tmp_path}: no conversation found here")
+def test_missing_path_and_empty_folder_are_named(tmp_path):
+    (missing,) = resolve_inputs([tmp_path / "missing"])
+    assert str(missing) == f"{tmp_path / 'missing'}: no such file or folder"
+    (empty,) = resolve_inputs([tmp_path])
+    assert str(empty).startswith(f"{tmp_path}: no conversation found here")
 
 
 def test_map_runs_on_two_workers_in_input_order(tmp_path):
     # 16 conversations (two copies of each fixture), so both workers get work.
     for i in range(2):
         shutil.copytree(fx.SDK_FIXTURES, tmp_path / f"copy{i}")
-    folders = list(iter_conversation_paths([tmp_path]))
+    folders = list(resolve_inputs([tmp_path]))
     assert len(folders) == 16
     results = list(map_conversations(_pid_and_events, iter(folders), workers=2, chunksize=3))
     assert [n for _, n in results] == [_n_events(f) for f in folders]

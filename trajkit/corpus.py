@@ -1,10 +1,6 @@
-"""Many conversations: expand the user's PATH… lazily, and map work over them in bounded memory.
+"""Many conversations: map work over them in bounded memory.
 
-`iter_conversation_paths(paths)` turns what a user typed into conversation folders (and, when
-asked, loose event files), one at a time: a conversation folder is itself; its `events/`
-folder means the conversation; any other folder is searched recursively (symlink loops end);
-a path that does not exist, or a folder with no conversation below it, is an `InputError`.
-
+What the user's PATHs hold is the input registry's answer (`trajkit.shapes.resolve_inputs`).
 `map_conversations(func, items)` applies `func` to each item on worker processes and yields
 the results in input order. Memory does not grow with the corpus: items are pulled from the
 input iterator only as workers free up (at most `2 * workers` chunks in flight), and each
@@ -36,66 +32,15 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from functools import partial
 from itertools import chain, islice
-from pathlib import Path
 from typing import TypeVar
 
-from trajkit.errors import InputError
-from trajkit.store.layout import EVENTS_DIR
-from trajkit.store.location import as_location, check_location, exists, is_conversation, is_remote
-
-__all__ = ["DEFAULT_WORKERS", "iter_conversation_paths", "map_conversations"]
+__all__ = ["DEFAULT_WORKERS", "map_conversations"]
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 DEFAULT_WORKERS = 2
 """Worker processes used unless told otherwise (this project targets 2-core machines)."""
-
-
-def iter_conversation_paths(
-    paths: Iterable[str | os.PathLike[str]], *, allow_files: bool = False
-) -> Iterator[Path]:
-    """Yield conversation folders (and loose files if `allow_files`) for each user PATH.
-
-    Local paths and storage URLs (`s3://…`, see `trajkit.store.location`) follow the same
-    rules; a storage URL yields storage locations.
-
-    Raises:
-        InputError: a path does not exist, is a file when files are not allowed, or is a folder
-            with no conversation below it.
-        StorageError: a storage URL's storage cannot be used at all (before any listing).
-    """
-    from trajkit.shapes import find_locations, shape_refs
-
-    for raw in paths:
-        path = as_location(raw)
-        check_location(path)
-        refs = None if is_remote(path) else shape_refs(raw)
-        if refs is not None:  # eval output, event arrays, archives, ...: trajkit.shapes
-            yield from refs  # type: ignore[misc]
-            continue
-        if not exists(path):
-            raise InputError(path, "", "no such file or folder")
-        if path.is_file():
-            if not allow_files:
-                raise InputError(
-                    path, "", "expected a conversation folder (<uuid hex>/), got a file"
-                )
-            yield path  # type: ignore[misc]  # a storage location is path-like
-            continue
-        if path.name == EVENTS_DIR and path.is_dir() and is_conversation(path.parent):
-            yield path.parent  # type: ignore[misc]
-            continue
-        found = False
-        for folder in find_locations(path):
-            found = True
-            yield folder  # type: ignore[misc]
-        if not found:
-            raise InputError(
-                path,
-                "",
-                "no conversation found here (folders holding events/ or base_state.json)",
-            )
 
 
 def map_conversations(
@@ -109,7 +54,7 @@ def map_conversations(
 
     Args:
         func: a picklable (module-level) function; exceptions it raises reach the caller.
-        items: usually `iter_conversation_paths(...)`; consumed lazily.
+        items: usually `resolve_inputs(...)`'s conversations; consumed lazily.
         workers: processes to use; 1 runs everything in this process.
         chunksize: items sent to a worker at once (raise it for many tiny conversations).
     """

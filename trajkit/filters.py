@@ -89,28 +89,25 @@ def parse_timestamp(text: str | None) -> datetime | None:
 def filter_paths(
     paths: Iterable[Any], filters: ConversationFilters
 ) -> Iterator[tuple[Any, str | None]]:
-    """Each V1 conversation folder under `paths` with the reason it is left out (None: kept).
+    """Each conversation under `paths` with the reason it is left out (None: kept).
 
-    Without filters the paths are given back as they are (so each command keeps its own
-    handling of files, V0 inputs and missing paths); with filters, a path that holds no V1
-    conversation is also given back unchanged, for the command to report or read.
+    Without filters the paths are given back as they are. With filters, each conversation the
+    input registry finds (`trajkit.shapes.resolve_inputs`, any shape) is given with its reason;
+    what it does not read is given back as a path, for the command to report under its policy.
     """
-    from trajkit.errors import InputError
-    from trajkit.store import find_conversations
+    import os
+
+    from trajkit.shapes import SkippedInput, resolve_inputs
 
     for raw in paths:
         if not filters:
             yield raw, None
             continue
-        try:
-            folders = list(find_conversations([raw]))
-        except InputError:
-            folders = []
-        if not folders:
-            yield raw, None
-            continue
-        for folder in folders:
-            yield folder, _reason(folder, filters)
+        for item in resolve_inputs([raw]):
+            if isinstance(item, SkippedInput):
+                yield (raw if item.path == os.fspath(raw) else item.path), None
+            else:
+                yield item, _reason(item, filters)
 
 
 def _reason(folder: Path | Any, filters: ConversationFilters) -> str | None:

@@ -13,8 +13,8 @@ def test_exported_names():
         [
             "AlreadyMigrated", "REPORT_FILE", "SIDECAR_FILE", "V1_TOOL_NAMES", "Migrated",
             "MigratedConversation", "MigrationTally",
-            "MigrationReport", "SkippedInput", "ToolNames", "V0Input", "V0Source",
-            "iter_v0_conversations", "iter_v0_inputs", "migrate_paths", "v0_to_v1",
+            "MigrationReport", "SkippedInput", "ToolNames", "V0Source",
+            "iter_v0_conversations", "migrate_paths", "v0_to_v1",
             "write_conversation",
         ]
     )  # fmt: skip

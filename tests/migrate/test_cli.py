@@ -36,9 +36,11 @@ def test_exit_1_when_anything_was_skipped_and_the_rest_still_migrates(tmp_path):
     code, out, err = _run(str(SYN / "bad" / "broken_line.jsonl"), "-o", str(tmp_path))
     assert code == 1
     broken = SYN / "bad" / "broken_line.jsonl"
-    assert err.splitlines()[0].startswith(f"skipped {broken}:2: line is not valid JSON (")
+    assert err.splitlines()[0].startswith(
+        f"skipped {broken}#astropy__astropy-12907: line is not valid JSON ("
+    )
     assert err.splitlines()[1] == (
-        f"skipped {broken}:4: expected an eval record: a JSON object with a 'history' list"
+        f"skipped {broken}#no-history: expected an eval record: a JSON object with a 'history' list"
     )
     assert "Traceback" not in out + err
     assert "migrated 2 conversation(s)" in out and "2 input(s) skipped" in out

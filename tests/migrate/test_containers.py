@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.migrate._helpers import SYN, V0, migrate, migrate_all
-from trajkit.migrate import SkippedInput, V0Input, iter_v0_inputs
-from trajkit.migrate.containers import container_for
+from trajkit.migrate import SkippedInput
+from trajkit.shapes import ShapeRef, shape_of, shape_refs
 
 
 def test_cli_trajectory_list_is_a_json_list():
@@ -95,21 +95,24 @@ def test_eval_jsonl_one_conversation_per_line_named_after_instance_id():
     pairs, flat = out
     assert pairs.report.container == "eval-jsonl" and pairs.report.shape == "pairs"
     assert flat.report.shape == "flat"
-    assert pairs.source.endswith("eval_output.jsonl:1")
+    assert pairs.source.endswith("eval_output.jsonl#django__django-11099")  # its address
     assert pairs.base_state.tags == {"title": "django__django-11099"}
     assert pairs.base_state.agent.llm.model == "openai/gpt-4o"
     assert pairs.base_state.max_iterations == 30
 
 
 def test_jsonl_is_read_line_by_line(tmp_path):
-    # Handles carry one line each and are produced before the rest of the file is read.
+    # Handles carry one line's place each (no bytes) and come before the rest is read; a
+    # repeated instance_id gives the later records their line number as key.
     src = tmp_path / "output.jsonl"
     line = (SYN / "eval_output.jsonl").read_bytes().splitlines(keepends=True)[1]
     src.write_bytes(line * 5)
-    it = iter_v0_inputs([src])
+    it = shape_refs(src)
+    assert it is not None
     first = next(it)
-    assert isinstance(first, V0Input) and first.line == 1 and first.data == line
-    assert [i.line for i in it] == [2, 3, 4, 5]
+    assert isinstance(first, ShapeRef) and first.line == 1 and first.span == (0, len(line))
+    assert first.label == f"{src}#astropy__astropy-12907"
+    assert [(i.line, i.key) for i in it] == [(2, "2"), (3, "3"), (4, "4"), (5, "5")]
 
 
 def test_resolver_records_are_detected_as_lossy():
@@ -131,14 +134,14 @@ def test_single_eval_record_json_file(tmp_path):
 @pytest.mark.parametrize(
     ("path", "expected"),
     [
-        (V0 / "basic.json", "trajectory-json"),
-        (SYN / "eval_output.jsonl", "eval-jsonl"),
-        (SYN / "sessions" / "0123456789abcdef0123456789abcdef", "session-folder"),
+        (V0 / "basic.json", "v0-json"),
+        (SYN / "eval_output.jsonl", "v0-jsonl"),
+        (SYN / "sessions" / "0123456789abcdef0123456789abcdef", "v0-session"),
         (SYN / "sessions", None),
     ],
 )
 def test_registry_picks_the_container(path, expected):
-    assert container_for(path) == expected
+    assert shape_of(path) == expected
 
 
 # -- bad input ----------------------------------------------------------------------------
@@ -175,8 +178,11 @@ def test_broken_jsonl_line_is_reported_and_the_others_migrate():
         "MigratedConversation",
         "SkippedInput",
     ]
-    assert out[1].path.endswith("broken_line.jsonl:2") and "not valid JSON" in out[1].message
-    assert out[3].path.endswith("broken_line.jsonl:4") and "'history'" in out[3].message
+    # each record's address: its instance_id (the line number for the repeat on line 3)
+    assert out[1].path.endswith("broken_line.jsonl#astropy__astropy-12907")
+    assert "not valid JSON" in out[1].message
+    assert out[2].source.endswith("broken_line.jsonl#3")
+    assert out[3].path.endswith("broken_line.jsonl#no-history") and "'history'" in out[3].message
 
 
 def test_empty_file_missing_path_and_empty_folder(tmp_path):
@@ -186,7 +192,7 @@ def test_empty_file_missing_path_and_empty_folder(tmp_path):
     assert _skip(tmp_path / "nope.json").message == "no such file or folder"
     folder = tmp_path / "nothing"
     folder.mkdir()
-    assert "no V0 trajectory found" in _skip(folder).message
+    assert "no conversation found here" in _skip(folder).message
 
 
 def test_empty_list_is_no_trajectory(tmp_path):
@@ -206,10 +212,15 @@ def test_items_that_are_not_events_are_reported_not_fatal(tmp_path):
 
 def test_a_v1_conversation_folder_is_not_migrated(tmp_path):
     from tests.support.fixtures import sdk_conversation
+    from trajkit.migrate import migrate_paths
 
     folder = sdk_conversation("b_terminal")
-    skip = _skip(folder)
-    assert skip.message == "already a V1 conversation folder; nothing to migrate"
+    assert migrate_all(folder) == []  # no V0 in it
+    (skip,) = migrate_paths([folder], tmp_path / "out")
+    assert isinstance(skip, SkippedInput)
+    assert (
+        skip.message == "already a V1 conversation folder in the current format; nothing to migrate"
+    )
 
 
 def test_symlink_loops_end_and_the_output_folder_is_not_walked(tmp_path):
@@ -235,5 +246,7 @@ def test_compact_single_line_files_are_read_whole(tmp_path):
 def test_json_lines_under_a_json_name_get_a_hint(tmp_path):
     line = (SYN / "eval_output.jsonl").read_text().splitlines()[1]
     path = tmp_path / "out.json"
-    path.write_text(" " * 5000 + line + "\n" + line + "\n")  # first line longer than the sniff
+    path.write_text(" " * 5000 + line + "\n" + line + "\n")  # read as JSON lines
+    assert [c.name for c in migrate_all(path)] == ["astropy__astropy-12907"] * 2
+    path.write_text(" " * 70_000 + line + "\n" + line + "\n")  # first line longer than the sniff
     assert "name it *.jsonl" in _skip(path).message

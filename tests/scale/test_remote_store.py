@@ -117,21 +117,22 @@ def test_location_interface_answers_alike_on_disk_and_in_storage(corpus_dir, s3_
 
 
 def test_one_expansion_of_paths_for_disk_and_storage(corpus_dir, s3_url):
-    """`iter_conversation_paths` is one function: the same rules and errors for both."""
-    import pytest
-
-    from trajkit.corpus import iter_conversation_paths
-    from trajkit.errors import InputError
+    """`resolve_inputs` is one function: the same rules and messages for both."""
+    from trajkit.shapes import SkippedInput, resolve_inputs
 
     folder = sorted(corpus_dir.iterdir())[0]
-    local = [p.name for p in iter_conversation_paths([corpus_dir])]
-    assert [p.name for p in iter_conversation_paths([s3_url])] == local
-    (events_parent,) = iter_conversation_paths([f"{_remote(s3_url, folder)}/events"])
+    local = [p.name for p in resolve_inputs([corpus_dir])]
+    assert [p.name for p in resolve_inputs([s3_url])] == local
+    (events_parent,) = resolve_inputs([f"{_remote(s3_url, folder)}/events"])
     assert str(events_parent) == _remote(s3_url, folder)
     state = f"{_remote(s3_url, folder)}/base_state.json"
-    assert [str(p) for p in iter_conversation_paths([state], allow_files=True)] == [state]
+    assert [str(p) for p in resolve_inputs([state], files=True)] == [state]
     for root in (str(folder), _remote(s3_url, folder)):
-        with pytest.raises(InputError, match=r"base_state\.json: expected a conversation folder"):
-            list(iter_conversation_paths([f"{root}/base_state.json"]))
-        with pytest.raises(InputError, match=r"nope: no such file or folder"):
-            list(iter_conversation_paths([f"{root}/nope"]))
+        (alone,) = resolve_inputs([f"{root}/base_state.json"])
+        assert isinstance(alone, SkippedInput)
+        assert str(alone) == (
+            f"{root}/base_state.json: a base state alone, not a whole conversation: give its "
+            f"conversation folder, {root}"
+        )
+        (nope,) = resolve_inputs([f"{root}/nope"])
+        assert str(nope) == f"{root}/nope: no such file or folder"

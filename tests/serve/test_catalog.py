@@ -87,7 +87,7 @@ def test_evaluation_outputs_are_listed_with_their_outcome(tmp_path: Path) -> Non
     rows = catalog.query(sort="outcome", order="asc")["rows"]
     assert [r["outcome"] for r in rows] == ["not resolved", "resolved"]
     source = catalog.source(rows[1]["key"])
-    assert source is not None and source.line == 1
+    assert source is not None and source.path == f"{evals / 'output.jsonl'}#demo__demo-1"
     loaded = load_source(catalog, source)
     assert loaded.outcome == "resolved" and loaded.patch and "+x = 2" in loaded.patch
 

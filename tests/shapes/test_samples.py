@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from tests.support import fixtures as fx
 from trajkit.cli import main
 from trajkit.convert import convert_conversation
-from trajkit.corpus import iter_conversation_paths
+from trajkit.shapes import resolve_inputs
 
 SHAPES = fx.FIXTURES / "shapes"
 SAMPLES = {
@@ -32,7 +32,7 @@ SAMPLES = {
 
 
 def _one(sample: str) -> object:
-    (location,) = list(iter_conversation_paths([str(SHAPES / sample)]))
+    (location,) = list(resolve_inputs([str(SHAPES / sample)]))
     return location
 
 
@@ -52,7 +52,7 @@ def test_reused_tool_call_ids_convert_as_the_sdk_sends_them() -> None:
 
 
 def test_eval_records_are_addressed_by_instance_id_and_carry_their_metadata() -> None:
-    locations = list(iter_conversation_paths([str(SHAPES / "eval_output.jsonl")]))
+    locations = list(resolve_inputs([str(SHAPES / "eval_output.jsonl")]))
     assert [str(loc) for loc in locations] == [
         f"{SHAPES}/eval_output.jsonl#sample-old",
         f"{SHAPES}/eval_output.jsonl#sample-current",
@@ -98,7 +98,7 @@ def test_archives_are_read_in_place(tmp_path: Path, kind: str) -> None:
     archive = _archive(tmp_path, kind)
     before = sorted(tmp_path.rglob("*"))
     expected = json.loads((SHAPES / "expected" / "old_sdk.chat_messages.json").read_text())
-    (location,) = list(iter_conversation_paths([str(archive)]))
+    (location,) = list(resolve_inputs([str(archive)]))
     assert str(location) == f"{archive}#conversations/5a3e0c8d2f1b4e6a9c7d1e2f3a4b5c6d"
     assert convert_conversation(location, to="chat")["messages"] == expected  # type: ignore[arg-type]
     for command in (["validate"], ["ls"], ["stats"], ["inspect", "--no-pager"]):

@@ -144,10 +144,10 @@ def test_convert_skips_it_with_the_reason_or_keeps_it(shape: str, tmp_path: Path
 
 
 def test_a_v0_input_is_judged_by_its_migration() -> None:
-    from trajkit.migrate import SkippedInput, iter_v0_inputs
+    from trajkit.shapes import ShapeRef, resolve_inputs
 
-    (v0,) = [i for i in iter_v0_inputs([fx.FIXTURES / "v0" / "cli_edit_and_finish.json"])]
-    assert not isinstance(v0, SkippedInput)
+    (v0,) = resolve_inputs([fx.FIXTURES / "v0" / "cli_edit_and_finish.json"])
+    assert isinstance(v0, ShapeRef) and v0.shape == "v0-json"
     assert conversation_errors(v0) == []  # migrates to a valid conversation
     # a migrated conversation that is not valid (the check runs on the migration's events)
     events = _broken(_events())

@@ -29,6 +29,7 @@ DESERVED_FAILURES = {
     ("events-jsonl/goal_events.jsonl", "validate"),  # observation without its action
     ("events-jsonl/goal_events.jsonl", "convert"),
     ("events-jsonl/goal_events.jsonl", "export"),
+    ("v0-eval-paired/gorilla_torch_output.jsonl", "inspect"),  # 80 conversations: pick one
     ("v0-eval-paired/gorilla_torch_output.jsonl", "validate"),  # V0: migrate first
     ("v0-eval-paired/gorilla_torch_output.jsonl", "export"),  # V0: pass --from-v0
     # current V1 folders: "already a V1 conversation folder in the current format; nothing

@@ -46,7 +46,7 @@ TABLE = [
     (EVAL, "convert", 0, "converted 2 conversation(s), skipped 0"),
     (EVAL, "ls", 0, "You are an AI agent assisting"),
     (EVAL, "stats", 0, "conversations"),
-    (EVAL, "inspect", 1, "holds several conversations; pass one as"),
+    (EVAL, "inspect", 1, "not one conversation: it holds 2 conversations; pass one of them"),
     (EVAL + "#safety-misconfig", "inspect", 0, "chat_npc"),
     (EVAL + "#safety-misconfig", "convert", 0, '"role": "user"'),
     (CLI_ECHO, "validate", 0, "base state unknown"),
@@ -109,13 +109,22 @@ def test_export_reads_every_wild_shape(tmp_path: Path) -> None:
     table = pq.read_table(tmp_path / "ds" / "conversations")
     formats = sorted(set(table.column("source_format").to_pylist()))
     assert formats == ["v1", "v1:bare-events", "v1:eval-v1", "v1:events-json"]
+    # the V0 records inside the tree are named, not dropped; --from-v0 reads the tree whole
+    assert "gorilla_torch_output.jsonl: an OpenHands V0 evaluation output" in result.output
+    assert "pass --from-v0 to export it" in result.output
     kept = CliRunner().invoke(
-        main, ["export", str(WILD), "-o", str(tmp_path / "ds"), "--overwrite", "--keep-invalid"]
+        main,
+        ["export", str(WILD), "-o", str(tmp_path / "ds"), "--overwrite", "--keep-invalid"]
+        + ["--from-v0"],
     )
     assert kept.exit_code == 0, kept.output
     table = pq.read_table(tmp_path / "ds" / "conversations")
     formats = sorted(set(table.column("source_format").to_pylist()))
-    assert formats == ["v1", "v1:bare-events", "v1:eval-v1", "v1:events-json", "v1:events-jsonl"]
+    assert formats == [
+        *("v0:eval-jsonl", "v1", "v1:bare-events", "v1:eval-v1", "v1:events-json"),
+        "v1:events-jsonl",
+    ]
+    assert table.num_rows == 93  # 13 V1 conversations and the 80 V0 records
     (jsonl,) = [r for r in table.to_pylist() if r["source_format"] == "v1:events-jsonl"]
     assert any("names no event of this conversation" in p for p in jsonl["problems"])
     sources = table.column("source_path").to_pylist()

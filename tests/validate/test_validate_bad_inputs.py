@@ -212,7 +212,7 @@ def test_missing_path_is_reported_and_exits_1_like_every_command(tmp_path: Path)
 def test_folder_without_conversations(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     result = run_validate(tmp_path / "empty")
-    assert_reported(result, tmp_path, "empty", ": no V1 conversation folder")
+    assert_reported(result, tmp_path, "empty", ": no conversation found here")
 
 
 def test_no_paths_is_a_usage_error() -> None:
@@ -226,10 +226,13 @@ def test_v0_inputs_point_to_migrate() -> None:
     result = run_validate(v0 / "basic.json", v0)
     assert result.exit_code == 1
     lines = result.output.splitlines()
-    assert lines[0].endswith(
-        ": expected a JSON object at the top level, got array (an OpenHands V0 trajectory? `trajkit migrate` converts it)"
-    )
-    assert "`trajkit migrate`" in lines[1]
+    migrate = "not read here; `trajkit migrate PATH -o OUT` writes V1 folders to validate"
+    basic = display_path(v0 / "basic.json")
+    assert lines[0] == f"Error: {basic}: an OpenHands V0 trajectory, {migrate}"
+    # the folder holds V0 only: each V0 input is named, as an error (nothing was checked)
+    session = display_path(v0 / "sessions" / "63b4315947a049e2b7a51249b3d4fcc3")
+    assert f"Error: {session}: an OpenHands V0 session folder, {migrate}" in lines
+    assert all(migrate in line for line in lines), lines
 
 
 def test_max_file_size_option(tmp_path: Path) -> None:

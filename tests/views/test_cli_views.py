@@ -74,7 +74,7 @@ def test_ls_folder_without_conversations_is_skipped_with_exit_1(tmp_path: Path) 
     code, out, err = run("ls", str(tmp_path / "empty"), str(fx.sdk_conversation("a_text")))
     assert code == 1
     assert len(out.splitlines()) == 1  # the good conversation is still listed
-    assert "skipped:" in err and "holds none" in err and "Traceback" not in err
+    assert "skipped:" in err and "no conversation found here" in err and "Traceback" not in err
 
 
 def test_ls_broken_base_state_still_lists_the_row(tmp_path: Path) -> None:
@@ -198,7 +198,7 @@ def test_inspect_v0_trajectory_in_memory(tmp_path: Path) -> None:
     before = sorted(tmp_path.rglob("*"))
     code, out, err = run("inspect", str(src))
     assert code == 0, err
-    assert "[v0 trajectory-json]" in out
+    assert "[v0 json-list]" in out
     assert "Please create a simple 2048 game." in out
     assert "#1 action · str_replace_editor" in out
     assert sorted(tmp_path.rglob("*")) == before  # nothing written
@@ -207,7 +207,7 @@ def test_inspect_v0_trajectory_in_memory(tmp_path: Path) -> None:
 def test_inspect_not_a_conversation_and_empty(tmp_path: Path) -> None:
     (tmp_path / "plain").mkdir()
     code, _, err = run("inspect", str(tmp_path / "plain"))
-    assert code == 1 and err.startswith("Error: ") and "not a conversation" in err
+    assert code == 1 and err.startswith("Error: ") and "no conversation found here" in err
     code, _, err = run("inspect", str(fx.SDK_FIXTURES))
     assert code == 1 and "not one conversation: it holds 8 conversations" in err
     empty = tmp_path / "e" / "events"

@@ -26,7 +26,7 @@ Pure functions: no litellm, no I/O; the runtime's ``LLM.format_messages_for_llm`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, assert_never
 
 from trajkit.convert.options import FormatOptions
@@ -37,8 +37,8 @@ __all__ = [
     "FORCE_STRING_SERIALIZER_MODELS",
     "SEND_REASONING_CONTENT_MODELS",
     "TOOL_IMAGE_NOTE",
+    "ChatWriter",
     "ToolImageMover",
-    "chat_settings",
     "message_to_chat",
     "messages_to_chat",
     "move_tool_images",
@@ -77,7 +77,7 @@ def _name_matches(model: str | None, needles: Sequence[str]) -> bool:
 
 
 def messages_to_chat(
-    messages: Sequence[Message], options: FormatOptions | None = None
+    messages: Iterable[Message], options: FormatOptions | None = None
 ) -> list[dict[str, Any]]:
     """Serialize messages as Chat Completions dicts, exactly as the SDK sends them.
 
@@ -86,16 +86,72 @@ def messages_to_chat(
         options: the wire settings (``FormatOptions.from_llm(llm)`` for a persisted LLM
             config); the defaults are the SDK's for a model with no special rules.
     """
-    o = options or _DEFAULT
-    settings = chat_settings(o)
-    marks = _cache_marks(messages) if o.caching else {}
-    out = [message_to_chat(m, **settings, _marks=marks, _index=i) for i, m in enumerate(messages)]
-    return move_tool_images(out) if o.tool_images == "user" else out
+    out: list[dict[str, Any]] = []
+    writer = ChatWriter(options or _DEFAULT, out.append)
+    for m in messages:
+        writer.add(m)
+    writer.finish()
+    return out
 
 
-def chat_settings(o: FormatOptions) -> dict[str, bool]:
-    """The keyword arguments of ``message_to_chat`` for the wire settings ``o`` (name rules
-    resolved)."""
+class ChatWriter:
+    """``messages_to_chat`` one message at a time: ``add`` each, then ``finish``; the dicts go
+    to ``emit`` in order.
+
+    With caching the last user or tool message gets a cache mark: from each user or tool
+    message on, messages are held until the next one (or the end) says whether it was the last.
+    """
+
+    def __init__(self, options: FormatOptions, emit: Callable[[dict[str, Any]], object]) -> None:
+        self._settings = _settings(options)
+        self._mover = ToolImageMover(emit) if options.tool_images == "user" else None
+        self._emit = self._mover.add if self._mover is not None else emit
+        self._i = 0
+        self._held: list[tuple[int, Message]] = []
+        if not options.caching:  # no marks: each message is written as it comes
+            self.add = self._add_uncached  # type: ignore[method-assign]
+
+    def _add_uncached(self, m: Message) -> None:
+        self._emit(_to_chat(m, *self._settings, None, -1))
+
+    def add(self, m: Message) -> None:
+        i = self._i  # with caching (without it `__init__` put `_add_uncached` here)
+        self._i += 1
+        if m.role in ("user", "tool"):
+            self._release(last=False)
+            self._held = [(i, m)]
+        elif self._held:
+            self._held.append((i, m))
+        else:
+            self._write(i, m, last=False)
+
+    def finish(self) -> None:
+        """Hand on what is still held (the end of the messages)."""
+        self._release(last=True)
+        if self._mover is not None:
+            self._mover.finish()
+
+    def _release(self, *, last: bool) -> None:
+        for k, (i, m) in enumerate(self._held):
+            self._write(i, m, last=last and k == 0)
+        self._held = []
+
+    def _write(self, i: int, m: Message, *, last: bool) -> None:
+        """One message with its cache marks: the first system message marks content[0] and
+        unmarks content[1]; the ``last`` user/tool message marks its last item."""
+        marks: _CacheMarks = {}
+        if i == 0 and m.role == "system" and m.content:
+            marks[(0, 0)] = True
+            if len(m.content) > 1:
+                marks[(0, 1)] = False
+        if last and m.content:
+            marks[(i, len(m.content) - 1)] = True
+        self._emit(_to_chat(m, *self._settings, marks, i))
+
+
+def _settings(o: FormatOptions) -> tuple[bool, bool, bool, bool, bool]:
+    """``message_to_chat``'s settings for the wire settings ``o`` (name rules resolved), in
+    its order."""
     fss = (
         _name_matches(o.model, FORCE_STRING_SERIALIZER_MODELS)
         if o.force_string_serializer is None
@@ -106,13 +162,7 @@ def chat_settings(o: FormatOptions) -> dict[str, bool]:
         if o.send_reasoning_content is None
         else o.send_reasoning_content
     )
-    return {
-        "caching": o.caching,
-        "vision": o.vision,
-        "native_tool_calling": o.native_tool_calling,
-        "force_string_serializer": fss,
-        "send_reasoning_content": send_rc,
-    }
+    return (o.caching, o.vision, o.native_tool_calling, fss, send_rc)
 
 
 TOOL_IMAGE_NOTE = "[image output: see the next user message]"
@@ -159,21 +209,6 @@ class ToolImageMover:
             self._pending = []
 
 
-def _cache_marks(messages: Sequence[Message]) -> _CacheMarks:
-    """(message index, content index) -> cache flag overriding the stored ``cache_prompt``."""
-    marks: _CacheMarks = {}
-    if messages and messages[0].role == "system" and messages[0].content:
-        marks[(0, 0)] = True
-        if len(messages[0].content) > 1:
-            marks[(0, 1)] = False
-    for i in range(len(messages) - 1, -1, -1):
-        if messages[i].role in ("user", "tool"):
-            if messages[i].content:
-                marks[(i, len(messages[i].content) - 1)] = True
-            break
-    return marks
-
-
 def message_to_chat(
     message: Message,
     *,
@@ -182,35 +217,60 @@ def message_to_chat(
     native_tool_calling: bool = True,
     force_string_serializer: bool = False,
     send_reasoning_content: bool = False,
-    _marks: _CacheMarks | None = None,
-    _index: int = -1,
 ) -> dict[str, Any]:
-    """Serialize one message (see the module rules)."""
+    """Serialize one message (see the module rules; no cache marks but its own)."""
+    return _to_chat(
+        message,
+        caching,
+        vision,
+        native_tool_calling,
+        force_string_serializer,
+        send_reasoning_content,
+        None,
+        -1,
+    )
+
+
+def _to_chat(
+    message: Message,
+    caching: bool,
+    vision: bool,
+    native_tool_calling: bool,
+    force_string_serializer: bool,
+    send_reasoning_content: bool,
+    marks: _CacheMarks | None,
+    index: int,
+) -> dict[str, Any]:
+    """``message_to_chat`` with the cache ``marks`` of the message at ``index``."""
     list_form = (
         (not force_string_serializer and (caching or vision or native_tool_calling))
         # a message holding an image keeps the list form (looked for only when it decides)
         or (vision and any(isinstance(c, ImageContent) for c in message.content))
     )
+    role = message.role
     if list_form:
-        out = _list_form(message, caching=caching, vision=vision, marks=_marks or {}, index=_index)
+        out = _list_form(message, role, caching, vision, marks or {}, index)
     else:
         out = _string_form(message)
-    role = message.role
-    if role == "assistant" and message.tool_calls:
-        out["tool_calls"] = [
-            {
-                "id": tc.id,
-                "type": "function",
-                "function": {"name": tc.name, "arguments": tc.arguments},
-            }
-            for tc in message.tool_calls
-        ]
-        _drop_blank_content(out)
-    elif role == "assistant" and out.get("content") == []:
-        out["content"] = ""
-    if role == "tool" and message.tool_call_id is not None:
-        out["tool_call_id"] = message.tool_call_id
-        out["name"] = message.name
+    if role == "assistant":
+        tool_calls = message.tool_calls
+        if tool_calls:
+            out["tool_calls"] = [
+                {
+                    "id": tc.id,
+                    "type": "function",
+                    "function": {"name": tc.name, "arguments": tc.arguments},
+                }
+                for tc in tool_calls
+            ]
+            _drop_blank_content(out)
+        elif out.get("content") == []:
+            out["content"] = ""
+    elif role == "tool":
+        call_id = message.tool_call_id
+        if call_id is not None:
+            out["tool_call_id"] = call_id
+            out["name"] = message.name
     if send_reasoning_content and message.reasoning_content:
         out["reasoning_content"] = message.reasoning_content
     return out
@@ -224,13 +284,12 @@ def _cap(text: str) -> str:
 
 def _list_form(
     message: Message,
-    *,
+    role: str,
     caching: bool,
     vision: bool,
     marks: Mapping[tuple[int, int], bool],
     index: int,
 ) -> dict[str, Any]:
-    role = message.role
     is_tool = role == "tool"
     parts: list[dict[str, Any]] = []
     tool_cache = False

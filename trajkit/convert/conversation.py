@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from trajkit.convert.adjust import drop_reasoning, drop_system, fix_dangling, replace_images
+from trajkit.convert.adjust import DanglingCall, fix_dangling, message_options
 from trajkit.convert.chat import messages_to_chat, move_tool_images
 from trajkit.convert.newer import apply_newer_kinds
 from trajkit.convert.options import ConversionOptions, FormatOptions, Target, check_choice
@@ -57,6 +57,7 @@ __all__ = [
     "Prepared",
     "branch_input_error",
     "chat_messages",
+    "conversion_problems",
     "convert_conversation",
     "convert_events",
     "prepare_messages",
@@ -106,25 +107,32 @@ def prepare_messages(
         selected = full_view(branch)
     converted = events_to_messages(selected, message_of=message_of)
     messages, found = fix_dangling(converted, options.dangling)
-    if not options.reasoning:
-        messages = drop_reasoning(messages)
-    if not options.system:
-        messages = drop_system(messages)
-    if options.images == "placeholder":
-        messages = replace_images(messages)
+    adjust = message_options(options)
+    if adjust is not None:
+        messages = [a for m in messages if (a := adjust(m)) is not None]
     tools = next((list(e.tools) for e in branch if isinstance(e, SystemPromptEvent)), [])
-    problems = newer + [
-        f"{e.kind} {e.id} left out of the condensed view ({rule})" for rule, e in dropped
-    ]
+    unknown = {e.kind for e in branch if isinstance(e, UnknownEvent)}
+    problems = newer + conversion_problems(dropped, found, unknown, tools)
+    return Prepared(messages, tools, options.format_for(_llm_config(state)), problems)
+
+
+def conversion_problems(
+    dropped: Iterable[tuple[str, Any]],
+    found: Iterable[DanglingCall],
+    unknown_kinds: Collection[str],
+    tools: Iterable[Any],
+) -> list[str]:
+    """The lines of a conversion's ``problems``: events a view property ``dropped`` (``(rule,
+    event or entry)``), dangling calls ``found``, kinds left out, tools without a schema."""
+    problems = [f"{e.kind} {e.id} left out of the condensed view ({rule})" for rule, e in dropped]
     problems += [d.describe() for d in found]
-    unknown = sorted({e.kind for e in branch if isinstance(e, UnknownEvent)})
-    if unknown:
-        problems.append(f"events of unknown kind left out: {', '.join(unknown)}")
+    if unknown_kinds:
+        problems.append(f"events of unknown kind left out: {', '.join(sorted(unknown_kinds))}")
     problems += [
         f"tool {n!r}: parameter schema unknown, sent as an open object"
         for n in unknown_tools(tools)
     ]
-    return Prepared(messages, tools, options.format_for(_llm_config(state)), problems)
+    return problems
 
 
 def chat_messages(prepared: Prepared) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

@@ -18,8 +18,8 @@ import orjson
 
 from trajkit.convert.conversation import convert_conversation
 from trajkit.convert.options import ConversionOptions, Target
-from trajkit.corpus import iter_conversation_paths
-from trajkit.errors import TrajkitError
+from trajkit.errors import InputError, TrajkitError
+from trajkit.shapes import SkippedInput, resolve_inputs
 from trajkit.store.layout import EVENTS_DIR
 
 if TYPE_CHECKING:
@@ -56,6 +56,8 @@ def _convert_one(
 ) -> CorpusItem:
     from trajkit.validate.verdict import conversation_errors, invalid_reason
 
+    if isinstance(path, SkippedInput):  # a part of the tree that holds no conversation
+        return CorpusItem(Path(path.path), error=str(path))
     if isinstance(path, Path) and path.is_dir():  # validated and converted in one read
         return _convert_folder(path, to, options, keep_invalid)
     try:
@@ -90,23 +92,13 @@ def _convert_folder(
 
 
 def _locations(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Any]:
-    """Conversations under each path; V0 input (no V1 found) is migrated in memory."""
-    from trajkit.errors import InputError
-    from trajkit.shapes.detect import v0_refs
-
+    """The conversations under each path (`resolve_inputs`, V0 migrated in memory); a path
+    that is itself not read raises, a part below it not read is passed on to be reported."""
     for raw in paths:
-        try:
-            yield from iter_conversation_paths([raw])
-        except InputError as exc:
-            v0 = v0_refs(raw)
-            try:
-                first = next(v0, None)
-            except InputError:
-                first = None
-            if first is None:
-                raise exc from None
-            yield first
-            yield from v0
+        for item in resolve_inputs([raw]):
+            if isinstance(item, SkippedInput) and item.path == os.fspath(raw):
+                raise InputError(item.path, item.pointer, item.message)
+            yield item
 
 
 def count_conversations(paths: Iterable[str | os.PathLike[str]]) -> int:

@@ -18,7 +18,7 @@ No cache marks, no string form, no ``thinking_blocks`` or ``reasoning_content``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from trajkit.events import ImageContent, Message, MessageToolCall, ReasoningItemModel, TextContent
@@ -26,6 +26,7 @@ from trajkit.events.truncate import DEFAULT_TEXT_CONTENT_LIMIT, maybe_truncate
 
 __all__ = [
     "RESPONSES_API_MODELS",
+    "ResponsesWriter",
     "join_instructions",
     "message_to_responses",
     "messages_to_responses",
@@ -61,16 +62,37 @@ def uses_responses_api(
 
 
 def messages_to_responses(
-    messages: Sequence[Message], *, vision: bool = True
+    messages: Iterable[Message], *, vision: bool = True
 ) -> tuple[str | None, list[dict[str, Any]]]:
     """Serialize messages as Responses ``instructions`` and ``input`` items."""
-    instructions: str | None = None
     items: list[dict[str, Any]] = []
+    writer = ResponsesWriter(vision, items.append)
     for m in messages:
-        text = message_to_responses(m, items, vision=vision)
+        writer.add(m)
+    return writer.instructions, items
+
+
+class ResponsesWriter:
+    """``messages_to_responses`` one message at a time: the items go to ``emit`` in order;
+    ``instructions`` is what the system messages add up to so far."""
+
+    def __init__(self, vision: bool, emit: Callable[[dict[str, Any]], object]) -> None:
+        self._vision = vision
+        self._emit = emit
+        self._buffer: list[dict[str, Any]] = []
+        self.instructions: str | None = None
+
+    def add(self, m: Message) -> None:
+        buffer = self._buffer
+        text = message_to_responses(m, buffer, vision=self._vision)
         if text:
-            instructions = join_instructions(instructions, text)
-    return instructions, items
+            self.instructions = join_instructions(self.instructions, text)
+        for item in buffer:
+            self._emit(item)
+        buffer.clear()
+
+    def finish(self) -> None:
+        """Nothing is held: every item is final when its message is added."""
 
 
 def join_instructions(instructions: str | None, text: str) -> str:

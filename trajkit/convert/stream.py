@@ -11,11 +11,10 @@ memory that does not grow with the conversation:
 2. The entries give the active branch, the condensed (or full) view and the events the view
    properties drop, with the same code as the in-memory path (``convert.view``); the call ids
    give the answered/called sets of the dangling-call rule (``convert.adjust``).
-3. A second pass reads only the events of the view, in order, and each becomes its message,
-   adjusted and serialized at once: calls of one response are batched, plain user turns
-   merged, dangling calls dropped or answered, reasoning/system/images options applied, cache
-   marks set (the marked last user or tool message is held until a later one arrives), images
-   moved out of tool messages, and each message is written as soon as it is final.
+3. A second pass reads only the events of the view, in order, and feeds them one at a time
+   to the message rules the in-memory path runs as ``list()`` (``MessageBuilder``,
+   ``DanglingFixer``, ``message_options``, ``ChatWriter`` / ``ResponsesWriter``); each message
+   is written as soon as the rules hand it on.
 
 Peak memory is the entries plus one message at a time (about 250 bytes an event), against
 ~10 KB an event for holding the parsed conversation. The case the streaming path does not take
@@ -38,30 +37,18 @@ from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
-from trajkit.convert.adjust import (
-    DanglingCall,
-    _without_calls,
-    drop_reasoning,
-    replace_images,
-    synthetic_result,
-)
-from trajkit.convert.chat import ToolImageMover, chat_settings, message_to_chat
+from trajkit.convert.adjust import DanglingCall, DanglingFixer, message_options
+from trajkit.convert.chat import ChatWriter
 from trajkit.convert.conversation import (
     _llm_config,
     branch_input_error,
+    conversion_problems,
     convert_conversation,
     resolve_target,
 )
-from trajkit.convert.messages import action_message, message_of
-from trajkit.convert.options import (
-    ConversionOptions,
-    DanglingPolicy,
-    FormatOptions,
-    Target,
-    check_choice,
-)
-from trajkit.convert.responses import join_instructions, message_to_responses
-from trajkit.convert.tools import tools_to_chat, tools_to_responses, unknown_tools
+from trajkit.convert.options import ConversionOptions, FormatOptions, Target, check_choice
+from trajkit.convert.responses import ResponsesWriter, join_instructions, message_to_responses
+from trajkit.convert.tools import tools_to_chat, tools_to_responses
 from trajkit.convert.view import (
     ACTION,
     CONDENSATION,
@@ -78,15 +65,9 @@ from trajkit.convert.view import (
     summary_event,
 )
 from trajkit.errors import InputError, TrajkitError
-from trajkit.events import (
-    ActionEvent,
-    Event,
-    Message,
-    MessageEvent,
-    SystemPromptEvent,
-)
+from trajkit.events import Event, Message, MessageEvent, SystemPromptEvent
 from trajkit.events.base import ROOT_PARENT
-from trajkit.events.llm_messages import _is_plain_user
+from trajkit.events.llm_messages import MessageBuilder
 from trajkit.gc_pause import paused_gc
 from trajkit.store import StoredConversation, open_conversation
 from trajkit.store.reader import scanned_event
@@ -243,15 +224,8 @@ def _write(
     listed = tools_to_chat(tools) if target == "chat" else tools_to_responses(tools)
     items = spec.converter.items if spec and spec.used else converter.items
     out.write(layout.tail(items, listed))
-    problems = [f"{e.kind} {e.id} left out of the condensed view ({rule})" for rule, e in dropped]
-    problems += [d.describe() for d in found]
-    unknown = sorted({e.kind for e in branch if e.flags & UNKNOWN})
-    if unknown:
-        problems.append(f"events of unknown kind left out: {', '.join(unknown)}")
-    problems += [
-        f"tool {n!r}: parameter schema unknown, sent as an open object"
-        for n in unknown_tools(tools)
-    ]
+    unknown = {e.kind for e in branch if e.flags & UNKNOWN}
+    problems = conversion_problems(dropped, found, unknown, tools)
     return Written([], [*notes, *problems])
 
 
@@ -532,9 +506,10 @@ class _Speculation:
 
 
 class _Converter:
-    """Messages -> document items on ``sink``: ``events_to_messages``, ``fix_dangling``, the
-    options, the wire format, one event at a time; ``answered``/``called`` are the call ids
-    the dangling rule sees (filled by the caller)."""
+    """Events -> document items on ``sink``, one event at a time, through the message rules:
+    ``MessageBuilder`` (``events_to_messages``), ``DanglingFixer`` (``fix_dangling``), the
+    other options (``message_options``), the wire format's writer. ``answered``/``called``
+    are the call ids the dangling rule sees (filled by the caller)."""
 
     def __init__(
         self,
@@ -547,19 +522,24 @@ class _Converter:
         self.items = _Items(sink, layout)
         self.answered: set[str] = set()
         self.called: set[str] = set()
-        self._writer: _ChatWriter | _ResponsesWriter
+        self._writer: ChatWriter | ResponsesWriter
         if target == "chat":
-            self._writer = _ChatWriter(formatting, self.items)
+            self._writer = ChatWriter(formatting, self.items.add)
         else:
-            self._writer = _ResponsesWriter(formatting.vision, self.items)
-        as_is = options.reasoning and options.system and options.images != "placeholder"
-        self._fixer = _DanglingFixer(
-            options.dangling,
-            self.answered,
-            self.called,
-            self._writer.add if as_is else _Adjust(options, self._writer.add).add,
-        )
-        self._builder = _MessageBuilder(self._fixer.add)
+            self._writer = ResponsesWriter(formatting.vision, self.items.add)
+        emit = self._writer.add
+        adjust = message_options(options)
+        if adjust is not None:
+
+            def emit(m: Message) -> None:
+                adjusted = adjust(m)
+                if adjusted is not None:
+                    self._writer.add(adjusted)
+
+        self._fixer = DanglingFixer(options.dangling, self.answered, self.called, emit)
+        self._builder = MessageBuilder(self._fixer.add)
+        # one event at a time (the view's events, every one LLM-convertible)
+        self.add: Callable[[Event], None] = self._builder.add  # type: ignore[assignment]
 
     @property
     def found(self) -> list[DanglingCall]:
@@ -568,9 +548,6 @@ class _Converter:
     @property
     def instructions(self) -> str | None:
         return getattr(self._writer, "instructions", None)
-
-    def add(self, event: Event) -> None:
-        self._builder.add(event)
 
     def finish(self) -> list[DanglingCall]:
         self._builder.finish()
@@ -613,198 +590,3 @@ class _Items:
             self._out.write(self._layout.items(pending, not self.count))
             self.count += len(pending)
             pending.clear()
-
-
-class _MessageBuilder:
-    """``events_to_messages`` one event at a time (messages go to ``emit`` when final)."""
-
-    def __init__(self, emit: Callable[[Message], None]) -> None:
-        self._emit = emit
-        self._batch: list[ActionEvent] = []
-        self._held: Message | None = None  # the next plain user turn may merge into it
-
-    def add(self, event: Any) -> None:
-        if isinstance(event, ActionEvent):
-            if self._batch and self._batch[0].llm_response_id == event.llm_response_id:
-                self._batch.append(event)
-                return
-            self._close_batch()
-            self._batch = [event]
-            return
-        if self._batch:
-            self._close_batch()
-        self._message(message_of(event))
-
-    def finish(self) -> None:
-        self._close_batch()
-        if self._held is not None:
-            self._emit(self._held)
-            self._held = None
-
-    def _close_batch(self) -> None:
-        if self._batch:
-            batch, self._batch = self._batch, []
-            self._message(action_message(batch))
-
-    def _message(self, m: Message) -> None:
-        held = self._held
-        if held is not None and _is_plain_user(m) and _is_plain_user(held):
-            self._held = held.model_copy(update={"content": [*held.content, *m.content]})
-            return
-        if held is not None:
-            self._emit(held)
-        self._held = m
-
-
-class _DanglingFixer:
-    """``fix_dangling`` one message at a time, given the call ids answered and called anywhere
-    in the messages (which decide, as in ``find_dangling``, what dangles)."""
-
-    def __init__(
-        self,
-        policy: DanglingPolicy,
-        answered: set[str],
-        called: set[str],
-        emit: Callable[[Message], None],
-    ) -> None:
-        self._policy = policy
-        self._answered = answered
-        self._called = called
-        self._emit = emit
-        self.found: list[DanglingCall] = []
-        self._pending: dict[str, tuple[str, int]] = {}
-        self._dangling: list[DanglingCall] = []  # of the open assistant message, reported later
-        self._synth: list[Message] = []
-        self._i = 0
-
-    def add(self, m: Message) -> None:
-        i = self._i
-        self._i += 1
-        if m.role == "tool":
-            cid = m.tool_call_id
-            if cid is not None and self._pending.pop(cid, None) is None and cid not in self._called:
-                self.found.append(DanglingCall(cid, m.name or "", i, orphan=True))
-                if self._policy != "report":
-                    return
-            self._emit(m)
-            return
-        self._close()
-        if m.role == "assistant" and m.tool_calls:
-            self._pending = {tc.id: (tc.name, i) for tc in m.tool_calls}
-            self._dangling = [
-                DanglingCall(cid, name, idx)
-                for cid, (name, idx) in self._pending.items()
-                if cid not in self._answered
-            ]
-            if self._dangling and self._policy == "drop":
-                kept = _without_calls(m, {d.tool_call_id for d in self._dangling})
-                if kept is not None:
-                    self._emit(kept)
-                return
-            self._emit(m)
-            if self._policy == "synthesize":
-                self._synth = [synthetic_result(d) for d in self._dangling]
-            return
-        self._emit(m)
-
-    def finish(self) -> None:
-        self._close()
-
-    def _close(self) -> None:
-        self.found.extend(self._dangling)
-        self._dangling = []
-        self._pending = {}
-        for s in self._synth:
-            self._emit(s)
-        self._synth = []
-
-
-class _Adjust:
-    """The options applied to one message: reasoning, system, images."""
-
-    def __init__(self, options: ConversionOptions, emit: Callable[[Message], None]) -> None:
-        self._options = options
-        self._emit = emit
-
-    def add(self, m: Message) -> None:
-        o = self._options
-        if not o.reasoning:
-            m = drop_reasoning([m])[0]
-        if not o.system and m.role == "system":
-            return
-        if o.images == "placeholder":
-            m = replace_images([m])[0]
-        self._emit(m)
-
-
-class _ChatWriter:
-    """``messages_to_chat`` one message at a time.
-
-    With caching the last user or tool message gets a cache mark: from each user or tool
-    message on, messages are held until the next one (or the end) says whether it was the last.
-    """
-
-    def __init__(self, formatting: FormatOptions, items: _Items) -> None:
-        self._settings = chat_settings(formatting)
-        self._caching = formatting.caching
-        self._mover = ToolImageMover(items.add) if formatting.tool_images == "user" else None
-        self._emit = self._mover.add if self._mover is not None else items.add
-        self._i = 0
-        self._held: list[tuple[int, Message]] = []
-        if not self._caching:  # no marks: each message is written as it comes
-            self.add = self._add_uncached  # type: ignore[method-assign]
-
-    def _add_uncached(self, m: Message) -> None:
-        self._emit(message_to_chat(m, **self._settings, _marks=None))
-
-    def add(self, m: Message) -> None:
-        i = self._i  # with caching (without it `__init__` put `_add_uncached` here)
-        self._i += 1
-        if m.role in ("user", "tool"):
-            self._release(last=False)
-            self._held = [(i, m)]
-        elif self._held:
-            self._held.append((i, m))
-        else:
-            self._write(i, m, last=False)
-
-    def finish(self) -> None:
-        self._release(last=True)
-        if self._mover is not None:
-            self._mover.finish()
-
-    def _release(self, *, last: bool) -> None:
-        for k, (i, m) in enumerate(self._held):
-            self._write(i, m, last=last and k == 0)
-        self._held = []
-
-    def _write(self, i: int, m: Message, *, last: bool) -> None:
-        marks: dict[tuple[int, int], bool] = {}  # chat._cache_marks, for this message
-        if i == 0 and m.role == "system" and m.content:
-            marks[(0, 0)] = True
-            if len(m.content) > 1:
-                marks[(0, 1)] = False
-        if last and m.content:
-            marks[(i, len(m.content) - 1)] = True
-        self._emit(message_to_chat(m, **self._settings, _marks=marks, _index=i))
-
-
-class _ResponsesWriter:
-    """``messages_to_responses`` one message at a time; ``instructions`` is what the system
-    messages add up to (written before the items, so known at the end or read beforehand)."""
-
-    def __init__(self, vision: bool, items: _Items) -> None:
-        self._vision = vision
-        self._items = items
-        self.instructions: str | None = None
-
-    def add(self, m: Message) -> None:
-        buffer: list[dict[str, Any]] = []
-        text = message_to_responses(m, buffer, vision=self._vision)
-        if text:
-            self.instructions = join_instructions(self.instructions, text)
-        for item in buffer:
-            self._items.add(item)
-
-    def finish(self) -> None:
-        pass

@@ -23,6 +23,7 @@ from typing import Any
 
 __all__ = [
     "BUILTIN_PARAMETERS",
+    "simplify_schema",
     "tool_name",
     "tool_parameters",
     "tools_to_chat",
@@ -284,7 +285,7 @@ def tool_parameters(tool: Any, *, security_risk: bool = True) -> dict[str, Any]:
     add_risk = security_risk and not _read_only(tool)
     if str(_get(tool, "kind")) == "MCPToolDefinition" and isinstance(mcp_tool, Mapping):
         raw = mcp_tool.get("inputSchema") or {"type": "object", "properties": {}}
-        schema = _simplify(_copy(raw), raw.get("$defs", {}))
+        schema = simplify_schema(_copy(raw), raw.get("$defs", {}))
         props = schema.setdefault("properties", {})
         if add_risk:
             props["security_risk"] = {
@@ -308,10 +309,15 @@ def tool_parameters(tool: Any, *, security_risk: bool = True) -> dict[str, Any]:
     return _schema(properties, list(base["required"]))
 
 
-def _simplify(
-    node: dict[str, Any], defs: Mapping[str, Any], visiting: frozenset[str] = frozenset()
+def simplify_schema(
+    node: Mapping[str, Any], defs: Mapping[str, Any], visiting: frozenset[str] = frozenset()
 ) -> dict[str, Any]:
-    """Resolve ``#/$defs`` refs and ``anyOf`` the way the SDK's ``_process_schema_node`` does."""
+    """Resolve ``#/$defs`` refs and ``anyOf`` the way the SDK's ``_process_schema_node`` does.
+
+    A ref met again inside itself (a model that refers to itself, ``children: list[Node]``)
+    becomes ``{"type": "object"}`` with the definition's description, as in the SDK. The runtime
+    builds its custom tools' parameters with it too (``trajkit.sdk.tool.action_parameters``).
+    """
     ref = node.get("$ref")
     if isinstance(ref, str) and ref.startswith("#/$defs/"):
         name = ref.split("/")[-1]
@@ -321,24 +327,26 @@ def _simplify(
                 if "description" in defs[name]:
                     shallow["description"] = defs[name]["description"]
                 return shallow
-            return _simplify(defs[name], defs, visiting | {name})
+            return simplify_schema(defs[name], defs, visiting | {name})
     out: dict[str, Any] = {}
     if "type" in node:
         out["type"] = node["type"]
     if "anyOf" in node:
         non_null = [t for t in node["anyOf"] if t.get("type") != "null"]
         if non_null:
-            out.update(_simplify(non_null[0], defs, visiting))
+            out.update(simplify_schema(non_null[0], defs, visiting))
     if "description" in node:
         out["description"] = node["description"]
     if node.get("type") == "object" and "properties" in node:
         out["type"] = "object"
-        out["properties"] = {k: _simplify(v, defs, visiting) for k, v in node["properties"].items()}
+        out["properties"] = {
+            k: simplify_schema(v, defs, visiting) for k, v in node["properties"].items()
+        }
         if "required" in node:
             out["required"] = node["required"]
     if node.get("type") == "array" and "items" in node:
         out["type"] = "array"
-        out["items"] = _simplify(node["items"], defs, visiting)
+        out["items"] = simplify_schema(node["items"], defs, visiting)
     if "enum" in node:
         out["enum"] = node["enum"]
     return out

@@ -11,23 +11,27 @@ Rules (v1-rendering.md section 4, openhands-sdk 1.58.2):
 - A plain user message (role ``user``, no tool calls, no ``tool_call_id``, no ``name``) right after
   another one is merged into it: its content is appended.
 
-Nothing is dropped here: choosing the events is the job of ``trajkit.convert.view``. It lives in
-``events/`` because it needs nothing but the event classes; ``trajkit.convert`` re-exports it.
+Nothing is dropped here: choosing the events is the job of ``trajkit.convert.view``. The rules
+are one incremental step, ``MessageBuilder``: it takes one event at a time and hands each message
+on once no later event can change it (a batch closes at the next event, a plain user turn when
+the next message is not one). ``events_to_messages`` is ``list()`` over it; ``convert.stream``
+feeds it the events of a conversation it never holds. It lives in ``events/`` because it needs
+nothing but the event classes; ``trajkit.convert`` re-exports ``events_to_messages``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 
 from trajkit.events.base import LLMConvertibleEvent, dispatch
 from trajkit.events.message import Message
-from trajkit.events.tool_events import ActionEvent, action_message_fields
+from trajkit.events.tool_events import ActionEvent, action_message
 
-__all__ = ["events_to_messages"]
+__all__ = ["MessageBuilder", "events_to_messages"]
 
 
 def events_to_messages(
-    events: Sequence[LLMConvertibleEvent],
+    events: Iterable[LLMConvertibleEvent],
     *,
     message_of: Callable[[LLMConvertibleEvent], Message] | None = None,
 ) -> list[Message]:
@@ -36,43 +40,67 @@ def events_to_messages(
     ``message_of(event)`` must return ``event.to_llm_message()`` (default); a caller that has
     already built those messages (``trajkit export``) passes them in instead of rebuilding them.
     """
-    if message_of is None:
-        message_of = _to_llm_message
     messages: list[Message] = []
-    n = len(events)
-    i = 0
-    while i < n:
-        event = events[i]
-        if isinstance(event, ActionEvent):
-            j = i + 1
-            response_id = event.llm_response_id
-            while (
-                j < n
-                and isinstance(events[j], ActionEvent)
-                and events[j].llm_response_id == response_id  # type: ignore[attr-defined]
-            ):
-                j += 1
-            message = _batch_message(events[i:j]) if j - i > 1 else message_of(event)  # type: ignore[arg-type]
-            i = j
-        else:
-            message = message_of(event)
-            i += 1
-        if messages and _is_plain_user(message) and _is_plain_user(messages[-1]):
-            previous = messages[-1]
-            messages[-1] = previous.model_copy(
-                update={"content": [*previous.content, *message.content]}
-            )
-        else:
-            messages.append(message)
+    builder = MessageBuilder(messages.append, message_of=message_of)
+    for event in events:
+        builder.add(event)
+    builder.finish()
     return messages
 
 
-def _to_llm_message(event: LLMConvertibleEvent) -> Message:
-    return event.to_llm_message()
+class MessageBuilder:
+    """``events_to_messages`` one event at a time: ``add`` each event, then ``finish``; every
+    message goes to ``emit`` as soon as it is final."""
 
+    def __init__(
+        self,
+        emit: Callable[[Message], object],
+        *,
+        message_of: Callable[[LLMConvertibleEvent], Message] | None = None,
+    ) -> None:
+        self._emit = emit
+        self._message_of = message_of  # None: `event.to_llm_message()`, called directly
+        self._batch: list[ActionEvent] = []
+        self._held: Message | None = None  # the next plain user turn may merge into it
 
-def _batch_message(batch: Sequence[ActionEvent]) -> Message:
-    return Message(**action_message_fields(batch))
+    def add(self, event: LLMConvertibleEvent) -> None:
+        batch = self._batch
+        if isinstance(event, ActionEvent):
+            if batch and batch[0].llm_response_id == event.llm_response_id:
+                batch.append(event)
+                return
+            self._close_batch()
+            self._batch = [event]
+            return
+        if batch:
+            self._close_batch()
+        of = self._message_of
+        self._message(event.to_llm_message() if of is None else of(event))
+
+    def finish(self) -> None:
+        """Hand on what is still held (the end of the events)."""
+        self._close_batch()
+        if self._held is not None:
+            self._emit(self._held)
+            self._held = None
+
+    def _close_batch(self) -> None:
+        batch = self._batch
+        if batch:
+            self._batch = []
+            of = self._message_of  # a one-call batch is `to_llm_message()`'s message
+            self._message(
+                of(batch[0]) if of is not None and len(batch) == 1 else action_message(batch)
+            )
+
+    def _message(self, m: Message) -> None:
+        held = self._held
+        if held is not None and m.role == "user" and _is_plain_user(m) and _is_plain_user(held):
+            self._held = held.model_copy(update={"content": [*held.content, *m.content]})
+            return
+        if held is not None:
+            self._emit(held)
+        self._held = m
 
 
 def _is_plain_user(m: Message) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
@@ -16,6 +16,7 @@ from trajkit.events.message import (
     ReasoningItemModel,
     TextContent,
     ThinkingBlockType,
+    built_message,
 )
 from trajkit.events.payloads import AnyAction, AnyObservation
 
@@ -55,7 +56,7 @@ class ActionEvent(LLMConvertibleEvent):
 
     def to_llm_message(self) -> Message:
         """An assistant message with this single tool call."""
-        return Message(**action_message_fields((self,)))
+        return action_message((self,))
 
 
 class ObservationBaseEvent(LLMConvertibleEvent):
@@ -75,11 +76,8 @@ class ObservationBaseEvent(LLMConvertibleEvent):
 
     def to_llm_message(self) -> Message:
         """A tool message: ``llm_content`` answering ``tool_call_id`` for ``tool_name``."""
-        return Message(
-            role="tool",
-            content=self.llm_content(),
-            name=self.tool_name,
-            tool_call_id=self.tool_call_id,
+        return built_message(
+            "tool", self.llm_content(), tool_call_id=self.tool_call_id, name=self.tool_name
         )
 
 
@@ -133,15 +131,15 @@ class AgentErrorEvent(ObservationBaseEvent):
         return [TextContent(text=self.error)]
 
 
-def action_message_fields(batch: Sequence[ActionEvent]) -> dict[str, Any]:
-    """The fields of the assistant message of one LLM response's calls (``batch``, in order):
-    content, reasoning and thinking blocks from the first call, one tool call per event."""
+def action_message(batch: Sequence[ActionEvent]) -> Message:
+    """The assistant message of one LLM response's calls (``batch``, in order): content,
+    reasoning and thinking blocks from the first call, one tool call per event."""
     first = batch[0]
-    return {
-        "role": "assistant",
-        "content": list(first.thought),
-        "tool_calls": [e.tool_call for e in batch],
-        "reasoning_content": first.reasoning_content,
-        "thinking_blocks": list(first.thinking_blocks),
-        "responses_reasoning_item": first.responses_reasoning_item,
-    }
+    return built_message(
+        "assistant",
+        list(first.thought),
+        tool_calls=[e.tool_call for e in batch],
+        reasoning_content=first.reasoning_content,
+        thinking_blocks=first.thinking_blocks,
+        responses_reasoning_item=first.responses_reasoning_item,
+    )

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from trajkit.export.rows import (
     ConversationRows,
     Filtered,
+    Location,
     RowOptions,
     Skipped,
     Unchanged,
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from trajkit.export.shards import ShardWriter
-    from trajkit.migrate.containers import V0Input
 
 __all__ = [
     "ChunkResult",
@@ -63,7 +63,7 @@ class ChunkTask:
     """Conversations for one worker call, with their last fingerprints, and the shard number."""
 
     number: int
-    items: list[tuple[Path | V0Input, str | None]]
+    items: list[tuple[Location, str | None]]
 
 
 @dataclass(frozen=True)
@@ -237,7 +237,7 @@ pool, loaded machine), 32 MiB peaked at 640 MB RSS for the three processes, 8 Mi
 
 
 def _conversation_rows(
-    location: Path | V0Input, options: RowOptions, previous: str | None
+    location: Location, options: RowOptions, previous: str | None
 ) -> ConversationRows | Unchanged | Filtered | Skipped:
     """`conversation_rows`, with an unexpected failure on this one conversation as `Skipped`.
 

@@ -1,9 +1,9 @@
 """`export_dataset(paths, out_dir)`: conversations -> `conversations/` and `events/` Parquet tables.
 
-Flow: lock and check OUT_DIR (before any work) -> expand PATH… lazily (V1 folders, or V0 inputs
-with `from_v0`) -> chunks of conversations, each with a shard number -> `chunks.write_chunk` on
-an engine (default: this machine's worker processes through `trajkit.corpus.map_conversations`,
-ordered, a bounded window of chunks in flight), which builds rows with the pure
+Flow: lock and check OUT_DIR (before any work) -> expand PATH… lazily (`resolve_inputs`: every
+shape; V0 input too with `from_v0`) -> chunks of conversations, each with a shard number ->
+`chunks.write_chunk` on an engine (default: this machine's worker processes through
+`trajkit.corpus.map_conversations`, ordered, a bounded window of chunks in flight), which builds rows with the pure
 `rows.conversation_rows` and writes them into its own shards, row group by row group -> this
 process folds the per-conversation summaries into the manifest -> at the end, rows of
 conversations that changed since the last export (or were exported twice) are removed from
@@ -31,7 +31,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trajkit.errors import InputError, OutputError, OutputExists, TrajkitError, UsageError
+from trajkit.errors import OutputError, OutputExists, TrajkitError, UsageError
 from trajkit.export.chunks import (
     ChunkResult,
     ChunkSettings,
@@ -48,11 +48,11 @@ from trajkit.export.rows import (
     Unchanged,
     location_label,
 )
+from trajkit.shapes import Input, SkippedInput, V0Policy, resolve_inputs
 from trajkit.store.atomic import make_folder
 
 if TYPE_CHECKING:
     from trajkit.engine import Engine
-    from trajkit.migrate.containers import V0Input
 
 __all__ = ["TABLES", "ExportReport", "export_dataset"]
 
@@ -149,11 +149,11 @@ def export_dataset(
     """Export conversations under `paths` into `out_dir` (see the module docstring).
 
     Args:
-        paths: conversation folders or folders holding many (V0 files/folders with `from_v0`).
+        paths: conversation folders, folders holding many, any shape (`trajkit.shapes`).
         out_dir: empty or missing folder, or an earlier export (incremental).
         options: view, redaction, filters.
         overwrite: start over: remove an earlier export's files in `out_dir` first.
-        from_v0: read V0 trajectories through the migrator.
+        from_v0: read V0 trajectories (migrated in memory); without it they are skipped.
         progress: called with the report so far after each chunk of conversations.
         row_group_rows: event rows per row group (conversations use a tenth).
         shard_rows: event rows per shard at most (conversations use a tenth).
@@ -463,76 +463,31 @@ class _ChunkSizer:
         return max(self._first, min(self._limit, int(CHUNK_EVENTS / per_conversation)))
 
 
-CHUNK_DATA_BYTES = int(os.environ.get("TRAJKIT_EXPORT_CHUNK_BYTES", 8 * 2**20))
-"""Most bytes of records carried inside one chunk's tasks (V0 evaluation-output lines travel to
-the worker with the task; V1 evaluation records travel as a byte range the worker reads, see
-`ShapeRef.span`): a chunk of 250 records of 1 MB would otherwise hold 250 MB. 8 MiB: on a
-synthetic 0.3 GB output.jsonl (2 workers), 32 MiB peaked at 907 MB for the three processes,
-8 MiB at 630 MB, 2 MiB at 481 MB (but four records per shard); `TRAJKIT_EXPORT_CHUNK_BYTES`
-overrides it."""
-
-
 def _batched(items: Iterable[Any], size: Callable[[], int]) -> Iterator[list[Any]]:
-    """Lists of `size()` items (asked again for each list), cut early at `CHUNK_DATA_BYTES`
-    of records carried in memory."""
+    """Lists of `size()` items (asked again for each list). A task carries no record bytes:
+    a record travels as its address and byte range, which the worker reads (`ShapeRef.span`)."""
     it = iter(items)
-    while True:
-        batch: list[Any] = []
-        carried = 0
-        for item in islice(it, size()):
-            batch.append(item)
-            data = getattr(item[0], "data", None)
-            carried += len(data) if isinstance(data, bytes) else 0
-            if carried >= CHUNK_DATA_BYTES:
-                break
-        if not batch:
-            return
+    while batch := list(islice(it, size())):
         yield batch
 
 
 def _locations(
     paths: Iterable[str | os.PathLike[str]], *, from_v0: bool, skipped: list[Skipped]
-) -> Iterator[Path | V0Input]:
-    """Expand the user's paths lazily; paths that hold nothing usable are recorded as skipped."""
-    if from_v0:
-        from trajkit.migrate.containers import SkippedInput, iter_v0_inputs
-
-        for item in iter_v0_inputs(paths):
-            if isinstance(item, SkippedInput):
-                skipped.append(Skipped(item.path, str(item)))
-            else:
-                yield item
-        return
-    from trajkit.corpus import iter_conversation_paths
-
-    for path in paths:
-        try:
-            yield from iter_conversation_paths([path])
-        except InputError as exc:
-            skipped.append(Skipped(os.fspath(path), _v0_hint(path, str(exc))))
+) -> Iterator[Input]:
+    """The conversations under the paths (`resolve_inputs`), lazily; what is not read is
+    recorded as skipped (V0 input too, unless `from_v0`)."""
+    v0: V0Policy = "read" if from_v0 else "skip"
+    for item in resolve_inputs(paths, v0=v0, note="pass --from-v0 to export it"):
+        if isinstance(item, SkippedInput):
+            skipped.append(Skipped(item.path, str(item)))
+        else:
+            yield item
 
 
 def count_inputs(paths: Iterable[str | os.PathLike[str]], *, from_v0: bool = False) -> int:
     """How many inputs `export_dataset` looks at (`ExportReport.processed` when it is done)."""
     skipped: list[Skipped] = []
     return sum(1 for _ in _locations(paths, from_v0=from_v0, skipped=skipped)) + len(skipped)
-
-
-def _v0_hint(path: str | os.PathLike[str], message: str) -> str:
-    """`message`, plus what to pass when `path` holds OpenHands V0 trajectories."""
-    from trajkit.migrate.containers import SkippedInput, iter_v0_inputs
-
-    try:
-        first = next(iter(iter_v0_inputs([path])), None)
-    except (OSError, InputError):
-        return message
-    if first is None or isinstance(first, SkippedInput):
-        return message
-    try:
-        first.load()  # a .json file is a V0 candidate until read: say what it really holds
-    except InputError as exc:
-        return str(exc)
-    return f"{os.fspath(path)}: holds OpenHands V0 trajectories; pass --from-v0 to export them"
 
 
 # -- OUT_DIR -------------------------------------------------------------------------------

@@ -25,21 +25,19 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-import orjson
-
 from trajkit.errors import InputError
 from trajkit.export.redaction import Redactor, secret_values
 from trajkit.export.summary import Loaded, conversation_row, is_error, tag_pairs
 from trajkit.filters import ConversationFilters, parse_timestamp
 from trajkit.gc_pause import paused_gc
 from trajkit.shapes.memory import ShapeRef
+from trajkit.store.location import Location as Folder
 from trajkit.store.location import is_location, is_remote, label, version_tag
 from trajkit.store.reader import EventFile
 
 if TYPE_CHECKING:
     from trajkit.convert.options import ConversionOptions
     from trajkit.events import BaseState, Event
-    from trajkit.migrate.containers import V0Input
     from trajkit.store.scan import ScannedFile
 
 __all__ = [
@@ -54,8 +52,8 @@ __all__ = [
     "location_label",
 ]
 
-Location: TypeAlias = "Path | V0Input"
-"""A V1 conversation folder (`Path`) or a V0 trajectory handle (`trajkit.migrate.V0Input`)."""
+Location: TypeAlias = "Folder | ShapeRef"
+"""A V1 conversation folder (on disk or in storage) or one another shape holds (`ShapeRef`)."""
 
 
 ExportFilters = ConversationFilters
@@ -142,20 +140,17 @@ class Skipped:
 Result = ConversationRows | Unchanged | Filtered | Skipped
 
 
-def location_label(location: Path | V0Input) -> str:
-    """The source string stored in rows and the manifest: an absolute folder, or `file[:line]`."""
+def location_label(location: Location) -> str:
+    """The source string stored in rows and the manifest: an absolute folder, or `file#key`."""
     if isinstance(location, ShapeRef):  # trajkit.shapes: file.jsonl#instance_id, ...
         path = os.path.abspath(location.file)
         return f"{path}#{location.key}" if location.key else path
-    if isinstance(location, str) or is_location(location):
-        return label(location)
-    path = os.path.abspath(location.path)
-    return path if location.line is None else f"{path}:{location.line}"
+    return label(location)
 
 
 @paused_gc()
 def conversation_rows(
-    location: Path | V0Input,
+    location: Location,
     options: RowOptions = RowOptions(),  # noqa: B008 - frozen dataclass
     *,
     previous_fingerprint: str | None = None,
@@ -168,13 +163,9 @@ def conversation_rows(
     """
     source = location_label(location)
     try:
-        if is_location(location):  # a folder on disk or in object storage
-            return _v1_rows(location, source, options, previous_fingerprint)
-        if isinstance(location, ShapeRef):  # other shapes (trajkit.shapes)
+        if is_location(location) or isinstance(location, ShapeRef):  # any shape, V0 too
             return _v1_rows(location, source, options, previous_fingerprint)  # type: ignore[arg-type]
-        if isinstance(location, str):
-            return _v1_rows(Path(location), source, options, previous_fingerprint)
-        return _v0_rows(location, source, options, previous_fingerprint)
+        return _v1_rows(Path(location), source, options, previous_fingerprint)
     except InputError as exc:
         return Skipped(source, str(exc))
 
@@ -247,7 +238,8 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
     if fingerprint is None:
         fingerprint = _fingerprint_files([conv.base_state_path], "".join(stats))
     shape = path.shape if isinstance(path, ShapeRef) else None
-    source_format = f"v1:{shape}" if shape else "v1"
+    origin = getattr(conv, "origin", "v1")  # `v0 <container>`: a V0 trajectory, migrated
+    source_format = origin.replace(" ", ":") if origin != "v1" else f"v1:{shape}" if shape else "v1"
     loaded = Loaded(conv.id, source_format, state_json, state, events, paths, files)
     conv_path = Path(path.label) if isinstance(path, ShapeRef) else path
     result = _finish(loaded, source, fingerprint, options, conv_path=conv_path)
@@ -272,62 +264,6 @@ def _read_file(f: Any) -> _FileRead:
     return raw, st, None
 
 
-def _v0_rows(location: V0Input, source: str, options: RowOptions, previous: str | None) -> Result:
-    from trajkit.events import dump_event
-    from trajkit.migrate.mapping import v0_to_v1
-    from trajkit.validate.verdict import invalid_reason
-
-    fingerprint = _fingerprint_v0(location)
-    if previous is not None and fingerprint == previous:
-        return Unchanged(source, fingerprint)
-    try:
-        migrated = v0_to_v1(location.load())
-    except InputError:
-        raise
-    except OSError as exc:
-        raise InputError(source, "", f"cannot read: {exc.strerror or exc}") from None
-    except RecursionError:
-        raise InputError(source, "", "JSON nested too deeply to read") from None
-    except Exception as exc:  # noqa: BLE001 - as `trajkit migrate`: one odd trajectory must not stop a corpus
-        message = f"could not be migrated ({type(exc).__name__}: {exc}); please report this"
-        raise InputError(source, "", message) from None
-    state = migrated.base_state
-    state_json = orjson.loads(state.model_dump_json(exclude_none=True))
-    reason = _state_filter(state, options.filters)
-    if reason:
-        return Filtered(source, reason)
-    events: list[tuple[int, Event, str | bytes]] = [
-        (i, e, dump_event(e)) for i, e in enumerate(migrated.events)
-    ]
-    errors = _migrated_errors(migrated.id, source, state_json, events)
-    if errors and not options.keep_invalid:
-        return Skipped(source, invalid_reason(errors))
-    loaded = Loaded(migrated.id, f"v0:{location.container}", state_json, state, events)
-    result = _finish(loaded, source, fingerprint, options, conv_path=None)
-    if errors and isinstance(result, ConversationRows):  # kept with --keep-invalid
-        result.conversation["problems"] = [*errors, *result.conversation["problems"]]
-    return result
-
-
-def _migrated_errors(
-    conversation_id: str,
-    source: str,
-    state_json: dict[str, Any],
-    events: list[tuple[int, Event, str | bytes]],
-) -> list[str]:
-    """validate's verdict on the V1 conversation a V0 input migrates to (the shared check)."""
-    from trajkit.shapes.memory import MemoryConversation
-    from trajkit.validate.verdict import opened_errors
-
-    conv = MemoryConversation(
-        source,
-        conversation_id=conversation_id,
-        state=state_json,
-        events=[raw.encode() if isinstance(raw, str) else raw for _, _, raw in events],
-    )
-    return opened_errors(conv, source)
-
-
 def _fingerprint_files(paths: Sequence[Path], stats: str = "") -> str:
     """Hash of names, sizes and mtimes of `paths`, then of `stats` (lines made the same way)."""
     h = hashlib.blake2b(digest_size=16)
@@ -337,15 +273,6 @@ def _fingerprint_files(paths: Sequence[Path], stats: str = "") -> str:
     if stats:
         h.update(stats.encode())
     return h.hexdigest()
-
-
-def _fingerprint_v0(location: V0Input) -> str:
-    if location.data is not None:
-        return hashlib.blake2b(location.data, digest_size=16).hexdigest()
-    path = Path(location.path)
-    if path.is_dir():
-        return _fingerprint_files(sorted(path.rglob("*.json")))
-    return _fingerprint_files([path])
 
 
 # -- filters -------------------------------------------------------------------------------
@@ -437,10 +364,8 @@ def _event_columns(
 ) -> tuple[dict[str, list[Any]], bool]:
     """The event rows by column (see `ConversationRows`); True when one held a secret.
 
-    Also fills `loaded.llm_messages` (each LLM-convertible event's message, built once, as
-    convert's streaming path builds it: `trajkit.convert.messages`, no pydantic `Message`).
+    Also fills `loaded.llm_messages` (each LLM-convertible event's message, built once).
     """
-    from trajkit.convert.messages import message_of
     from trajkit.events import LLMConvertibleEvent
 
     messages = loaded.llm_messages
@@ -473,7 +398,7 @@ def _event_columns(
         observation_kind.append(getattr(get("observation"), "kind", None))
         errors.append(is_error(event))
         if isinstance(event, LLMConvertibleEvent):
-            message = messages[id(event)] = message_of(event)  # reused for `messages`
+            message = messages[id(event)] = event.to_llm_message()  # reused for `messages`
             llm_text.append(message.text)
         else:
             llm_text.append(None)

@@ -1,18 +1,10 @@
-"""Migrate OpenHands V0 trajectories into the V1 persisted layout.
+"""Migrate OpenHands data into the V1 persisted layout (`run`).
 
-- `containers`: find V0 trajectories in files and folders (a registry of container handlers).
-- `v0`: the V0 event dict and its shapes (flat, pairs, resolver records), legacy keys.
-- `mapping`: V0 events -> V1 events for one conversation (`v0_to_v1`); `toolcalls`: the
-  tool-call actions of one LLM response and their results; `ledger`: ids, sidecar and counts.
-- `payloads`, `recall`: per-type payloads and the recall text; `state`: `base_state.json`.
-- `report`: `migration_report.json` and the `v0_sidecar.json` keeping what V1 cannot hold.
-- `run`: `iter_v0_conversations` (in memory, for `inspect`/`export --from-v0`) and
-  `migrate_paths` (writes folders, streaming, in worker processes).
+Reading V0 is the input registry's job (`trajkit.shapes.v0`: containers, mapping to V1
+events, loss report); this package writes: `migrate_paths` (folders, streaming, in worker
+processes) and `iter_v0_conversations` (in memory, nothing written).
 """
 
-from trajkit.migrate.containers import SkippedInput, V0Input, V0Source, iter_v0_inputs
-from trajkit.migrate.mapping import V1_TOOL_NAMES, MigratedConversation, ToolNames, v0_to_v1
-from trajkit.migrate.report import REPORT_FILE, SIDECAR_FILE, MigrationReport
 from trajkit.migrate.run import (
     AlreadyMigrated,
     Migrated,
@@ -21,6 +13,10 @@ from trajkit.migrate.run import (
     migrate_paths,
     write_conversation,
 )
+from trajkit.shapes import SkippedInput
+from trajkit.shapes.v0 import V0Source
+from trajkit.shapes.v0.mapping import V1_TOOL_NAMES, MigratedConversation, ToolNames, v0_to_v1
+from trajkit.shapes.v0.report import REPORT_FILE, SIDECAR_FILE, MigrationReport
 
 __all__ = [
     "REPORT_FILE",
@@ -33,10 +29,8 @@ __all__ = [
     "MigrationReport",
     "SkippedInput",
     "ToolNames",
-    "V0Input",
     "V0Source",
     "iter_v0_conversations",
-    "iter_v0_inputs",
     "migrate_paths",
     "v0_to_v1",
     "write_conversation",

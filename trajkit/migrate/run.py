@@ -1,4 +1,13 @@
-"""Migrate many V0 trajectories: in memory (`iter_v0_conversations`) or to folders (`migrate_paths`).
+"""Migrate: write one V1 folder per conversation the PATHs hold (`migrate_paths`).
+
+What a PATH holds is the input registry's answer (`trajkit.shapes.resolve_inputs`), the tree
+whole: V0 trajectories are mapped to V1 (`trajkit.shapes.v0`, with a loss report and a sidecar);
+V1 data that is not a current V1 folder (an evaluation record, an events array or JSONL file, a
+baseState document, a bare folder of event files, a conversation in an archive, a folder an
+older SDK wrote) is written again with its events upgraded, and a base state (a minimal one
+naming the tools its `SystemPromptEvent` recorded, when the shape has none); a V1 folder in the
+current format needs nothing and is reported as skipped. `iter_v0_conversations` gives the V0
+ones in memory, nothing written.
 
 Writing a conversation never leaves a partial folder: everything goes to a hidden temp folder
 `OUT/.<hex>.tmp-<pid>-<n>/`, which is renamed to `OUT/<hex>/` only when complete
@@ -31,9 +40,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trajkit.errors import InputError, OutputError, OutputExists, TrajkitError
-from trajkit.migrate.containers import SkippedInput, V0Input, iter_v0_inputs
-from trajkit.migrate.mapping import MigratedConversation, ToolNames, v0_to_v1
-from trajkit.migrate.report import REPORT_FILE, SIDECAR_FILE
+from trajkit.shapes import ShapeRef, SkippedInput, resolve_inputs
+from trajkit.shapes.v0 import V0_KINDS
+from trajkit.shapes.v0.mapping import MigratedConversation, ToolNames
+from trajkit.shapes.v0.reader import read_v0
+from trajkit.shapes.v0.report import REPORT_FILE, SIDECAR_FILE, MigrationReport
 from trajkit.store.atomic import make_folder, staged_folder, write_new_file
 from trajkit.store.guard import refuse_output_inside
 from trajkit.store.layout import EVENTS_DIR, conversation_parts
@@ -148,11 +159,11 @@ def iter_v0_conversations(
     paths: Iterable[str | os.PathLike[str]], *, tool_names: ToolNames = "keep"
 ) -> Iterator[MigratedConversation | SkippedInput]:
     """Every V0 trajectory under `paths` as a V1 conversation in memory (nothing is written)."""
-    for inp in iter_v0_inputs(paths):
-        if isinstance(inp, SkippedInput):
-            yield inp
-            continue
-        yield _convert(inp, tool_names)
+    for item in resolve_inputs(paths):
+        if isinstance(item, SkippedInput):
+            yield item
+        elif isinstance(item, ShapeRef) and item.shape in V0_KINDS:
+            yield _convert(item, tool_names)
 
 
 def migrate_paths(
@@ -191,44 +202,30 @@ def count_inputs(paths: Iterable[str | os.PathLike[str]], out_dir: str | os.Path
 
 
 def _inputs(paths: Iterable[str | os.PathLike[str]], out: Path) -> Iterator[Any]:
-    """V1 data that needs rewriting (`migrate.v1_inputs`: other shapes, older SDKs), and V0."""
-    from trajkit.migrate.v1_inputs import iter_migration_inputs
-
-    yield from iter_migration_inputs(paths, out)
+    """What migrate reads: the tree whole, each stray JSON file reported, never OUT_DIR."""
+    return resolve_inputs(paths, strays=True, exclude=out)
 
 
 def _migrate_item(
     inp: Any, *, out: str, overwrite: bool, tool_names: ToolNames
 ) -> Migrated | SkippedInput:
-    from trajkit.migrate.v1_inputs import is_v1_input, migrate_v1_input
-
     if isinstance(inp, SkippedInput):
         return inp
-    if is_v1_input(inp):
-        result: Migrated | SkippedInput = migrate_v1_input(inp, out, overwrite=overwrite)
-        return result
-    return _migrate_one(inp, out, overwrite, tool_names)
+    if isinstance(inp, ShapeRef) and inp.shape in V0_KINDS:
+        return _migrate_one(inp, out, overwrite, tool_names)
+    result: Migrated | SkippedInput = migrate_v1_input(inp, out, overwrite=overwrite)
+    return result
 
 
-def _convert(inp: V0Input, tool_names: ToolNames) -> MigratedConversation | SkippedInput:
+def _convert(inp: ShapeRef, tool_names: ToolNames) -> MigratedConversation | SkippedInput:
     try:
-        return v0_to_v1(inp.load(), tool_names=tool_names)
+        return read_v0(inp, tool_names=tool_names)
     except InputError as exc:
-        return SkippedInput(exc.path, exc.pointer, exc.message)
-    except OSError as exc:
-        return SkippedInput(inp.label, "", f"cannot read: {exc.strerror or exc}")
-    except RecursionError:
-        return SkippedInput(inp.label, "", "JSON nested too deeply to read")
-    except Exception as exc:  # noqa: BLE001 - one odd trajectory must not stop a corpus
-        return SkippedInput(
-            inp.label,
-            "",
-            f"could not be migrated ({type(exc).__name__}: {exc}); please report this",
-        )
+        return SkippedInput(str(exc.path), exc.pointer, exc.message)
 
 
 def _migrate_one(
-    inp: V0Input, out: str, overwrite: bool, tool_names: ToolNames
+    inp: ShapeRef, out: str, overwrite: bool, tool_names: ToolNames
 ) -> Migrated | SkippedInput:
     conv = _convert(inp, tool_names)
     if isinstance(conv, SkippedInput):
@@ -256,6 +253,91 @@ def _migrate_one(
         events=len(conv.events),
         report=conv.report.to_dict(),
     )
+
+
+# -- V1 input: other shapes, older SDK versions ---------------------------------------
+
+
+def migrate_v1_input(location: Any, out: str, *, overwrite: bool) -> Any:
+    """Write one V1 conversation as a current V1 folder; a `Migrated` or a `SkippedInput`."""
+    from trajkit.store import open_conversation
+
+    label = str(location)
+    try:
+        conv = open_conversation(location)
+        state = conv.base_state()
+        events = list(conv.iter_events(skip_empty=True))
+    except TrajkitError as exc:
+        return SkippedInput(label, "", str(exc))
+    notes = [*getattr(conv, "notes", ()), *conv.upgrade_notes()]
+    if not notes and isinstance(location, Path):
+        return SkippedInput(
+            label, "", "already a V1 conversation folder in the current format; nothing to migrate"
+        )
+    if state is None:
+        state = _minimal_state(conv.id, events)
+    shape = getattr(location, "shape", "v1-folder")
+    report = MigrationReport(source=label, container=shape, shape="v1", name=_name(location))
+    report.conversation_id = conv.id
+    report.mapped = len(events)
+    for event in events:
+        report.v1_kinds[event.kind] = report.v1_kinds.get(event.kind, 0) + 1
+    for note in notes:
+        report.warn(note)
+    migrated = MigratedConversation(
+        id=conv.id,
+        name=report.name,
+        source=label,
+        base_state=state,
+        events=events,
+        report=report,
+        sidecar={},
+    )
+    try:
+        folder = write_conversation(migrated, out, overwrite=overwrite)
+    except OutputExists as exc:
+        return SkippedInput(
+            label, "", f"already migrated to {exc.path}; pass --overwrite to replace it"
+        )
+    except (TrajkitError, OSError) as exc:
+        return SkippedInput(label, "", f"could not write the conversation: {exc}")
+    return Migrated(
+        source=label,
+        name=report.name,
+        conversation_id=conv.id,
+        folder=str(folder),
+        events=len(events),
+        report=report.to_dict(),
+    )
+
+
+def _name(location: Any) -> str:
+    key = getattr(location, "key", "")
+    return str(key) if key else Path(str(location)).name
+
+
+def _minimal_state(conversation_id: str, events: list[Any]) -> Any:
+    """A base state for a shape that has none: the model unknown, the tools it recorded."""
+    from trajkit.convert.tools import tool_name
+    from trajkit.events import SystemPromptEvent
+    from trajkit.events.state import parse_base_state
+
+    prompt = next((e for e in events if isinstance(e, SystemPromptEvent)), None)
+    tools = [tool_name(t) for t in prompt.tools] if prompt is not None else []
+    data: dict[str, Any] = {
+        "id": conversation_id,
+        "agent": {
+            "llm": {"model": "unknown", "usage_id": "agent"},
+            "tools": [{"name": n, "params": {}} for n in tools if n not in ("finish", "think")],
+            "kind": "Agent",
+        },
+        "workspace": {"working_dir": "/workspace", "kind": "LocalWorkspace"},
+        "execution_status": "idle",
+        "tags": {"title": "migrated by trajkit: base state unknown"},
+    }
+    if events:
+        data["leaf_event_id"] = events[-1].id
+    return parse_base_state(data)
 
 
 def write_conversation(

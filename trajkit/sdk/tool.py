@@ -44,6 +44,7 @@ from pydantic import (
     model_serializer,
 )
 
+from trajkit.convert.tools import simplify_schema
 from trajkit.events import Action as _PayloadAction
 from trajkit.events import ImageContent, TextContent, UnknownAction, UnknownObservation
 from trajkit.events import Observation as _PayloadObservation
@@ -518,42 +519,16 @@ def persisted_observation(observation: _PayloadObservation) -> _PayloadObservati
 
 
 def action_parameters(action_type: type[BaseModel]) -> dict[str, Any]:
-    """The JSON Schema of an action's arguments as the SDK sends it: ``$ref`` resolved,
-    optional (``anyOf`` with null) fields given their non-null type, ``kind`` left out."""
+    """The JSON Schema of an action's arguments as the SDK sends it: ``$ref`` resolved (a
+    model met inside itself left as an object), optional (``anyOf`` with null) fields given
+    their non-null type, ``kind`` left out."""
     schema = action_type.model_json_schema()
-    defs = schema.get("$defs", {})
-    props = {k: _simplify(v, defs) for k, v in schema.get("properties", {}).items() if k != "kind"}
+    simple = simplify_schema(schema, schema.get("$defs", {}))
+    props = {k: v for k, v in simple.get("properties", {}).items() if k != "kind"}
     out: dict[str, Any] = {"type": "object", "properties": props}
-    required = [r for r in schema.get("required", []) if r != "kind"]
+    required = [r for r in simple.get("required", []) if r != "kind"]
     if required:
         out["required"] = required
-    return out
-
-
-def _simplify(node: dict[str, Any], defs: Mapping[str, Any]) -> dict[str, Any]:
-    ref = node.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/") and ref.split("/")[-1] in defs:
-        resolved = dict(defs[ref.split("/")[-1]])
-        if "description" in node:
-            resolved["description"] = node["description"]
-        return _simplify(resolved, defs)
-    out: dict[str, Any] = {}
-    if "type" in node:
-        out["type"] = node["type"]
-    if "anyOf" in node:
-        options = [t for t in node["anyOf"] if t.get("type") != "null"]
-        if options:
-            out.update(_simplify(options[0], defs))
-    if "description" in node:
-        out["description"] = node["description"]
-    if node.get("type") == "object" and "properties" in node:
-        out["properties"] = {k: _simplify(v, defs) for k, v in node["properties"].items()}
-        if node.get("required"):
-            out["required"] = node["required"]
-    if node.get("type") == "array" and "items" in node:
-        out["items"] = _simplify(node["items"], defs)
-    if "enum" in node:
-        out["enum"] = node["enum"]
     return out
 
 

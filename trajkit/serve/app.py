@@ -57,21 +57,14 @@ _MAX_NUMBER = 10**9
 
 
 def load_source(catalog: Catalog, source: Source) -> LoadedConversation:
-    """Load what a catalog key names, for a page (V1 folder, or V0 file and line)."""
-    from trajkit.views.load import load_conversation, migrated_to_loaded
+    """Load what a catalog key names, for a page (a folder, or a `file#key` address)."""
+    from trajkit.views.load import load_conversation
 
-    if source.container is None and "://" in source.path:  # s3://…: no local links to check
+    if "://" in source.path:  # s3://…: no local links to check
         return load_conversation(source.path)
-    if source.container is None:
-        folder = Path(source.path)
-        _check_inside(catalog, folder)
-        return load_conversation(folder)
-    from trajkit.migrate import SkippedInput, iter_v0_inputs, v0_to_v1
-
-    for inp in iter_v0_inputs([source.path]):
-        if not isinstance(inp, SkippedInput) and inp.line == source.line:
-            return migrated_to_loaded(Path(source.path), v0_to_v1(inp.load()), inp.container)
-    raise TrajkitError(f"{source.path}: trajectory no longer found")
+    folder = Path(source.path)
+    _check_inside(catalog, folder)
+    return load_conversation(folder)
 
 
 def entries_at(catalog: Catalog, source: Source, at: list[int]) -> list[dict[str, Any]]:

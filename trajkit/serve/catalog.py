@@ -60,7 +60,8 @@ _ROW_FIELDS = tuple(c for c in _COLUMNS if c not in ("container", "line", "finge
 
 @dataclass(frozen=True)
 class Source:
-    """Where a key's conversation is: a V1 folder, or a V0 file (`container`, `line`)."""
+    """Where a key's conversation is: a folder or an address (`file.jsonl#key`); `container`
+    and `line` are left from older caches (a V0 record is an address now)."""
 
     path: str
     container: str | None = None

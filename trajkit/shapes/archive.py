@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import IO
 
 from trajkit.errors import InputError, UnsafePath
-from trajkit.shapes.detect import open_input
+from trajkit.shapes._files import open_input
 from trajkit.shapes.memory import MemoryConversation, ShapeRef
 from trajkit.store.layout import AGENT_SERVER_DIR, BASE_STATE, EVENTS_DIR, parse_event_file_name
 from trajkit.store.reader import MAX_FILE_BYTES

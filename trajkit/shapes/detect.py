@@ -13,53 +13,59 @@ folder's listing), lists the conversations in it as `ShapeRef`s (lazily: an eval
 - `bare-events`: a folder of `event-*.json` files without `events/` or `base_state.json`.
 - `archive`: a `.zip` or `.tar.gz` holding conversation folders, read in place
   (`trajkit.shapes.archive`).
+- `v0-session`, `v0-jsonl`, `v0-json`: OpenHands V0 trajectories, mapped to V1 events in
+  memory when opened (`trajkit.shapes.v0`).
 
-V1 conversation folders (also the agent server's `<hex>/event_service/`) are the store's job;
-V0 inputs are `trajkit.migrate`'s. `find_locations(path)` walks a folder for both V1 folders and
-these shapes, in sorted order, so `trajkit ls runs/` sees everything below `runs/`.
+V1 conversation folders (also the agent server's `<hex>/event_service/`) are the store's job.
+`trajkit.shapes.inputs.resolve_inputs` walks what the user named through this registry, so
+every command agrees on what a path holds.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import re
 import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import orjson
 
 from trajkit.errors import InputError
+from trajkit.shapes._files import open_input
+from trajkit.shapes.archive import archive_refs, open_archive_conversation
+from trajkit.shapes.eval_output import eval_record_conversation
 from trajkit.shapes.memory import (
+    OPENERS,
     BareFolderConversation,
     MemoryConversation,
     ShapeRef,
     derived_id,
+    digest,
 )
-from trajkit.store.layout import (
-    AGENT_SERVER_DIR,
-    EVENT_NAME_RE,
-    EVENTS_DIR,
-    find_conversations,
-    is_conversation_folder,
+from trajkit.shapes.v0.containers import (
+    MAX_V0_BYTES,
+    iter_lines,
+    iter_records,
+    read_record,
+    takes_json,
+    takes_jsonl,
+    takes_session,
 )
-from trajkit.store.location import Location, is_remote
+from trajkit.store.layout import EVENT_NAME_RE, EVENTS_DIR, is_conversation_folder
 
 __all__ = [
     "SHAPES",
-    "v0_refs",
-    "find_locations",
-    "open_input",
     "open_shape",
+    "shape_at",
     "shape_of",
     "shape_refs",
 ]
 
 _SNIFF = 64 * 1024
-_INSTANCE_RE = re.compile(rb'"instance_id"\s*:\s*"((?:[^"\\]|\\.){1,200})"')
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
 
 
@@ -75,28 +81,7 @@ class Shape:
     """Open one of them."""
 
 
-def digest(data: bytes) -> str:
-    """Fingerprint of a conversation's source bytes."""
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
-
-
 # -- sniffing ------------------------------------------------------------------------------
-
-
-def open_input(path: str | os.PathLike[str]) -> BinaryIO:
-    """`path` opened for reading through the store's guard (`open_regular`).
-
-    Every shape reader opens files through this: a FIFO, device or socket is refused before a
-    byte is read (it never blocks the command), as for the files of a conversation folder.
-    Raises `InputError` naming the path.
-    """
-    from trajkit.store.guard import open_regular
-
-    try:
-        fd, _ = open_regular(path)
-    except OSError as exc:
-        raise InputError(path, "", (exc.strerror or str(exc)).lower()) from None
-    return os.fdopen(fd, "rb")
 
 
 def _head(path: Path) -> bytes:
@@ -109,11 +94,9 @@ def _head(path: Path) -> bytes:
 
 def _first_line(path: Path) -> Any:
     """The first non-empty line decoded (None when it is not JSON); at most the record limit."""
-    from trajkit.migrate.containers import MAX_V0_BYTES, _iter_lines
-
     try:
         with open_input(path) as fh:
-            for _, line, _size in _iter_lines(fh, MAX_V0_BYTES):
+            for _, line, _size in iter_lines(fh, MAX_V0_BYTES):
                 if line is None:
                     return None
                 if line.strip():
@@ -213,35 +196,6 @@ def _takes_archive(path: Path) -> bool:
 # -- listing -------------------------------------------------------------------------------
 
 
-def _eval_refs(path: Path) -> Iterator[ShapeRef]:
-    """One handle per record: its key, line and byte range (the bytes are not kept)."""
-    from trajkit.migrate.containers import MAX_V0_BYTES, _iter_lines
-
-    offset = 0
-    with open_input(path) as fh:
-        for number, line, size in _iter_lines(fh, MAX_V0_BYTES):
-            start, offset = offset, offset + size
-            if line is None:
-                raise InputError(
-                    f"{path}:{number}",
-                    "",
-                    f"record is {size / 2**20:.0f} MiB, above the {MAX_V0_BYTES / 2**20:.0f} MiB "
-                    "limit for one record; not read (set TRAJKIT_MAX_V0_BYTES to raise it)",
-                )
-            if not line.strip():
-                continue
-            match = _INSTANCE_RE.search(line, 0, 4096) or _INSTANCE_RE.search(line)
-            key = _unescape(match.group(1)) if match else str(number)
-            yield ShapeRef("eval-v1", str(path), key, number, span=(start, size))
-
-
-def _unescape(raw: bytes) -> str:
-    try:
-        return str(orjson.loads(b'"' + raw + b'"'))
-    except orjson.JSONDecodeError:
-        return raw.decode("utf-8", "replace")
-
-
 def _one(shape: str) -> Callable[[Path], Iterator[ShapeRef]]:
     def refs(path: Path) -> Iterator[ShapeRef]:
         yield ShapeRef(shape, str(path))
@@ -253,48 +207,17 @@ def _one(shape: str) -> Callable[[Path], Iterator[ShapeRef]]:
 
 
 def _open_eval(ref: ShapeRef) -> MemoryConversation:
-    from trajkit.shapes.eval_output import eval_record_conversation
-
-    if ref.data is not None:
-        data = ref.data
-    elif ref.span is not None:
-        data = _read_span(Path(ref.file), ref.line or 0, *ref.span)
-    else:
-        data = _read_line(Path(ref.file), ref.line or 0)
-    return eval_record_conversation(ref, data)
-
-
-def _read_span(path: Path, line: int, offset: int, length: int) -> bytes:
-    """The bytes of record `line` at `offset` (as listed); an error if the file changed since."""
-    with open_input(path) as fh:
-        fh.seek(offset)
-        data = fh.read(length)
-    if len(data) != length or not data.strip():
-        raise InputError(
-            f"{path}:{line}", "", "the file changed while it was read; run the command again"
-        )
-    return data
-
-
-def _read_line(path: Path, line: int) -> bytes:
-    from trajkit.migrate.containers import MAX_V0_BYTES, _iter_lines
-
-    with open_input(path) as fh:
-        for number, data, _ in _iter_lines(fh, MAX_V0_BYTES):
-            if number == line and data is not None:
-                return data
-    raise InputError(f"{path}:{line}", "", "no such record")
+    return eval_record_conversation(ref, read_record(ref))
 
 
 def _open_events_jsonl(ref: ShapeRef) -> MemoryConversation:
-    from trajkit.migrate.containers import MAX_V0_BYTES, _iter_lines
     from trajkit.store.reader import MAX_FILE_BYTES
 
     path = Path(ref.file)
     events: list[bytes] = []
     h = hashlib.blake2b(digest_size=16)
     with open_input(path) as fh:
-        for number, line, size in _iter_lines(fh, min(MAX_V0_BYTES, MAX_FILE_BYTES)):
+        for number, line, size in iter_lines(fh, min(MAX_V0_BYTES, MAX_FILE_BYTES)):
             if line is None:
                 raise InputError(f"{path}:{number}", "", f"line of {size} bytes above the limit")
             if line.strip():
@@ -406,70 +329,25 @@ def _open_bare(ref: ShapeRef) -> BareFolderConversation:
     return BareFolderConversation(Path(ref.file))
 
 
-def _open_archive(ref: ShapeRef) -> MemoryConversation:
-    from trajkit.shapes.archive import open_archive_conversation
-
-    return open_archive_conversation(ref)
-
-
-def _archive_refs(path: Path) -> Iterator[ShapeRef]:
-    from trajkit.shapes.archive import archive_refs
-
-    yield from archive_refs(path)
-
-
-def v0_refs(path: str | os.PathLike[str]) -> Iterator[ShapeRef]:
-    """V0 trajectories in `path` as handles that open migrated in memory (`trajkit.migrate`).
-
-    Not part of detection: only `convert` asks (the other commands read V0 their own way).
-    Inputs `migrate` would skip raise `InputError` with its reason.
-    """
-    from trajkit.migrate.containers import SkippedInput, iter_v0_inputs
-
-    for item in iter_v0_inputs([path]):
-        if isinstance(item, SkippedInput):
-            raise InputError(item.path, item.pointer, item.message)
-        yield ShapeRef("v0", item.path, "", item.line, item.data, item.container)
-
-
 def _open_v0(ref: ShapeRef) -> MemoryConversation:
-    from trajkit.events import dump_event
-    from trajkit.migrate.containers import V0Input
-    from trajkit.migrate.mapping import v0_to_v1
+    from trajkit.shapes.v0.reader import open_v0  # lazy: the mapping loads the event model
 
-    inp = V0Input(ref.file, ref.container, ref.line, ref.data)
-    try:
-        migrated = v0_to_v1(inp.load())
-    except InputError:
-        raise
-    except (OSError, ValueError, RecursionError) as exc:
-        raise InputError(ref.label, "", f"could not be migrated ({exc})") from None
-    state = orjson.loads(migrated.base_state.model_dump_json(exclude_none=True))
-    events = [dump_event(e).encode() for e in migrated.events]
-    return MemoryConversation(
-        ref.label,
-        conversation_id=migrated.id,
-        state=state,
-        events=events,
-        notes=[f"OpenHands V0 trajectory ({ref.container}) migrated in memory"],
-        fingerprint=digest(b"".join(events)),
-    )
-
-
-def _never(path: Path) -> bool:
-    return False
+    return open_v0(ref)
 
 
 SHAPES: dict[str, Shape] = {
-    "eval-v1": Shape(_takes_eval, _eval_refs, _open_eval),
+    "eval-v1": Shape(_takes_eval, partial(iter_records, shape="eval-v1"), _open_eval),
     "events-jsonl": Shape(_takes_events_jsonl, _one("events-jsonl"), _open_events_jsonl),
     "events-json": Shape(_takes_events_json, _one("events-json"), _open_events_json),
     "state-doc": Shape(_takes_state_doc, _one("state-doc"), _open_state_doc),
     "bare-events": Shape(_takes_bare, _one("bare-events"), _open_bare),
-    "archive": Shape(_takes_archive, _archive_refs, _open_archive),
-    "v0": Shape(_never, v0_refs, _open_v0),
+    "archive": Shape(_takes_archive, archive_refs, open_archive_conversation),
+    "v0-session": Shape(takes_session, _one("v0-session"), _open_v0),
+    "v0-jsonl": Shape(takes_jsonl, partial(iter_records, shape="v0-jsonl"), _open_v0),
+    "v0-json": Shape(takes_json, _one("v0-json"), _open_v0),
 }
 """Registry, in the order detection tries it."""
+OPENERS.update({name: shape.open for name, shape in SHAPES.items()})  # ShapeRef.open_conversation
 
 
 def shape_of(path: Path) -> str | None:
@@ -484,10 +362,16 @@ def shape_of(path: Path) -> str | None:
 
 
 def shape_refs(path: str | os.PathLike[str]) -> Iterator[ShapeRef] | None:
-    """The conversations in `path` when it is one of the shapes (else None).
+    """The conversations in `path` when it is one of the shapes (else None)."""
+    found = shape_at(path)
+    return None if found is None else found[2]
 
-    `file.jsonl#key` (a path that does not exist as such) selects one record by `instance_id`
-    or line number.
+
+def shape_at(path: str | os.PathLike[str]) -> tuple[str, Path, Iterator[ShapeRef]] | None:
+    """The shape `path` holds: its name, its file or folder, its conversations (else None).
+
+    `file.jsonl#key` (a path that does not exist as such) selects one record by its key
+    (`instance_id`) or line number. A FIFO, device or socket raises `InputError`.
     """
     p = Path(path)
     key = ""
@@ -499,9 +383,7 @@ def shape_refs(path: str | os.PathLike[str]) -> Iterator[ShapeRef] | None:
     if name is None:
         return None
     refs = SHAPES[name].refs(p)
-    if not key:
-        return refs
-    return _select(p, refs, key)
+    return name, p, _select(p, refs, key) if key else refs
 
 
 def _refuse_special(path: Path) -> None:
@@ -527,72 +409,3 @@ def _select(path: Path, refs: Iterator[ShapeRef], key: str) -> Iterator[ShapeRef
 def open_shape(ref: ShapeRef) -> MemoryConversation | BareFolderConversation:
     """Open one conversation of a shape (reads its bytes; nothing is written)."""
     return SHAPES[ref.shape].open(ref)
-
-
-def find_locations(path: Location) -> Iterator[Path | ShapeRef]:
-    """V1 conversation folders and shape conversations at or below `path`, sorted.
-
-    A folder that is a conversation (or a shape) is not descended into; symlinked folders are
-    followed once (loops end). Below a storage URL (`s3://…`) only V1 folders are found.
-    """
-    if is_remote(path):  # object storage: the store's walk, one listing per level
-        yield from find_conversations([path])
-        return
-    refs = shape_refs(path)
-    if refs is not None:
-        yield from refs
-        return
-    if not path.is_dir():
-        return
-    yield from _walk(path, set())
-
-
-def _walk(folder: Path, seen: set[tuple[int, int]]) -> Iterator[Path | ShapeRef]:
-    try:
-        st = folder.stat()
-    except OSError:
-        return
-    if (st.st_dev, st.st_ino) in seen:
-        return
-    seen.add((st.st_dev, st.st_ino))
-    if is_conversation_folder(folder):
-        yield folder
-        return
-    agent_server = folder / AGENT_SERVER_DIR
-    if agent_server.is_dir() and is_conversation_folder(agent_server):
-        yield agent_server
-        return
-    if _takes_bare(folder):
-        yield ShapeRef("bare-events", str(folder))
-        return
-    try:
-        children = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        return
-    names = {c.name for c in children}
-    for child in children:
-        if child.name.startswith("."):
-            continue
-        path = Path(child.path)
-        try:
-            if child.is_dir():
-                yield from _walk(path, seen)
-                continue
-        except OSError:
-            continue
-        if child.name == "trajectory.json" and "events.json" in names:
-            continue  # the visualizer's pair: read with its events.json
-        if not child.name.endswith((".json", ".jsonl", *ARCHIVE_SUFFIXES)):
-            continue
-        name = shape_of(path)
-        if name is not None:
-            yield from SHAPES[name].refs(path)
-
-
-def find_v1_and_shapes(paths: list[Path]) -> Iterator[Path | ShapeRef]:
-    """`find_conversations` plus shapes (for callers that walked with the store's function)."""
-    for path in paths:
-        if shape_refs(path) is None and not path.is_dir():
-            yield from find_conversations([path])
-            continue
-        yield from find_locations(path)

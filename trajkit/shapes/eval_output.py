@@ -35,7 +35,7 @@ _SECRET_KEYS = ("api_key", "aws_access_key_id", "aws_secret_access_key", "aws_se
 
 def eval_record_conversation(ref: ShapeRef, data: bytes) -> MemoryConversation:
     """The conversation of one record (`data`: the record's JSON line)."""
-    label = f"{ref.file}:{ref.line}" if ref.line else ref.file
+    label = ref.label
     try:
         record = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
@@ -65,6 +65,7 @@ def eval_record_conversation(ref: ShapeRef, data: bytes) -> MemoryConversation:
         pointers=(["/instruction"] if notes else [])
         + [f"/history/{i}" for i in range(len(history))],
         fingerprint=hashlib.blake2b(data, digest_size=16).hexdigest(),
+        record={k: v for k, v in record.items() if k != "history"},
     )
 
 

@@ -15,10 +15,11 @@ they are parsed, as for folders. One conversation is in memory at a time.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import uuid
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,15 +36,27 @@ __all__ = [
     "MemoryEventFile",
     "ShapeRef",
     "derived_id",
+    "digest",
 ]
 
 _NAMESPACE = uuid.UUID("6f1c3c1e-5b7a-4c61-9b1e-7a1b0c2d3e4f")
 """uuid5 namespace of conversation ids trajkit derives for shapes that carry none."""
 
 
+def digest(data: bytes) -> str:
+    """Fingerprint of a conversation's source bytes."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
 def derived_id(*parts: str) -> str:
     """A stable conversation id for a shape that has none (uuid5 of what identifies it)."""
     return str(uuid.uuid5(_NAMESPACE, "\x00".join(parts)))
+
+
+OPENERS: dict[str, Callable[[ShapeRef], StoredConversation]] = {}
+"""Each shape's opener, by registry name: filled by `trajkit.shapes.detect` (which the package
+imports first, so also in a worker that unpickles a `ShapeRef`). Kept here, not imported from
+the registry, so that the shapes' modules import this one and not the other way round."""
 
 
 @dataclass(frozen=True)
@@ -58,10 +71,6 @@ class ShapeRef:
     """Which conversation inside it: an `instance_id`, a line number, an archive folder."""
     line: int | None = None
     """1-based line of a JSONL record."""
-    data: bytes | None = field(default=None, repr=False, compare=False)
-    """The record's bytes when already read (a JSONL line), so a worker need not read again."""
-    container: str = ""
-    """For V0 input (`shape == "v0"`): the `trajkit.migrate` container that reads it."""
     span: tuple[int, int] | None = None
     """`(offset, length)` of a JSONL record in `file`: the worker that opens the conversation
     reads those bytes itself, so a listing of a 2 GB `output.jsonl` carries no record bytes
@@ -69,9 +78,7 @@ class ShapeRef:
 
     @property
     def label(self) -> str:
-        """`file#key`, or `file`: the conversation's address in messages and rows."""
-        if self.shape == "v0":  # as `trajkit migrate` names V0 inputs
-            return self.file if self.line is None else f"{self.file}:{self.line}"
+        """`file#key`, or `file`: the conversation's address, which every command accepts."""
         return f"{self.file}#{self.key}" if self.key else self.file
 
     @property
@@ -84,9 +91,7 @@ class ShapeRef:
 
     def open_conversation(self) -> StoredConversation:
         """The conversation (`trajkit.store.open_conversation` calls this for a `ShapeRef`)."""
-        from trajkit.shapes.detect import open_shape
-
-        return open_shape(self)
+        return OPENERS[self.shape](self)
 
     def __fspath__(self) -> str:
         return self.label
@@ -125,6 +130,8 @@ class MemoryConversation(StoredConversation):
         event_pointer: how an event is addressed below `label` (`/history/{i}`).
         pointers: each event's address below `label`, when not given by `event_pointer`.
         fingerprint: a digest of the source bytes (incremental export).
+        origin: where the events came from (`v1`, or `v0 <container>` when migrated).
+        record: the evaluation record the conversation came from (without its history).
     """
 
     def __init__(
@@ -138,6 +145,8 @@ class MemoryConversation(StoredConversation):
         event_pointer: str = "/{i}",
         pointers: Sequence[str] | None = None,
         fingerprint: str = "",
+        origin: str = "v1",
+        record: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(Path(label))
         self.label = label
@@ -152,6 +161,8 @@ class MemoryConversation(StoredConversation):
             else [event_pointer.format(i=i) for i in range(len(self._events))]
         )
         self.fingerprint = fingerprint
+        self.origin = origin
+        self.record = record
 
     def __repr__(self) -> str:
         return f"MemoryConversation({self.label!r})"

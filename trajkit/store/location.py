@@ -13,7 +13,7 @@ holds a `Location` (a `pathlib.Path`, or a storage URL made into a path-like val
   decisions callers make (a broken link exists locally; storage has no links).
 
 Both kinds share `/`, `.name`, `.parent`, `is_file()` and `is_dir()`, so walking a corpus is
-one piece of code (`trajkit.corpus.iter_conversation_paths`).
+one piece of code (`trajkit.shapes.resolve_inputs`).
 
 An export into a bucket writes through `storage_folder(url)`, a `StorageFolder`: list the
 objects below it, download, upload (one PUT: whole or absent), delete.

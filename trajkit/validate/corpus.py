@@ -15,13 +15,11 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from trajkit.errors import InputError
-from trajkit.store.layout import EVENTS_DIR
-from trajkit.store.location import as_location, check_location, exists, is_conversation, is_remote
+from trajkit.shapes import ShapeRef, SkippedInput, resolve_inputs
 from trajkit.validate.conversation import ConversationReport, validate_conversation, validate_file
 from trajkit.validate.diagnose import checker
-from trajkit.validate.files import MAX_FILE_BYTES, read_json_object
-from trajkit.validate.problems import Problem, error
+from trajkit.validate.files import MAX_FILE_BYTES
+from trajkit.validate.problems import Problem, error, warning
 
 if TYPE_CHECKING:
     from trajkit.engine import Engine
@@ -33,7 +31,7 @@ class Target:
 
     path: Path
     what: str
-    """`conversation`, `file` or `broken`."""
+    """`conversation`, `shape`, `file`, `broken` (an error) or `skipped` (a warning)."""
     reason: str = ""
 
 
@@ -53,14 +51,15 @@ class Summary:
     """Targets with at least one error."""
 
     def add(self, report: ConversationReport) -> None:
-        """Count one report."""
+        """Count one report (a part named but not checked is no file: only its warning)."""
         if names_nothing(report):
             self.unchecked += 1
             self.failed.append(os.fspath(report.path))
             return
+        skipped = bool(report.problems) and all(p.code == "skipped" for p in report.problems)
         if report.is_conversation:
             self.conversations += 1
-        else:
+        elif not skipped:
             self.files += 1
         self.events += report.events
         errors = sum(1 for p in report.problems if p.severity == "error")
@@ -113,105 +112,43 @@ def _plural(n: int, word: str) -> str:
 
 
 def iter_targets(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Target]:
-    """Expand PATHs: a file is a target, a conversation folder is one, other folders are searched.
+    """Expand PATHs through the input registry (`trajkit.shapes.resolve_inputs`).
 
-    A path that does not exist, a broken link or a symlink loop is a `broken` target, reported
-    as a problem naming it (exit 1, the other paths are still checked: one rule for every
-    command). Local paths and storage URLs follow the same rules (`trajkit.store.location`).
+    A conversation folder or a shape's conversation is a target, a file named alone is one
+    (`validate_file`); V0 input is named, not read (it is not V1: `trajkit migrate` writes V1
+    from it). What is not read is a problem naming it: a warning for a part of a folder that
+    holds conversations too, an error for a PATH with nothing to check (missing, a broken
+    link, nothing inside, V0 only: one rule for every command; the other paths are still
+    checked).
     """
-    from trajkit.shapes import ShapeRef, find_locations, shape_refs
-
     for raw in paths:
-        path = as_location(raw)
-        check_location(path)
-        if not is_remote(path):
-            try:
-                refs = shape_refs(raw)
-                if refs is not None:  # eval output, event arrays, archives: trajkit.shapes
-                    yield from (Target(ref, "shape") for ref in refs)  # type: ignore[arg-type]
-                    continue
-            except InputError as exc:
-                yield Target(Path(raw), "broken", exc.message)
-                continue
-        if not exists(path):
-            yield Target(path, "broken", "no such file or folder")  # type: ignore[arg-type]
-            continue
-        try:
-            is_dir = path.is_dir()
-            is_file = path.is_file()
-        except OSError as exc:  # ELOOP on some platforms
-            yield Target(path, "broken", exc.strerror or str(exc))  # type: ignore[arg-type]
-            continue
-        if is_file and not is_remote(path) and (v0 := _v0_container(path)) is not None:
-            yield Target(path, "broken", v0)
-        elif is_file:
-            yield Target(path, "file")  # type: ignore[arg-type]
-        elif is_dir and is_conversation(path):
-            yield Target(path, "conversation")  # type: ignore[arg-type]
-        elif is_dir and path.name == EVENTS_DIR and is_conversation(path.parent):
-            yield Target(path.parent, "conversation")  # type: ignore[arg-type]
-        elif is_dir:
-            found = False
-            for folder in find_locations(path):
-                found = True
-                if isinstance(folder, ShapeRef):
-                    yield Target(folder, "shape")  # type: ignore[arg-type]
+        held: list[SkippedInput] | None = []  # skipped parts, until a conversation shows
+        for item in resolve_inputs([raw], v0="skip", note=_V0_NOTE, files=True):
+            if isinstance(item, SkippedInput):
+                if held is None:
+                    yield Target(Path(item.path), "skipped", item.message)
                 else:
-                    yield Target(folder, "conversation")
-            if not found:
-                yield Target(
-                    path,  # type: ignore[arg-type]
-                    "broken",
-                    "no V1 conversation folder (holding events/ or base_state.json) found here; "
-                    "OpenHands V0 trajectories and sessions are read by `trajkit migrate`",
-                )
-        else:
-            yield Target(path, "broken", _broken_reason(path))  # type: ignore[arg-type]
+                    held.append(item)
+                continue
+            for skipped in held or ():
+                yield Target(Path(skipped.path), "skipped", skipped.message)
+            held = None
+            if isinstance(item, ShapeRef):
+                yield Target(item, "shape")  # type: ignore[arg-type]
+            elif os.fspath(item) == os.fspath(raw) and item.is_file():
+                yield Target(item, "file")  # type: ignore[arg-type]
+            else:
+                yield Target(item, "conversation")  # type: ignore[arg-type]
+        for skipped in held or ():  # nothing to check under this PATH: each is an error
+            yield Target(Path(skipped.path), "broken", skipped.message)
+
+
+_V0_NOTE = "`trajkit migrate PATH -o OUT` writes V1 folders to validate"
 
 
 def count_targets(paths: Iterable[str | os.PathLike[str]]) -> int:
     """How many reports `validate_paths(paths)` gives (a listing: no file is checked)."""
     return sum(1 for _ in iter_targets(paths))
-
-
-def _v0_container(path: Path) -> str | None:
-    """What to say about a V0 `.jsonl` (evaluation output), which V1 validation does not read."""
-    if path.suffix != ".jsonl":
-        return None
-    from trajkit.migrate.containers import MAX_V0_BYTES, _iter_lines
-    from trajkit.migrate.v0 import looks_like_history
-
-    try:
-        with open(path, "rb") as fh:
-            for _, line, _size in _iter_lines(fh, MAX_V0_BYTES):
-                if line is not None and line.strip():
-                    import orjson
-
-                    record = orjson.loads(line)
-                    break
-            else:
-                return None
-    except (OSError, ValueError):
-        return None
-    if not isinstance(record, dict) or not looks_like_history(record.get("history")):
-        return None
-    size = path.stat().st_size
-    too_big = (
-        f" (at {size / 2**20:.0f} MiB it is also above the {MAX_FILE_BYTES / 2**20:.0f} MiB "
-        "limit for one event file)"
-        if size > MAX_FILE_BYTES
-        else ""
-    )
-    return (
-        "an OpenHands V0 evaluation output (history of V0 events), not V1 events: "
-        f"`trajkit migrate {path} -o OUT` writes V1 folders to validate; ls, stats, inspect "
-        f"and export --from-v0 read it as it is{too_big}"
-    )
-
-
-def _broken_reason(path: Path) -> str:
-    check = read_json_object(path, what="a file")  # stat-only outcome for links and loops
-    return check.problems[0].message if check.problems else "not a file or folder"
 
 
 def check_target(
@@ -235,7 +172,11 @@ def check_target(
         return validate_file(
             target.path, strict=strict, max_file_bytes=max_file_bytes, thorough=thorough
         )
-    problem: Problem = error(target.path, "", target.reason, "path")
+    if target.what == "skipped":  # named, not checked: a warning (an error with --strict)
+        make = error if strict else warning
+        problem: Problem = make(target.path, "", f"not checked: {target.reason}", "skipped")
+    else:
+        problem = error(target.path, "", target.reason, "path")
     return ConversationReport(path=target.path, problems=[problem], is_conversation=False)
 
 

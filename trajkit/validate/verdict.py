@@ -62,19 +62,14 @@ def conversation_errors(location: str | os.PathLike[str] | Any) -> list[str]:
 
     `location` is any conversation the readers take: a V1 folder (on disk or in object
     storage), a `trajkit.shapes` handle (an evaluation record, an events array or JSONL file, a
-    baseState document, a folder of bare event files, an archive folder), or a V0 input
-    (`trajkit.migrate.V0Input`, or its handle), checked as the V1 conversation its migration
-    gives in memory.
+    baseState document, a folder of bare event files, an archive folder, a V0 trajectory:
+    checked as the V1 conversation its migration gives in memory).
     """
     from trajkit.shapes.memory import ShapeRef
     from trajkit.validate.conversation import validate_conversation
     from trajkit.validate.files import MAX_FILE_BYTES
     from trajkit.validate.shapes import validate_shape
 
-    if not isinstance(location, ShapeRef | str | os.PathLike) and hasattr(location, "container"):
-        location = ShapeRef(  # a V0Input: its migration, as `convert` and `ls` read it
-            "v0", location.path, "", location.line, location.data, location.container
-        )
     if isinstance(location, ShapeRef):
         report = validate_shape(location, max_file_bytes=MAX_FILE_BYTES)
     else:

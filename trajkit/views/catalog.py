@@ -26,14 +26,13 @@ from trajkit.errors import TrajkitError
 from trajkit.shapes.memory import ShapeRef
 from trajkit.store import open_conversation
 from trajkit.store.layout import conversation_parts
-from trajkit.store.location import Location, is_location, is_remote
+from trajkit.store.location import Location, is_remote
 from trajkit.views import summary
 from trajkit.views.entries import event_to_entry
 from trajkit.views.load import eval_outcome
 
 if TYPE_CHECKING:
     from trajkit.events import Event
-    from trajkit.migrate import V0Input
 
 __all__ = [
     "CatalogRow",
@@ -80,27 +79,24 @@ class CatalogRow:
         return data
 
 
-def source_key(source: Location | ShapeRef | V0Input) -> str:
+def source_key(source: Location | ShapeRef) -> str:
     """A stable, opaque key for a conversation (16 hex of a digest of where it is)."""
-    where = str(source) if is_location(source) or isinstance(source, ShapeRef) else source.label
+    where = str(source)
     return hashlib.sha1(
         os.fsencode(os.path.abspath(where) if "://" not in where else where)
     ).hexdigest()[:16]
 
 
-def source_fingerprint(source: Location | ShapeRef | V0Input) -> str:
+def source_fingerprint(source: Location | ShapeRef) -> str:
     """What changes when the conversation changes (see the module docstring)."""
     parts: list[str] = []
     if isinstance(source, Path):
         targets: list[str | Path] = [*conversation_parts(source)]
     elif is_remote(source):
         return "remote"
-    elif isinstance(source, ShapeRef):  # trajkit.shapes: the file holding it, and which one
+    else:  # trajkit.shapes: the file holding it, and which one
         targets = [source.file]
         parts.append(source.key)
-    else:
-        targets = [source.path]
-        parts.append(str(source.line))
     for t in targets:
         try:
             st = os.stat(t)
@@ -110,27 +106,19 @@ def source_fingerprint(source: Location | ShapeRef | V0Input) -> str:
     return "/".join(parts)
 
 
-def source_row(source: Location | ShapeRef | V0Input) -> CatalogRow:
+def source_row(source: Location | ShapeRef) -> CatalogRow:
     """The row of one conversation; raises `TrajkitError` when it cannot be read at all."""
     key = source_key(source)
     texts = _Texts()
-    if is_location(source) or isinstance(source, ShapeRef):
-        conv = open_conversation(source)
-        ls_row = summary._row(conv)
-        stats = summary.ConversationStats(id=conv.id)
-        try:
-            stats.totals = summary.conversation_totals(conv.base_state())
-        except TrajkitError as exc:
-            stats.problems.append(str(exc))
-        events: Iterator[Event | None] = _v1_events(conv, stats)
-        outcome: str | None = None
-    else:
-        m = summary._migrate(source)
-        ls_row = summary._row_v0(m)
-        stats = summary.ConversationStats(id=m.id, totals=summary.conversation_totals(m.base_state))
-        events = iter(m.events)
-        outcome = eval_outcome(m.sidecar.get("metadata"))[0]
-    summary._count(stats, texts.watch(events))
+    conv = open_conversation(source)
+    ls_row = summary._row(conv)
+    stats = summary.ConversationStats(id=conv.id)
+    try:
+        stats.totals = summary.conversation_totals(conv.base_state())
+    except TrajkitError as exc:
+        stats.problems.append(str(exc))
+    outcome = eval_outcome(getattr(conv, "record", None))[0]  # an evaluation record's verdict
+    summary._count(stats, texts.watch(_v1_events(conv, stats)))
     t = stats.totals
     return CatalogRow(
         key=key,

@@ -34,17 +34,16 @@ import orjson
 
 from trajkit import __version__
 from trajkit.errors import InputError, OutputExists, TrajkitError
-from trajkit.shapes.memory import ShapeRef
 from trajkit.store import atomic_write
 from trajkit.store.atomic import make_folder
-from trajkit.store.location import is_location, is_remote
+from trajkit.store.location import is_remote
 from trajkit.views.catalog import source_fingerprint, source_key, source_row
 from trajkit.views.html import conversation_to_html
 from trajkit.views.index_page import index_to_html, static_row
-from trajkit.views.load import LoadedConversation, load_conversation, migrated_to_loaded
+from trajkit.views.load import load_conversation
 from trajkit.views.summary import Skipped, iter_sources
 
-__all__ = ["SITE_MANIFEST", "SiteInterrupted", "SiteReport", "load_source", "write_site"]
+__all__ = ["SITE_MANIFEST", "SiteInterrupted", "SiteReport", "write_site"]
 
 SITE_MANIFEST = ".trajkit-site.json"
 """The site's manifest (module docstring), hidden: the site itself is index.html and c/."""
@@ -75,15 +74,6 @@ class SiteInterrupted(KeyboardInterrupt):
     def __init__(self, report: SiteReport) -> None:
         super().__init__("site interrupted")
         self.report = report
-
-
-def load_source(source: Any) -> LoadedConversation:
-    """A V1 folder or a V0 input (migrated in memory) loaded for viewing."""
-    if is_location(source) or isinstance(source, ShapeRef):  # ShapeRef: trajkit.shapes
-        return load_conversation(source)
-    from trajkit.migrate import v0_to_v1
-
-    return migrated_to_loaded(Path(source.path), v0_to_v1(source.load()), source.container)
 
 
 def write_site(
@@ -174,7 +164,7 @@ class _Site:
                 row = source_row(source)
                 if self._is_copy(row.id, row.path):
                     return
-                loaded = load_source(source)
+                loaded = load_conversation(source)
             except TrajkitError as exc:
                 report.problems.append(str(exc))
                 return

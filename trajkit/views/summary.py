@@ -1,7 +1,8 @@
 """Data behind `trajkit ls` and `trajkit stats`: rows and corpus summaries, no printing.
 
-- `iter_sources(paths)` finds what each path holds: V1 conversation folders, else V0
-  trajectories (migrated in memory when read, nothing written), else a `Skipped` record.
+- `iter_sources(paths)`: what each path holds, as the input registry says
+  (`trajkit.shapes.resolve_inputs`: V1 folders, other shapes, V0 trajectories migrated in
+  memory when read), and a `Skipped` record for what is not read.
 - `iter_rows(paths)` yields one `ConversationRow` per conversation found (cheap for V1: the
   store's `header()`, plus event files read until the first user message), or a `Skipped`.
 - `conversation_stats(folder)` reads one conversation's events (one file at a time) and counts
@@ -21,21 +22,19 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from trajkit.errors import InputError, TrajkitError
 from trajkit.gc_pause import paused_gc
-from trajkit.shapes.memory import BareFolderConversation, MemoryConversation, ShapeRef
+from trajkit.shapes import Input, SkippedInput, resolve_inputs
+from trajkit.shapes.memory import BareFolderConversation, MemoryConversation
 from trajkit.store import open_conversation
-from trajkit.store.location import as_location, exists, is_location, is_remote
 
 if TYPE_CHECKING:
     from trajkit.engine import Engine
     from trajkit.events import BaseState, Event
-    from trajkit.migrate import MigratedConversation, V0Input
     from trajkit.store import StoredConversation
 
 __all__ = [
@@ -47,7 +46,6 @@ __all__ = [
     "Totals",
     "conversation_stats",
     "conversation_totals",
-    "iter_conversation_folders",
     "iter_rows",
     "iter_sources",
     "iter_stats",
@@ -134,55 +132,10 @@ class ConversationRow:
         return data
 
 
-def iter_conversation_folders(
-    paths: Iterable[str | os.PathLike[str]],
-) -> Iterator[Path | ShapeRef | Skipped]:
-    """V1 conversation folders under each path; a path holding none gives a `Skipped`."""
-    for item in iter_sources(paths, v0=False):
-        if isinstance(item, ShapeRef | Skipped) or is_location(item):
-            yield item
-
-
-def iter_sources(
-    paths: Iterable[str | os.PathLike[str]], *, v0: bool = True
-) -> Iterator[Path | ShapeRef | V0Input | Skipped]:
-    """What each path holds: V1 conversation folders, else V0 trajectories, else a `Skipped`.
-
-    A path with V1 conversations below it is read as V1 only; V0 inputs (`V0Input`, loaded
-    and migrated in memory later, possibly in a worker) are looked for where there is none.
-    """
-    for raw in paths:
-        found = False
-        try:
-            for folder in _find(raw):
-                found = True
-                yield folder
-        except InputError as exc:
-            yield Skipped(str(exc))
-            continue
-        if found:
-            continue
-        if v0:
-            from trajkit.migrate import SkippedInput, iter_v0_inputs
-
-            inputs = list(iter_v0_inputs([raw]))
-            if any(not isinstance(i, SkippedInput) for i in inputs):
-                yield from (Skipped(str(i)) if isinstance(i, SkippedInput) else i for i in inputs)
-                continue
-        yield Skipped(
-            f"{os.fspath(raw)}: not a conversation folder and holds none "
-            "(expected <uuid hex>/ folders with base_state.json or events/, or V0 trajectories)"
-        )
-
-
-def _find(raw: str | os.PathLike[str]) -> Iterator[Path | ShapeRef]:
-    """V1 folders and other shapes (`trajkit.shapes`) at or below a path (or a storage URL)."""
-    from trajkit.shapes import find_locations, shape_refs
-
-    location = as_location(raw)
-    if not is_remote(location) and shape_refs(raw) is None and not exists(location):
-        raise InputError(location, "", "no such file or folder")
-    yield from find_locations(location)
+def iter_sources(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Input | Skipped]:
+    """What each path holds (`trajkit.shapes.resolve_inputs`), with a `Skipped` per unread part."""
+    for item in resolve_inputs(paths):
+        yield Skipped(str(item)) if isinstance(item, SkippedInput) else item
 
 
 def iter_rows(paths: Iterable[str | os.PathLike[str]]) -> Iterator[ConversationRow | Skipped]:
@@ -192,38 +145,9 @@ def iter_rows(paths: Iterable[str | os.PathLike[str]]) -> Iterator[ConversationR
             yield item
             continue
         try:
-            if is_location(item) or isinstance(item, ShapeRef):
-                yield _row(open_conversation(item))
-            else:
-                yield _row_v0(_migrate(item))
+            yield _row(open_conversation(item))
         except TrajkitError as exc:
             yield Skipped(str(exc))
-
-
-def _migrate(inp: V0Input) -> MigratedConversation:
-    from trajkit.migrate import v0_to_v1
-
-    return v0_to_v1(inp.load())
-
-
-def _row_v0(m: MigratedConversation) -> ConversationRow:
-    totals = conversation_totals(m.base_state)
-    first_message = ""
-    for ev in m.events:
-        if getattr(ev, "source", None) == "user" and hasattr(ev, "llm_message"):
-            first_message = ev.llm_message.text
-            break
-    return ConversationRow(
-        id=m.id,
-        path=m.source,
-        first_time=m.events[0].timestamp if m.events else None,
-        last_time=m.events[-1].timestamp if m.events else None,
-        status=totals.status,
-        n_events=len(m.events),
-        model=totals.model,
-        cost=totals.cost,
-        first_message=first_message,
-    )
 
 
 def _row(conv: StoredConversation) -> ConversationRow:
@@ -353,19 +277,15 @@ def conversation_stats(folder: str | os.PathLike[str]) -> ConversationStats:
     return _count(stats, events())
 
 
-def source_stats(source: Path | ShapeRef | V0Input | Skipped) -> ConversationStats | Skipped:
-    """`conversation_stats` of a V1 folder or a V0 input (migrated in memory); never raises
-    `TrajkitError` (it becomes a `Skipped`), so it can run in a worker over a corpus."""
+def source_stats(source: Input | Skipped) -> ConversationStats | Skipped:
+    """`conversation_stats` of one conversation; never raises `TrajkitError` (it becomes a
+    `Skipped`), so it can run in a worker over a corpus."""
     if isinstance(source, Skipped):
         return source
     try:
-        if is_location(source) or isinstance(source, ShapeRef):
-            return conversation_stats(source)
-        m = _migrate(source)
+        return conversation_stats(source)
     except TrajkitError as exc:
         return Skipped(str(exc))
-    stats = ConversationStats(id=m.id, totals=conversation_totals(m.base_state))
-    return _count(stats, iter(m.events))
 
 
 def _count(stats: ConversationStats, events: Iterator[Event | None]) -> ConversationStats:

@@ -17,16 +17,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from trajkit.migrate.ledger import Ledger
-from trajkit.migrate.payloads import (
-    Fields,
-    action_payload,
-    observation_payload,
-    rebuilt_arguments,
-    security_risk,
-    text_of,
-)
-from trajkit.migrate.v0 import (
+from trajkit.shapes.v0.history import (
     DROPPED_ACTIONS,
     ToolCallInfo,
     call_arguments,
@@ -34,6 +25,15 @@ from trajkit.migrate.v0 import (
     response_reasoning,
     response_text,
     tool_call_info,
+)
+from trajkit.shapes.v0.ledger import Ledger
+from trajkit.shapes.v0.payloads import (
+    Fields,
+    action_payload,
+    observation_payload,
+    rebuilt_arguments,
+    security_risk,
+    text_of,
 )
 
 __all__ = ["CODEACT_TOOL", "ERROR_SUFFIX", "ToolCalls"]

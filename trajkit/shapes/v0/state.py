@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from trajkit.events import BaseState, Event, MessageEvent
 from trajkit.events.state import Metrics, parse_base_state
-from trajkit.migrate.containers import V0Source
+from trajkit.shapes.v0.containers import V0Source
 
 __all__ = ["build_base_state"]
 

@@ -17,9 +17,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from trajkit.events import Event, parse_event
-from trajkit.migrate.payloads import Fields
-from trajkit.migrate.report import MigrationReport
-from trajkit.migrate.v0 import ToolCallInfo, event_type, tool_call_info
+from trajkit.shapes.v0.history import ToolCallInfo, event_type, tool_call_info
+from trajkit.shapes.v0.payloads import Fields
+from trajkit.shapes.v0.report import MigrationReport
 
 __all__ = ["Ledger"]
 

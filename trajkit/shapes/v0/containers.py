@@ -1,21 +1,22 @@
-"""Find V0 trajectories in the user's paths, whatever container holds them.
+"""OpenHands V0 trajectories as shapes of the input registry (`trajkit.shapes.detect.SHAPES`).
 
-A small registry (`CONTAINERS`) says which handler takes a path: each entry looks at the path
-(folder or file name) and at the first bytes, and yields *inputs*: cheap, picklable handles that
-are loaded later (`V0Input.load()`), possibly in a worker process. Containers (spec v0-format §1):
+Each container (spec v0-format §1) says whether it takes a path, lists the conversations in it
+as `ShapeRef`s without reading them, and loads one into a `V0Source` (`load_v0`), which
+`trajkit.shapes.v0.mapping` maps to V1 events in memory:
 
-- `session-folder`: `sessions/<sid>/events/<n>.json`, one event per file, read in numeric
+- `v0-session`: `sessions/<sid>/events/<n>.json`, one event per file, read in numeric
   order (`10.json` after `9.json`); `metadata.json` kept; `event_cache/` ignored;
   `agent_state.pkl` is never opened (a warning says it was skipped).
-- `eval-jsonl`: an evaluation `output.jsonl`; one conversation per line (`history` flat, as
-  pairs, or lossy resolver records), named after its `instance_id`. Read line by line, so a
-  file of any size streams; a broken line is skipped and reported, the others still migrate.
-- `trajectory-json`: a JSON file holding a list of events (CLI/GUI `trajectory.json`), the REST
+- `v0-jsonl`: an evaluation `output.jsonl`; one conversation per line (`history` flat, as
+  pairs, or lossy resolver records), addressed `file.jsonl#<instance_id>` (the line number
+  when the record has none, or repeats an earlier one). Listed line by line (`iter_records`,
+  shared with the V1 evaluation shape), so a file of any size streams; a broken line fails
+  alone when it is opened, the others still read.
+- `v0-json`: a JSON file holding a list of events (CLI/GUI `trajectory.json`), the REST
   answer `{"trajectory": [...]}`, or one eval record `{"history": [...]}`.
 
-A folder that is no session folder is walked (sorted) for session folders and `*.json` /
-`*.jsonl` files, so `users/<uid>/conversations/<sid>/` layouts are found too. Problems are
-values (`SkippedInput`), never exceptions, so one bad input never stops the others.
+A problem is an `InputError` naming file, pointer and problem, raised when that conversation
+is loaded: one bad input never stops the others.
 """
 
 from __future__ import annotations
@@ -24,27 +25,32 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from trajkit.errors import InputError
-from trajkit.migrate.v0 import looks_like_history
+from trajkit.shapes._files import open_input
+from trajkit.shapes.memory import ShapeRef
+from trajkit.shapes.v0.history import looks_like_history
 from trajkit.store.guard import open_regular, outside_error
 from trajkit.store.layout import is_conversation_folder, link_outside
 
 __all__ = [
-    "CONTAINERS",
     "MAX_V0_BYTES",
-    "SkippedInput",
-    "V0Input",
+    "V0_KINDS",
     "V0Source",
-    "container_for",
-    "iter_v0_inputs",
+    "iter_lines",
+    "iter_records",
+    "load_v0",
+    "read_record",
+    "takes_json",
+    "takes_jsonl",
+    "takes_session",
 ]
 
-_SNIFF_BYTES = 4096
+_SNIFF_BYTES = 64 * 1024
 MAX_V0_BYTES = int(os.environ.get("TRAJKIT_MAX_V0_BYTES", 256 * 2**20))
 """Largest V0 JSON document loaded: a trajectory file, one .jsonl line, one session event file.
 Above it the input is skipped unread (parsing costs several times the size in memory)."""
@@ -53,6 +59,17 @@ _LINE_CHUNK = 16 * 2**20
 """A .jsonl line longer than this is measured before it is read, never held while measuring."""
 _EVENT_FILE_RE = re.compile(r"^(\d+)\.json$")
 _SID_RE = re.compile(r"^[0-9a-fA-F]{32}$")
+_INSTANCE_RE = re.compile(rb'"instance_id"\s*:\s*(?:"((?:[^"\\]|\\.){1,200})"|(-?\d{1,30})\b)')
+_V0_SNIFF = re.compile(rb'"(?:action|observation)"\s*:\s*"|"(?:history|trajectory)"\s*:\s*\[')
+"""What a V0 JSON file has near its start: an event's `"action": "run"` (a V1 event's `action`
+is an object), an eval record's `history` list, the REST answer's `trajectory` list."""
+
+V0_KINDS = {
+    "v0-session": "an OpenHands V0 session folder",
+    "v0-jsonl": "an OpenHands V0 evaluation output (history of V0 events)",
+    "v0-json": "an OpenHands V0 trajectory",
+}
+"""What each V0 shape is, for messages that name V0 input a command does not read."""
 
 
 @dataclass
@@ -60,7 +77,7 @@ class V0Source:
     """One V0 trajectory, loaded: raw event items plus where they came from."""
 
     path: str
-    """File or folder the trajectory was read from (with `:<line>` for jsonl lines)."""
+    """Its address: the file or folder, `file.jsonl#<key>` for a record."""
     container: str
     """`session-folder`, `eval-jsonl`, `json-list`, `api-response` or `eval-record`."""
     name: str
@@ -77,71 +94,36 @@ class V0Source:
     """Problems met while reading the container."""
 
 
-@dataclass(frozen=True)
-class SkippedInput:
-    """An input (file, folder, jsonl line) that could not be migrated, and why."""
-
-    path: str
-    """File (with `:<line>` for a jsonl line) or folder."""
-    pointer: str
-    """JSON pointer inside it ("" for the whole input)."""
-    message: str
-    """What was expected and what was found."""
-
-    def __str__(self) -> str:
-        where = f"{self.path}:{self.pointer}" if self.pointer else self.path
-        return f"{where}: {self.message}"
+def load_v0(ref: ShapeRef) -> V0Source:
+    """Read and unwrap one V0 trajectory; raises `InputError` naming file, pointer and problem."""
+    if ref.shape == "v0-session":
+        return _load_session(Path(ref.file))
+    if ref.shape == "v0-jsonl":
+        return _load_jsonl_line(ref, read_record(ref))
+    return _load_json(Path(ref.file))
 
 
-@dataclass(frozen=True)
-class V0Input:
-    """A handle on one trajectory, loaded on demand; picklable so a worker can load it."""
-
-    path: str
-    """The file or folder."""
-    container: str
-    """Registry name of the container."""
-    line: int | None = None
-    """1-based line number (jsonl)."""
-    data: bytes | None = None
-    """The line's bytes (jsonl)."""
-
-    @property
-    def label(self) -> str:
-        """`path` or `path:line`."""
-        return self.path if self.line is None else f"{self.path}:{self.line}"
-
-    def load(self) -> V0Source:
-        """Read and unwrap the trajectory; raises `InputError` naming file, pointer and problem."""
-        return CONTAINERS[self.container].load(self)
-
-
-@dataclass(frozen=True)
-class _Container:
-    handles: Callable[[Path, bytes], bool]
-    """Whether this container takes the path (given its first bytes; b"" for folders)."""
-    inputs: Callable[[Path], Iterator[V0Input | SkippedInput]]
-    """The trajectories in the path."""
-    load: Callable[[V0Input], V0Source]
-    """Load one of them."""
+def _head(path: Path) -> bytes:
+    try:
+        with open_input(path) as fh:
+            return fh.read(_SNIFF_BYTES)
+    except InputError:
+        return b""
 
 
 # -- session folder ------------------------------------------------------------------------
 
 
-def _is_session_folder(path: Path, head: bytes = b"") -> bool:
+def takes_session(path: Path) -> bool:
+    """A folder whose `events/` holds numbered event files (`0.json`, `1.json`, ...), and that
+    the store does not take for a V1 conversation (`base_state.json`, V1 event names)."""
     events = path / "events"
-    if not path.is_dir() or not events.is_dir():
+    if not path.is_dir() or not events.is_dir() or is_conversation_folder(path):
         return False
     return any(_EVENT_FILE_RE.match(p.name) for p in events.iterdir())
 
 
-def _session_inputs(path: Path) -> Iterator[V0Input | SkippedInput]:
-    yield V0Input(str(path), "session-folder")
-
-
-def _load_session(inp: V0Input) -> V0Source:
-    folder = Path(inp.path)
+def _load_session(folder: Path) -> V0Source:
     if (real := link_outside(folder / "events", folder)) is not None:
         raise outside_error(folder / "events", real)
     numbered = []
@@ -199,30 +181,78 @@ def _load_session(inp: V0Input) -> V0Source:
 # -- eval output.jsonl ---------------------------------------------------------------------
 
 
-def _is_jsonl(path: Path, head: bytes) -> bool:
+def takes_jsonl(path: Path) -> bool:
+    """JSON lines (a `.jsonl` file, or a whole JSON object on line one and more after it)
+    whose first record names a `history`: an evaluation output."""
     if not path.is_file():
         return False
-    if path.suffix == ".jsonl":
-        return True
-    first, sep, rest = head.partition(b"\n")
-    if not sep or not rest.strip() or not first.strip().startswith(b"{"):
-        return False  # one line only: a compact JSON file, read whole
+    if path.suffix != ".jsonl":
+        first, sep, rest = _head(path).partition(b"\n")
+        if not sep or not rest.strip() or not first.strip().startswith(b"{"):
+            return False  # one line only: a compact JSON file, read whole
+        try:
+            if not isinstance(json.loads(first), dict):  # a whole object on line one
+                return False
+        except ValueError:
+            return False
     try:
-        return isinstance(json.loads(first), dict)  # a whole object on line one: JSON lines
-    except ValueError:
+        with open_input(path) as fh:
+            for _, line, _size in iter_lines(fh, MAX_V0_BYTES):
+                if line is None or line.strip():
+                    return line is None or b'"history"' in line
+    except InputError:
         return False
+    return False
 
 
-def _jsonl_inputs(path: Path) -> Iterator[V0Input | SkippedInput]:
-    with path.open("rb") as fh:
-        for number, line, size in _iter_lines(fh, MAX_V0_BYTES):
-            if line is None:
-                yield SkippedInput(f"{path}:{number}", "", _too_big("line", size, "one record"))
-            elif line.strip():
-                yield V0Input(str(path), "eval-jsonl", line=number, data=line)
+def iter_records(path: Path, shape: str) -> Iterator[ShapeRef]:
+    """One handle per non-empty line of a JSON-lines file: its key, line and byte range.
+
+    The key is the record's `instance_id`, else its line number (also for a record whose
+    `instance_id` an earlier one has), so every record has an address `file#key` of its own.
+    Nothing is kept: the conversation's opener reads its bytes again (`read_record`).
+    """
+    offset = 0
+    seen: set[str] = set()
+    with open_input(path) as fh:
+        for number, line, size in iter_lines(fh, MAX_V0_BYTES):
+            start, offset = offset, offset + size
+            if line is not None and not line.strip():
+                continue
+            key = _instance(line) if line is not None else None
+            if key is None or key in seen:
+                key = str(number)
+            seen.add(key)
+            yield ShapeRef(shape, str(path), key, number, span=(start, size))
 
 
-def _iter_lines(fh: BinaryIO, limit: int) -> Iterator[tuple[int, bytes | None, int]]:
+def _instance(line: bytes) -> str | None:
+    match = _INSTANCE_RE.search(line, 0, 4096) or _INSTANCE_RE.search(line)
+    if match is None:
+        return None
+    if match.group(2) is not None:
+        return match.group(2).decode()
+    try:
+        return str(json.loads(b'"' + match.group(1) + b'"'))
+    except ValueError:
+        return match.group(1).decode("utf-8", "replace")
+
+
+def read_record(ref: ShapeRef) -> bytes:
+    """The bytes of the record `ref` names (as listed); an error if the file changed since."""
+    assert ref.span is not None and ref.line is not None
+    offset, length = ref.span
+    if length > MAX_V0_BYTES:
+        raise InputError(ref.label, "", _too_big("record", length, "one record"))
+    with open_input(Path(ref.file)) as fh:
+        fh.seek(offset)
+        data = fh.read(length)
+    if len(data) != length or not data.strip():
+        raise InputError(ref.label, "", "the file changed while it was read; run the command again")
+    return data
+
+
+def iter_lines(fh: BinaryIO, limit: int) -> Iterator[tuple[int, bytes | None, int]]:
     """`(number, line, size)` for each line; `line` is None for a line above `limit` bytes.
 
     A line longer than `_LINE_CHUNK` is first measured by reading past it in chunks (nothing
@@ -307,17 +337,17 @@ def _too_big(what: str, size: int, unit: str) -> str:
     )
 
 
-def _load_jsonl_line(inp: V0Input) -> V0Source:
-    label = inp.label
+def _load_jsonl_line(ref: ShapeRef, data: bytes) -> V0Source:
+    label = ref.label
     try:
-        record = _loads(inp.data or b"")
+        record = _loads(data)
     except ValueError as exc:
         raise InputError(
             label, "", f"line is not valid JSON ({exc}); expected one eval record"
         ) from None
     if not isinstance(record, dict) or "history" not in record:
         raise InputError(label, "", "expected an eval record: a JSON object with a 'history' list")
-    return _eval_record(record, label, "eval-jsonl", Path(inp.path).stem + f"-line{inp.line}")
+    return _eval_record(record, label, "eval-jsonl", Path(ref.file).stem + f"-line{ref.line}")
 
 
 def _eval_record(record: dict[str, Any], label: str, container: str, fallback: str) -> V0Source:
@@ -343,16 +373,15 @@ def _eval_record(record: dict[str, Any], label: str, container: str, fallback: s
 # -- one JSON file ---------------------------------------------------------------------------
 
 
-def _is_json_file(path: Path, head: bytes) -> bool:
-    return path.is_file()
+def takes_json(path: Path) -> bool:
+    """A JSON document that names V0 keys near its start (`action`, `history`, ...)."""
+    if not path.is_file():
+        return False
+    head = _head(path)
+    return head.lstrip()[:1] in (b"[", b"{") and _V0_SNIFF.search(head) is not None
 
 
-def _json_inputs(path: Path) -> Iterator[V0Input | SkippedInput]:
-    yield V0Input(str(path), "trajectory-json")
-
-
-def _load_json(inp: V0Input) -> V0Source:
-    path = Path(inp.path)
+def _load_json(path: Path) -> V0Source:
     data = _read_limited(path)
     if not data.strip():
         raise InputError(path, "", "file is empty; expected a JSON list of V0 events")
@@ -374,8 +403,6 @@ def _load_json(inp: V0Input) -> V0Source:
     else:
         items, container, pointer = value, "json-list", ""
     if not looks_like_history(items):
-        if isinstance(items, dict) and isinstance(items.get("kind"), str):
-            raise InputError(path, "", _one_v1_event(path, items["kind"]))
         raise InputError(
             path,
             pointer,
@@ -391,13 +418,6 @@ def _load_json(inp: V0Input) -> V0Source:
     )
 
 
-def _one_v1_event(path: Path, kind: str) -> str:
-    """What to say about a V1 event file given alone (it is not a V0 trajectory either)."""
-    folder = path.parent.parent if path.parent.name == "events" else None
-    give = f"give its conversation folder, {folder}" if folder else "give its conversation folder"
-    return f"one V1 event ({kind}), not a whole conversation: {give}"
-
-
 def _looks_truncated(data: bytes, exc: ValueError) -> bool:
     pos = getattr(exc, "pos", None)
     return isinstance(pos, int) and pos >= len(data.rstrip()) - 1
@@ -410,89 +430,6 @@ def _describe(value: Any) -> str:
         keys = ", ".join(sorted(value)[:5])
         return f"an object with keys {keys}" if keys else "an empty object"
     return f"a JSON {type(value).__name__}"
-
-
-CONTAINERS: dict[str, _Container] = {
-    "session-folder": _Container(_is_session_folder, _session_inputs, _load_session),
-    "eval-jsonl": _Container(_is_jsonl, _jsonl_inputs, _load_jsonl_line),
-    "trajectory-json": _Container(_is_json_file, _json_inputs, _load_json),
-}
-"""Registry, in the order detection tries it."""
-
-
-def container_for(path: Path) -> str | None:
-    """Name of the container that handles `path`, or None (a plain folder is walked instead)."""
-    head = b""
-    if path.is_file():
-        with path.open("rb") as fh:
-            head = fh.read(_SNIFF_BYTES)
-    for name, container in CONTAINERS.items():
-        if container.handles(path, head):
-            return name
-    return None
-
-
-def iter_v0_inputs(
-    paths: Iterable[str | os.PathLike[str]], *, exclude: str | os.PathLike[str] | None = None
-) -> Iterator[V0Input | SkippedInput]:
-    """Every V0 trajectory handle under `paths`, in a stable order, and what had to be skipped.
-
-    Args:
-        paths: files and folders as the user named them.
-        exclude: a folder never to walk into (the migration's own output folder).
-    """
-    walk = _Walk(exclude=_identity(Path(exclude)) if exclude is not None else None)
-    for raw in paths:
-        path = Path(raw)
-        if not path.exists():
-            yield SkippedInput(str(path), "", "no such file or folder")
-            continue
-        yield from walk.inputs_of(path, top=True)
-
-
-@dataclass
-class _Walk:
-    exclude: tuple[int, int] | None
-    seen: set[tuple[int, int]] = field(default_factory=set)
-
-    def inputs_of(self, path: Path, *, top: bool) -> Iterator[V0Input | SkippedInput]:
-        name = container_for(path)
-        if name is not None:
-            yield from CONTAINERS[name].inputs(path)
-            return
-        if not path.is_dir():
-            yield SkippedInput(str(path), "", "not a file or folder trajkit can read")
-            return
-        if is_conversation_folder(path):
-            yield SkippedInput(
-                str(path), "", "already a V1 conversation folder; nothing to migrate"
-            )
-            return
-        ident = _identity(path)
-        if ident is not None:
-            if ident in self.seen or ident == self.exclude:
-                return  # a symlink loop, a folder named twice, or the output folder
-            self.seen.add(ident)
-        found = False
-        for child in sorted(path.iterdir()):
-            if child.name.startswith("."):
-                continue
-            if child.is_dir() or child.suffix in (".json", ".jsonl"):
-                for item in self.inputs_of(child, top=False):
-                    found = True
-                    yield item
-        if top and not found:
-            yield SkippedInput(
-                str(path), "", "no V0 trajectory found (no events/<n>.json, *.json or *.jsonl)"
-            )
-
-
-def _identity(path: Path) -> tuple[int, int] | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return (st.st_dev, st.st_ino)
 
 
 def _digest(value: Any) -> str:

@@ -45,18 +45,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from trajkit.events import BaseState, Event
-from trajkit.migrate.containers import V0Source
-from trajkit.migrate.ledger import Ledger
-from trajkit.migrate.payloads import (
-    Fields,
-    text_of,
-    tool_definition,
-)
-from trajkit.migrate.recall import recall_skills, recall_text
-from trajkit.migrate.report import MigrationReport
-from trajkit.migrate.state import build_base_state
-from trajkit.migrate.toolcalls import CODEACT_TOOL, ERROR_SUFFIX, ToolCalls
-from trajkit.migrate.v0 import (
+from trajkit.shapes.v0.containers import V0Source
+from trajkit.shapes.v0.history import (
     ACTION_TYPES,
     DROPPED_ACTIONS,
     DROPPED_OBSERVATIONS,
@@ -69,6 +59,16 @@ from trajkit.migrate.v0 import (
     normalize_history,
     tool_call_info,
 )
+from trajkit.shapes.v0.ledger import Ledger
+from trajkit.shapes.v0.payloads import (
+    Fields,
+    text_of,
+    tool_definition,
+)
+from trajkit.shapes.v0.recall import recall_skills, recall_text
+from trajkit.shapes.v0.report import MigrationReport
+from trajkit.shapes.v0.state import build_base_state
+from trajkit.shapes.v0.toolcalls import CODEACT_TOOL, ERROR_SUFFIX, ToolCalls
 
 __all__ = ["V1_TOOL_NAMES", "MigratedConversation", "ToolNames", "v0_to_v1"]
 
