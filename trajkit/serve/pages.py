@@ -24,6 +24,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
 
 from trajkit.serve.catalog import Source
+from trajkit.store.layout import conversation_parts
 from trajkit.views.page import new_nonce
 
 __all__ = ["BUILD_WAIT_S", "CACHE_BYTES", "MAX_BUILDS", "PageBuilds", "signature"]
@@ -94,7 +95,7 @@ def signature(source: Source) -> tuple[object, ...] | None:
         return None
     path = Path(source.path)
     parts: list[object] = [source.path, source.container, source.line]
-    for target in (path, path / "events", path / "base_state.json"):
+    for target in (path, *conversation_parts(path)):
         try:
             st = os.stat(target)
         except OSError:
