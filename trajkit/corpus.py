@@ -9,14 +9,24 @@ small (a report, a line of output), not the parsed conversation. Workers start w
 when this process has a single thread (cheapest: the event model is already imported) and
 with `forkserver` otherwise, since forking a threaded process can deadlock. With one worker
 or fewer than two items, everything runs in this process.
+
+Workers end with their parent, even one killed by SIGKILL (no handler runs then): on Linux the
+kernel sends each worker SIGTERM when its parent dies (`prctl(PR_SET_PDEATHSIG)`), and on every
+platform a thread in each worker checks twice a second that the parent is still there (the
+fallback, and the cover for the moment before `prctl`). A worker whose parent is gone honours
+SIGTERM and SIGINT at once; while the parent lives, SIGINT is the parent's to act on and SIGTERM
+only interrupts an item (see `_stop_requested`).
 """
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
 import signal
+import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -60,8 +70,8 @@ def map_conversations(
     with ProcessPoolExecutor(
         max_workers=workers,
         mp_context=_context(),
-        initializer=_use_environment,
-        initargs=(dict(os.environ),),
+        initializer=_start_worker,
+        initargs=(dict(os.environ), os.getpid()),
     ) as pool:
         pending: deque[Future[list[R]]] = deque()
         try:
@@ -93,30 +103,85 @@ class WorkerStopped(Exception):
 
 _in_item = False
 """True in a worker while it runs an item: only then may a stop request interrupt it."""
-
-
-def _stop_requested(signum: int, frame: object) -> None:
-    # Items still queued for this worker stop at once; between items (in the pool's own
-    # code, maybe sending a result) the worker goes on, and the parent's shutdown ends it.
-    global _stop_pending
-    _stop_pending = True
-    if _in_item:
-        raise WorkerStopped("stopped by the parent")
-
-
 _stop_pending = False
+_PARENT_WATCH_S = 0.5
+"""How often a worker checks that its parent is still there (the fallback to PR_SET_PDEATHSIG)."""
+_parents: tuple[int, int] = (0, 0)
+"""In a worker: (the pid that started the pool, this worker's parent pid at its start)."""
 
 
-def _use_environment(env: dict[str, str]) -> None:
+def _start_worker(env: dict[str, str], owner: int) -> None:
+    """The pool's initializer: environment, signals, and ending with the parent."""
+    global _parents
     # A forkserver (used when this process has threads) was started at its first use and
     # would hand every later worker the environment of that moment: credentials, endpoints
     # and limits set since then must reach the workers too.
     os.environ.clear()
     os.environ.update(env)
+    _parents = (owner, os.getppid())
     # Ctrl-C reaches the whole process group; the parent decides what stops (and stops the
     # workers itself), so a worker never dies half-way through an item on its own.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, _interrupted)
     signal.signal(signal.SIGTERM, _stop_requested)
+    _die_with_parent()
+    threading.Thread(target=_watch_parent, name="trajkit-parent-watch", daemon=True).start()
+    if _orphaned():  # the parent died before the line above could notice
+        os._exit(128 + signal.SIGTERM)
+
+
+def _die_with_parent() -> None:
+    """Linux: ask the kernel for SIGTERM when the parent dies (`TRAJKIT_NO_PDEATHSIG` tests
+    the fallback without it)."""
+    if not sys.platform.startswith("linux") or os.environ.get("TRAJKIT_NO_PDEATHSIG"):
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGTERM), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # pragma: no cover - no libc prctl: the watch remains
+        pass
+
+
+def _orphaned() -> bool:
+    """Whether this worker's parent, or the process that started the pool, is gone."""
+    owner, parent = _parents
+    if os.getppid() != parent:  # re-parented: the parent (fork) or the forkserver died
+        return True
+    if owner == parent:
+        return False
+    try:  # a forkserver's worker: the pool's owner is its grandparent
+        os.kill(owner, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+def _watch_parent() -> None:
+    while not _orphaned():
+        time.sleep(_PARENT_WATCH_S)
+    os.kill(os.getpid(), signal.SIGTERM)  # the same path as the kernel's parent-death signal
+    time.sleep(10 * _PARENT_WATCH_S)
+    os._exit(128 + signal.SIGTERM)  # an item that would not stop
+
+
+def _interrupted(signum: int, frame: object) -> None:
+    # Ignored while the parent lives (it stops the workers); an orphan's Ctrl-C ends it.
+    if _orphaned():
+        os._exit(128 + signum)
+
+
+def _stop_requested(signum: int, frame: object) -> None:
+    # Items still queued for this worker stop at once; between items (in the pool's own
+    # code, maybe sending a result) the worker goes on, and the parent's shutdown ends it.
+    # With the parent gone no one reads the result, so the worker ends at once (inside an
+    # item, once the item's own clean-up has run: see `_apply_chunk`).
+    global _stop_pending
+    _stop_pending = True
+    if _in_item:
+        raise WorkerStopped("stopped by the parent")
+    if _orphaned():
+        os._exit(128 + signum)
 
 
 def _apply_chunk(func: Callable[[T], R], chunk: list[T]) -> list[R]:
@@ -124,10 +189,21 @@ def _apply_chunk(func: Callable[[T], R], chunk: list[T]) -> list[R]:
     if _stop_pending:
         raise WorkerStopped("stopped by the parent")
     _in_item = True
+    results: list[R] = []
     try:
-        return [func(item) for item in chunk]
+        for item in chunk:
+            if _stop_pending:  # also when `func` caught the WorkerStopped of the last item
+                raise WorkerStopped("stopped by the parent")
+            results.append(func(item))
+    except WorkerStopped:
+        if _orphaned():
+            os._exit(128 + signal.SIGTERM)
+        raise
     finally:
         _in_item = False
+    if _stop_pending and _orphaned():
+        os._exit(128 + signal.SIGTERM)
+    return results
 
 
 def _chunked(items: Iterator[T], size: int) -> Iterator[list[T]]:

@@ -164,8 +164,25 @@ class LockTimeout(TrajkitError, TimeoutError):
 
 
 def json_pointer(parts: Iterable[str | int]) -> str:
-    """RFC 6901 pointer for a path of keys and indices: `("a/b", 0)` gives `/a~1b/0`."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+    """RFC 6901 pointer for a path of keys and indices: `("a/b", 0)` gives `/a~1b/0`.
+
+    A key that holds a provider API key (a secret used as a field name) is masked
+    (`trajkit.redact.mask_api_keys`), so no error line prints it; the pointer still says where.
+    """
+    return "".join("/" + _pointer_token(p) for p in parts)
+
+
+def _pointer_token(part: str | int) -> str:
+    text = str(part)
+    if len(text) >= _SHORTEST_KEY:
+        from trajkit.redact import mask_api_keys  # only for long keys: most are short names
+
+        text = mask_api_keys(text)
+    return text.replace("~", "~0").replace("/", "~1")
+
+
+_SHORTEST_KEY = 16
+"""No provider key (`trajkit.redact`'s patterns) is shorter: shorter keys are not looked at."""
 
 
 def value_at_pointer(data: Any, pointer: str) -> Any:

@@ -357,6 +357,7 @@ def test_prefilter_covers_every_api_key_pattern() -> None:
         "AIza" + "b" * 35,
         "xoxb-" + "1" * 12,
         "hf_" + "c" * 32,
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
     ]
     # One sample per pattern: a pattern added to trajkit.redact fails here until covered.
     assert all(list(redact.find_api_keys(s)) for s in samples)

@@ -21,11 +21,19 @@ from tests.views.conftest import browser, page  # noqa: F401 (fixtures)
 class Server:
     """`python -m trajkit serve PATHS --port 0` in a child process."""
 
-    def __init__(self, paths: list[Path], cache: Path, *args: str) -> None:
-        env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    def __init__(
+        self, paths: list[Path], cache: Path | None, *args: str, env: dict[str, str] | None = None
+    ) -> None:
+        """`cache` None: the default cache path (under `env`'s `XDG_CACHE_HOME`, say)."""
+        env = {
+            **os.environ,
+            "PYTHONPATH": f"{REPO}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+            **(env or {}),
+        }
+        where = [] if cache is None else ["--cache", str(cache)]
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "trajkit", "serve", *map(str, paths), "--port", "0",
-             "--cache", str(cache), "--rescan", "0.5", *args],
+             *where, "--rescan", "0.5", *args],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
         )  # fmt: skip
         self.url = ""

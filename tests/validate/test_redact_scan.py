@@ -30,6 +30,7 @@ KEYS = [
     "AIza" + "c" * 35,
     "xoxb-" + "1234567890",
     "hf_" + "d" * 30,
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
 ]
 
 

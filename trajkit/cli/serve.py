@@ -65,6 +65,7 @@ def serve_command(
 
         from trajkit.serve.app import create_app
         from trajkit.serve.catalog import Catalog, default_cache_path
+        from trajkit.serve.limits import uvicorn_options
     except ImportError as exc:
         raise UsageError(
             f"trajkit serve needs the serve extra ({exc.name} is missing): "
@@ -103,6 +104,7 @@ def serve_command(
         log_level="warning",
         timeout_graceful_shutdown=1,
         lifespan="off",
+        **uvicorn_options(),  # request and idle timeouts, a connection limit
     )
     uvicorn.Server(config).run(sockets=[sock])
 

@@ -5,8 +5,9 @@ Two kinds of secret are masked in every string column, JSON text included:
   secret fields (`api_key`, secret headers, ...), secrets decrypted with the user's secret key,
   and any extra values the caller passes; each becomes `<secret-hidden>` (as the SDK hides them
   in tool output);
-- substrings that look like provider API keys (`trajkit.redact`'s patterns); each becomes
-  `**********`.
+- substrings that look like provider API keys or JSON Web Tokens (`trajkit.redact`'s rule),
+  base64 text whose bytes hold one, and a key split across two text parts of one message;
+  each becomes `**********`.
 
 Speed: nearly every event holds no secret, so `Redactor.dirty(texts)` first searches each event's
 stored bytes once (one multi-literal scan for the API-key prefixes and the secret values); only
@@ -22,37 +23,27 @@ from typing import Any
 
 from trajkit.errors import value_at_pointer
 from trajkit.redact import (
+    API_KEY_LITERALS,
     MASK,
     SecretMasker,
     decrypt,
     find_clear_secrets,
+    has_base64_key_literal,
     is_encrypted,
     registered_secret_values,
 )
 
 __all__ = ["KEY_PREFIXES", "Redactor", "secret_values"]
 
-KEY_PREFIXES = (
-    "sk-",
-    "AKIA",
-    "ASIA",
-    "ghp_",
-    "gho_",
-    "ghu_",
-    "ghs_",
-    "ghr_",
-    "github_pat_",
-    "AIza",
-    "xox",
-    "hf_",
-)
-"""Literal starts of `trajkit.redact`'s API-key patterns, for the prefilter.
+KEY_PREFIXES = tuple(x.decode() for x in API_KEY_LITERALS)
+"""The literals every match of `trajkit.redact`'s API-key rule starts with, for the prefilter
+(base64 text holding a key is found by `trajkit.redact.has_base64_key_literal`, a second scan).
 
 Python's `re` scans the full key pattern at about 12 MB/s (alternation plus lookarounds), far
 too slow for every byte of a corpus. `Redactor.dirty()` instead runs one multi-literal scan
-of these prefixes (and of the conversation's secret values) over each text, and the exact
-`trajkit.redact` patterns only on the few texts it flags. A test checks that every pattern of
-`trajkit.redact` starts with one of these prefixes.
+of these (and of the conversation's secret values) over each text, and the exact
+`trajkit.redact` rule only on the few texts it flags. They come from `trajkit.redact` itself,
+so the prefilter cannot drift from the rule.
 """
 
 _PREFIX_BYTES = tuple(p.encode() for p in KEY_PREFIXES)
@@ -98,16 +89,17 @@ class Redactor:
     def dirty(self, texts: list[str | bytes]) -> list[bool]:
         """For each text: might it hold a secret? (False is certain; True is checked by `text`.)
 
-        True when a text holds one of `KEY_PREFIXES`, a secret value (in any of its forms) or,
+        True when a text holds one of `KEY_PREFIXES` (or its base64), a secret value (in any of its forms) or,
         when there are values, a JSON escape (`\\u`, `\\/`: an escape can spell a value, so those
         texts are decoded). Searched as bytes (a `str` as UTF-8): the patterns are literals, so
         a byte-wise search finds the same texts, without validating UTF-8 first.
         """
         scan = self._scanner().find_matches_as_indexes
-        return [
-            bool(scan(t if isinstance(t, bytes) else t.encode("utf-8", "surrogatepass")))
-            for t in texts
-        ]
+        flags = []
+        for t in texts:
+            data = t if isinstance(t, bytes) else t.encode("utf-8", "surrogatepass")
+            flags.append(bool(scan(data)) or has_base64_key_literal(data))
+        return flags
 
     def _scanner(self) -> Any:
         """One multi-literal scanner (`ahocorasick_rs`, SIMD) for every pattern of `dirty`.

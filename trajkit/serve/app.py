@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
@@ -39,6 +40,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from trajkit.errors import TrajkitError
 from trajkit.serve.catalog import Catalog, Source
+from trajkit.serve.pages import PageBuilds, signature
 from trajkit.store.layout import conversation_parts
 from trajkit.views.index_page import index_to_html
 from trajkit.views.load import LoadedConversation
@@ -50,6 +52,8 @@ _COOKIE = "trajkit_token"
 _LIVE_POLL_S = 0.25
 _PING_S = 15.0
 _MAX_AT = 1000
+_MAX_NUMBER = 10**9
+"""Largest `page`/`size` taken from a query (a larger one is clamped to it)."""
 
 
 def load_source(catalog: Catalog, source: Source) -> LoadedConversation:
@@ -98,6 +102,7 @@ def _check_inside(catalog: Catalog, folder: Path) -> None:
 
 def create_app(catalog: Catalog, *, token: str | None = None, loopback: bool = True) -> ASGIApp:
     """The application over `catalog` (see the module docstring)."""
+    pages = PageBuilds()
 
     async def index(request: Request) -> Response:
         config = {
@@ -114,8 +119,8 @@ def create_app(catalog: Catalog, *, token: str | None = None, loopback: bool = T
         p = request.query_params
 
         def number(name: str, default: int) -> int:
-            try:
-                return int(p.get(name, default))
+            try:  # clamped: SQLite's OFFSET is 64-bit (`page=<30 digits>` overflowed it)
+                return max(0, min(int(p.get(name, default)), _MAX_NUMBER))
             except ValueError:
                 return default
 
@@ -146,23 +151,25 @@ def create_app(catalog: Catalog, *, token: str | None = None, loopback: bool = T
         source = source_or_404(key)
         if isinstance(source, Response):
             return source
+
+        def build(nonce: str) -> str:
+            from trajkit.views.html import conversation_to_html
+
+            loaded = load_source(catalog, source)
+            local = source.container is None and "://" not in source.path
+            return conversation_to_html(
+                loaded,
+                nonce=nonce,
+                back="/",
+                live=f"/api/live/{key}" if local else None,
+                remote=f"/api/c/{key}/entries",
+            )
+
         try:
-            loaded = await run_in_threadpool(load_source, catalog, source)
+            sig = signature(source)
+            return await pages.page(request, None if sig is None else ("c", key, sig), build)
         except TrajkitError as exc:
             return PlainTextResponse(f"cannot show this conversation: {exc}", status_code=404)
-        from trajkit.views.html import conversation_to_html
-
-        local = source.container is None and "://" not in source.path
-        live = f"/api/live/{key}" if local else None
-        page = await run_in_threadpool(
-            conversation_to_html,
-            loaded,
-            nonce=request.state.nonce,
-            back="/",
-            live=live,
-            remote=f"/api/c/{key}/entries",
-        )
-        return HTMLResponse(page)
 
     async def entries(request: Request) -> Response:
         source = source_or_404(request.path_params["key"])
@@ -192,7 +199,9 @@ def create_app(catalog: Catalog, *, token: str | None = None, loopback: bool = T
             after = int(request.headers.get("last-event-id") or request.query_params["after"])
         except (KeyError, ValueError):
             after = -1
-        tail = Tail(Path(source.path), after)
+        after = max(-1, after)  # `Last-Event-ID: -1000` would index the file list from its end
+        folder = Path(source.path)
+        tail = Tail(folder, after)
 
         async def stream() -> Any:
             yield "retry: 1000\n\n"
@@ -202,6 +211,9 @@ def create_app(catalog: Catalog, *, token: str | None = None, loopback: bool = T
                     entries, status = await run_in_threadpool(tail.poll)
                 except TrajkitError:
                     entries, status = [], None
+                    if not folder.is_dir():  # deleted (or moved away): nothing more will come
+                        yield 'event: status\ndata: "gone"\n\n'
+                        return
                 if entries:
                     data = json.dumps(entries, ensure_ascii=False, separators=(",", ":"))
                     yield f"id: {tail.next - 1}\nevent: entries\ndata: {data}\n\n"
@@ -221,19 +233,23 @@ def create_app(catalog: Catalog, *, token: str | None = None, loopback: bool = T
         from trajkit.serve.compare import compare_to_html
 
         keys = request.query_params.get("a", ""), request.query_params.get("b", "")
-        sources = [source_or_404(k) for k in keys]
-        for s in sources:
+        found = [source_or_404(k) for k in keys]
+        for s in found:
             if isinstance(s, Response):
                 return s
+        sources: list[Source] = found  # type: ignore[assignment]
+
+        def build(nonce: str) -> str:
+            a, b = [load_source(catalog, s) for s in sources]
+            links = (f"/c/{keys[0]}", f"/c/{keys[1]}")
+            return compare_to_html(a, b, links=links, nonce=nonce)
+
+        sigs = [signature(s) for s in sources]
+        kept = None if None in sigs else ("compare", keys, *sigs)
         try:
-            a, b = [await run_in_threadpool(load_source, catalog, s) for s in sources]  # type: ignore[arg-type]
+            return await pages.page(request, kept, build)
         except TrajkitError as exc:
             return PlainTextResponse(f"cannot compare: {exc}", status_code=404)
-        links = (f"/c/{keys[0]}", f"/c/{keys[1]}")
-        page = await run_in_threadpool(
-            compare_to_html, a, b, links=links, nonce=request.state.nonce
-        )
-        return HTMLResponse(page)
 
     app = Starlette(
         routes=[
@@ -285,8 +301,7 @@ class SecurityMiddleware:
 
     def _refuse(self, request: Request) -> Response | None:
         if self.loopback and self.token is None:
-            host = (request.headers.get("host") or "").rsplit(":", 1)[0]
-            if host not in ("127.0.0.1", "localhost", "[::1]"):
+            if _host_name(request.headers.get("host") or "") not in _LOOPBACK_NAMES:
                 return PlainTextResponse("unexpected Host header", status_code=403)
             return None
         if self.token is None:
@@ -294,7 +309,9 @@ class SecurityMiddleware:
         given = request.query_params.get("token")
         if given is not None and hmac.compare_digest(given, self.token):
             rest = urlencode([(k, v) for k, v in parse_qsl(request.url.query) if k != "token"])
-            target = request.url.path + (f"?{rest}" if rest else "")
+            # One leading slash: `//evil.example/x` would be a protocol-relative URL, a
+            # redirect off this site (a backslash is already %5C in `url.path`, never `/\`).
+            target = "/" + request.url.path.lstrip("/") + (f"?{rest}" if rest else "")
             response = RedirectResponse(target, status_code=303)
             response.set_cookie(_COOKIE, self.token, httponly=True, samesite="strict")
             return response
@@ -304,3 +321,14 @@ class SecurityMiddleware:
         return PlainTextResponse(
             "access token required: open the URL trajkit serve printed", status_code=403
         )
+
+
+_LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "[::1]"})
+_HOST_RE = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.\-]+)(?::([0-9]{1,5}))?")
+
+
+def _host_name(header: str) -> str | None:
+    """The host of a `Host` header (`name[:port]`, RFC 9110), lower-cased; None when the header
+    is not one (`127.0.0.1:80@evil`, `localhost:`, `a:b:c`): parsed, not split."""
+    found = _HOST_RE.fullmatch(header)
+    return found.group(1).lower() if found else None

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trajkit.errors import TrajkitError
-from trajkit.store.atomic import make_folder
+from trajkit.store.atomic import make_folder, make_private
 from trajkit.views.summary import Skipped, iter_sources
 
 if TYPE_CHECKING:
@@ -70,9 +70,28 @@ class Source:
 
 def default_cache_path(paths: Iterable[str]) -> Path:
     """`$XDG_CACHE_HOME/trajkit/serve-<digest of the PATHs>.sqlite3` (~/.cache by default)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     digest = hashlib.sha1("\n".join(sorted(os.path.abspath(p) for p in paths)).encode())
-    return Path(base) / "trajkit" / f"serve-{digest.hexdigest()[:16]}.sqlite3"
+    return _cache_folder() / f"serve-{digest.hexdigest()[:16]}.sqlite3"
+
+
+def _cache_folder() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "trajkit"
+
+
+def _make_private(db_path: Path) -> None:
+    """The cache holds every conversation's text: its files 0600, trajkit's folder 0700.
+
+    A folder created here is 0700, and so is trajkit's own cache folder even when it exists; a
+    folder the user chose with `--cache` that exists already is theirs and keeps its mode. The
+    file is created 0600 before SQLite opens it (SQLite gives `-wal` and `-shm` the mode of the
+    database), and files left by an older trajkit are tightened."""
+    folder = make_folder(db_path.parent, private=True)
+    if os.path.realpath(folder) == os.path.realpath(_cache_folder()):
+        make_private(folder)
+    make_private(db_path, create=True)
+    for name in (f"{db_path}-wal", f"{db_path}-shm"):
+        make_private(name)
 
 
 class Catalog:
@@ -91,7 +110,7 @@ class Catalog:
         self.version = 0
         self._facets: tuple[int, dict[str, list[str]]] | None = None
         self._local = threading.local()
-        make_folder(db_path.parent)
+        _make_private(db_path)
         self._create()
 
     # -- storage -----------------------------------------------------------------------------

@@ -11,5 +11,5 @@ import re
 
 BASE_STATE = "base_state.json"
 EVENTS_DIR = "events"
-HEX_FOLDER_RE = re.compile(r"^[0-9a-fA-F]{32}$")
+HEX_FOLDER_RE = re.compile(r"\A[0-9a-fA-F]{32}\Z")  # \Z: `$` also matches before a final newline
 """A conversation folder's name: the id's 32 hex digits (the JSON holds the dashed form)."""

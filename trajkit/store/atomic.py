@@ -65,6 +65,7 @@ __all__ = [
     "fsync_dir",
     "is_temp_file",
     "make_folder",
+    "make_private",
     "move_file",
     "staged_folder",
     "write_new_file",
@@ -243,19 +244,37 @@ def write_new_file(path: str | os.PathLike[str], data: bytes, *, mode: int = 0o6
         os.close(fd)
 
 
-def make_folder(path: str | os.PathLike[str], *, plain: bool = False) -> Path:
+def make_folder(
+    path: str | os.PathLike[str], *, plain: bool = False, private: bool = False
+) -> Path:
     """Create the folder `path` (and missing parents) for trajkit to write into; keep it if it is one.
 
     With `plain`, `path` must be a real folder, not a symbolic link nor a file (a folder inside a
     conversation, such as repair's `quarantine/`: files moved through a link would leave the
-    conversation): `UnsafePath`. Other failures raise `OSError` as `os.makedirs` does, for the
-    caller to say what the folder was for.
+    conversation): `UnsafePath`. With `private`, a folder created here is 0700 whatever the
+    umask (an existing one keeps its mode: `make_private`). Other failures raise `OSError` as
+    `os.makedirs` does, for the caller to say what the folder was for.
     """
     folder = Path(path)
     if plain and (folder.is_symlink() or (folder.exists() and not folder.is_dir())):
         raise UnsafePath(folder, "", "not a plain folder (a symlink?); move it away and run again")
+    if private and not folder.is_dir():
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(folder, 0o700)  # mkdir's mode is filtered by the umask
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+def make_private(path: str | os.PathLike[str], *, create: bool = False) -> None:
+    """Make the file or folder `path` readable by its owner alone (0600 / 0700).
+
+    With `create`, a missing file is created empty with mode 0600 (before anyone, SQLite say,
+    opens it with the umask's mode); otherwise a missing path is left missing.
+    """
+    if create:
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    with contextlib.suppress(FileNotFoundError):
+        os.chmod(path, 0o700 if os.path.isdir(path) else 0o600)
 
 
 def move_file(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:

@@ -257,7 +257,7 @@ def _describe_model_error(item: Any) -> str:
 
 
 def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
+    return json_pointer([token])[1:]  # one escaping rule, which also masks a key used as a name
 
 
 def _short(value: Any) -> str:

@@ -295,9 +295,13 @@ def _skip_line(fh: BinaryIO) -> int:
 
 def _loads(data: bytes) -> Any:
     """`json.loads`, with lone surrogates (valid JSON escapes such as "\\udcff", but no
-    character UTF-8 can hold) replaced by U+FFFD; the walk runs only when such an escape is there."""
-    value = json.loads(data)
-    return _no_surrogates(value) if _SURROGATE_ESCAPE.search(data) else value
+    character UTF-8 can hold) replaced by U+FFFD; the walk runs only when such an escape is there.
+    Values nested deeper than Python's recursion allows are a `ValueError` too."""
+    try:
+        value = json.loads(data)
+        return _no_surrogates(value) if _SURROGATE_ESCAPE.search(data) else value
+    except RecursionError:  # a ValueError, as every caller reports a bad JSON text
+        raise ValueError("values nested too deeply to read") from None
 
 
 def _no_surrogates(value: Any) -> Any:

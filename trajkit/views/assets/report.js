@@ -403,7 +403,9 @@ if (DATA.live && window.EventSource) {
   live.addEventListener("entries", function (m) { append(JSON.parse(m.data)); });
   live.addEventListener("status", function (m) {
     var st = document.querySelector(".fact-status dd");
-    if (st) st.textContent = JSON.parse(m.data);
+    var status = JSON.parse(m.data);
+    if (st) st.textContent = status;
+    if (status === "gone") { live.close(); if (state) { state.textContent = "folder deleted"; state.className = ""; } }
   });
   live.onopen = function () { if (state) { state.textContent = "live"; state.className = "on"; } };
   live.onerror = function () { if (state) { state.textContent = "reconnecting…"; state.className = ""; } };

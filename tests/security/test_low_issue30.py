@@ -1,0 +1,72 @@
+"""Issue 30, Low list (inputs): a conversation folder named `<hex>\\n` and an `output.jsonl`
+nested too deeply give an answer or one line per command, never a traceback. Real files."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.security.conftest import copy_fixture, invoke
+
+
+def test_a_conversation_folder_named_hex_and_a_newline(tmp_path: Path) -> None:
+    """`$` matched before the final newline: the name passed as a UUID hex, and uuid.UUID
+    raised ValueError in ls, stats and convert."""
+    src = copy_fixture(tmp_path)
+    corpus = tmp_path / "odd"
+    corpus.mkdir()
+    shutil.move(src, corpus / f"{src.name}\n")
+    for args in (["ls", str(corpus)], ["stats", str(corpus)], ["validate", str(corpus)]):
+        r = invoke(*args)
+        assert r.exit_code == 0, (args, r.output)
+        assert "ValueError" not in r.output
+    listed = invoke("ls", str(corpus))
+    assert str(uuid.UUID(hex=src.name)) in listed.output  # the id base_state.json gives
+
+
+def _deep_record(depth: int) -> str:
+    record = {"instance_id": "deep", "instruction": "x", "history": [], "metadata": 0}
+    return json.dumps(record).replace('"metadata": 0', '"metadata": ' + "[" * depth + "]" * depth)
+
+
+@pytest.mark.parametrize("command", ["ls", "stats", "validate", "convert", "inspect"])
+def test_a_deeply_nested_output_jsonl_is_one_line(tmp_path: Path, command: str) -> None:
+    folder = tmp_path / "eval"
+    folder.mkdir()
+    path = folder / "output.jsonl"
+    path.write_text(_deep_record(100_000) + "\n")
+    before = path.read_bytes()
+    r = invoke(command, str(folder if command in ("ls", "stats", "validate") else path))
+    assert "RecursionError" not in r.output and "Traceback" not in r.output, r.output[-2000:]
+    assert r.exit_code in (0, 1), r.output[-2000:]
+    if command in ("ls", "stats"):
+        lines = [line for line in r.output.splitlines() if "output.jsonl" in line]
+        assert lines and all("nested too deeply" in line for line in lines), r.output[-2000:]
+    assert path.read_bytes() == before
+
+
+# A key used as a JSON field name (issue 30, medium 5): error lines show where, never the key.
+FIELD_KEYS = (
+    "sk-proj-" + "Zq8xT2mN4vB6cR1wY3uP9sK5jH7gF0dL",  # invented, as tests/export's FAKE_KEY
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ0cmFqa2l0LXRlc3QifQ.Zm9yZ2VkLXNpZ25hdHVyZS0xMjM0",
+)
+
+
+@pytest.mark.parametrize("command", ["validate", "convert", "inspect", "ls", "stats"])
+def test_a_key_used_as_a_field_name_is_masked_in_error_lines(tmp_path: Path, command: str) -> None:
+    conv = copy_fixture(tmp_path)
+    for path in sorted((conv / "events").glob("event-*.json")):
+        data = json.loads(path.read_text())
+        if data.get("kind") == "ActionEvent":
+            data["action"].update(dict.fromkeys(FIELD_KEYS, 1))
+            path.write_text(json.dumps(data))
+            break
+    target = conv if command in ("convert", "inspect") else conv.parent
+    r = invoke(command, str(target))
+    assert not [k for k in FIELD_KEYS if k in r.output or k[8:30] in r.output], r.output[-3000:]
+    if command in ("validate", "convert", "inspect"):
+        assert "/action/**********" in r.output, r.output[-3000:]  # still says where
