@@ -131,7 +131,8 @@ def _start_worker(env: dict[str, str], owner: int) -> None:
 
 def _die_with_parent() -> None:
     """Linux: ask the kernel for SIGTERM when the parent dies (`TRAJKIT_NO_PDEATHSIG` tests
-    the fallback without it)."""
+    the fallback without it).
+    """
     if not sys.platform.startswith("linux") or os.environ.get("TRAJKIT_NO_PDEATHSIG"):
         return
     try:

@@ -104,7 +104,8 @@ def recovery_branch(
     events: Sequence[Event], head: str | None, *, head_is_empty: bool = False
 ) -> list[Event]:
     """The active branch ending at ``head`` (`trajkit.convert.active_branch`); every event
-    when the parent links are broken, so a damaged log still gets its calls answered."""
+    when the parent links are broken, so a damaged log still gets its calls answered.
+    """
     from trajkit.convert.view import BranchError, active_branch
 
     try:

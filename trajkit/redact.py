@@ -85,7 +85,8 @@ API_KEY_LITERALS: tuple[bytes, ...] = tuple(lit for lits in _API_KEY_PREFIXES fo
 
 def _base64_literals(literal: bytes) -> set[bytes]:
     """The base64 text `literal` gives at each of the three byte alignments, in both alphabets,
-    keeping only the characters it alone decides (so any base64 holding it holds one of these)."""
+    keeping only the characters it alone decides (so any base64 holding it holds one of these).
+    """
     out = set()
     for offset in range(3):
         first = -(-8 * offset // 6)  # the first character made of the literal's bits only
@@ -200,7 +201,8 @@ def registered_secret_values(base_state: Any) -> dict[str, str]:
 
 def find_api_keys(text: str) -> Iterator[tuple[int, str]]:
     """Yield `(offset, description)` for each substring that looks like a provider API key
-    (a JSON Web Token included), or is base64 text whose bytes hold one."""
+    (a JSON Web Token included), or is base64 text whose bytes hold one.
+    """
     yield from sorted((start, label) for start, _, label in _key_spans(text))
 
 
@@ -220,7 +222,8 @@ def _key_spans(text: str) -> list[tuple[int, int, str]]:
 
 def _keys_across_newlines(text: str, starts: set[int]) -> Iterator[tuple[int, int, str]]:
     """Keys cut in two by one newline (text parts joined with newlines, as `Message.text`
-    joins them; a key wrapped by a terminal), whose starting literal is whole before it."""
+    joins them; a key wrapped by a terminal), whose starting literal is whole before it.
+    """
     for stub in _STUB_RE.finditer(text):
         start = stub.start()
         rest = _KEY_CHARS_TO_NEWLINE.match(text, stub.end())
@@ -254,7 +257,8 @@ def has_base64_key_literal(data: bytes) -> bool:
 
     A scanner of its own: added to the scan for `API_KEY_LITERALS`, 72 literals (over the
     64 that `ahocorasick_rs`'s SIMD search takes) cost 55 us per 8 KB event; two scans cost
-    about 6 us each."""
+    about 6 us each.
+    """
     global _base64_scan
     if _base64_scan is None:
         import ahocorasick_rs
@@ -357,7 +361,8 @@ def _mask_spans(text: str, spans: list[tuple[int, int]]) -> str:
 
 def _split_keys(parts: list[str]) -> tuple[list[str], int]:
     """Consecutive texts (the text parts of one message) with a key that starts in one, its
-    starting literal whole, and ends in the next masked on both sides; and how many."""
+    starting literal whole, and ends in the next masked on both sides; and how many.
+    """
     out, found = list(parts), 0
     for i in range(len(out) - 1):
         head, tail = out[i], out[i + 1]
@@ -375,7 +380,8 @@ def _split_keys(parts: list[str]) -> tuple[list[str], int]:
 
 def _has_key_stub(text: str) -> bool:
     """Whether `text` holds a key's starting literal (standalone) that starts no whole key:
-    perhaps the first half of a key split across two strings of a JSON text."""
+    perhaps the first half of a key split across two strings of a JSON text.
+    """
     starts = {start for start, _, _ in _key_spans(text)}
     return any(m.start() not in starts for m in _STUB_RE.finditer(text))
 
@@ -423,7 +429,8 @@ def has_secret_query(text: str) -> bool:
 
 def raw_clear_secret_fields(raw: bytes) -> list[str]:
     """Names of secret fields (`api_key`, ...) holding a clear value anywhere in the raw JSON
-    text, duplicates included: a parser keeps only the last of two equal keys, this does not."""
+    text, duplicates included: a parser keeps only the last of two equal keys, this does not.
+    """
     found = []
     for m in _RAW_SECRET_FIELD_RE.finditer(raw):
         try:
@@ -453,7 +460,8 @@ def iter_strings(data: Any, pointer: str = "") -> Iterator[tuple[str, str]]:
 def encoded_forms(value: str) -> set[str]:
     """The forms of a secret value searched for: itself, JSON-escaped (both ways), URL-encoded,
     and the base64 text its bytes give at each of the three alignments inside a larger blob
-    (only the characters that depend on the value alone, so a hit proves it is there)."""
+    (only the characters that depend on the value alone, so a hit proves it is there).
+    """
     forms = {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]}
     forms.add(urllib.parse.quote(value, safe=""))
     forms.add(urllib.parse.quote_plus(value, safe=""))
@@ -546,7 +554,8 @@ class SecretMasker:
 
     def _text_parts(self, items: list[Any]) -> list[Any]:
         """A message's content parts (`{"type": "text", "text": ...}`) with a key split across
-        two neighbours masked in both (see `_split_keys`)."""
+        two neighbours masked in both (see `_split_keys`).
+        """
         texts = [i.get("text") if isinstance(i, dict) else None for i in items]
         if sum(isinstance(t, str) for t in texts) < 2:
             return items

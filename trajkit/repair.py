@@ -103,7 +103,6 @@ def plan_repair(folder: str | os.PathLike[str]) -> list[Fix]:
 
 def apply_repair(folder: str | os.PathLike[str], fixes: Iterable[Fix]) -> None:
     """Carry out ``fixes`` from ``plan_repair`` (under the conversation lock)."""
-
     folder = Path(folder)
     refuse_outside_links(folder)
     fixes = list(fixes)
@@ -282,7 +281,8 @@ def _plan_close_calls(
 def _quarantine(folder: Path, fix: Fix) -> None:
     """Move one file into ``quarantine/``; its record is written first, so a failure (a full
     disk) leaves the file where it was, and no earlier record is ever dropped: a damaged
-    ``reasons.json`` is kept aside as ``reasons.json.damaged[.N]``, not overwritten."""
+    ``reasons.json`` is kept aside as ``reasons.json.damaged[.N]``, not overwritten.
+    """
     qdir = folder / QUARANTINE_DIR
     make_folder(qdir, plain=True)
     target = _free_name(qdir, fix.path.name.lstrip("."))

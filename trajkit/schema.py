@@ -200,7 +200,8 @@ def schema_text(name: str | None = None) -> str:
 
 def schema_listing(**extra: object) -> dict[str, object]:
     """`schema --json` (`trajkit.schema/1`): every schema trajkit ships, and `extra` (what
-    `--check` found or `--write` wrote)."""
+    `--check` found or `--write` wrote).
+    """
     models = [
         {"name": key.removesuffix(".schema.json"), "file": key, "id": doc.get("$id"), "of": "model"}
         for key, doc in build_schemas().items()

@@ -230,7 +230,8 @@ def verbosity_options(f: F) -> F:
 def conversion_options(f: F) -> F:
     """`--view`, `--no-reasoning`, `--reasoning-content`, `--no-system`, `--images`,
     `--dangling`: what a conversion keeps. The command receives one `options:
-    ConversionOptions` argument (`trajkit.convert.options`)."""
+    ConversionOptions` argument (`trajkit.convert.options`).
+    """
 
     @functools.wraps(f)
     def wrapper(*args: Any, **kwargs: Any) -> Any:

@@ -57,7 +57,8 @@ class _RichProgress:
 
     def count_in_background(self, count: Callable[[], int]) -> None:
         """Learn the total from `count()` in a thread: the work starts at once, the bar shows
-        done/total, percent and time left once the count is in."""
+        done/total, percent and time left once the count is in.
+        """
         import threading
 
         def run() -> None:
@@ -229,7 +230,8 @@ def select_paths(paths: Any, filters: Any) -> list[Any]:
 @contextmanager
 def stop_on_ctrl_c(what: str) -> Iterator[None]:
     """The first Ctrl-C says `stopping <what>...` at once and raises `KeyboardInterrupt`; later
-    ones only say that the clean-up is still running (so it cannot be cut half-way)."""
+    ones only say that the clean-up is still running (so it cannot be cut half-way).
+    """
     import signal
     import threading
 

@@ -238,7 +238,8 @@ def inspect_command(
 
 def _empty(loaded: Any) -> list[str]:
     """Notes go to stderr (not with -q); no events is a problem unless a fresh base state says
-    there are none."""
+    there are none.
+    """
     from trajkit.cli._output import QUIET, verbosity
 
     quiet = verbosity() == QUIET

@@ -198,7 +198,8 @@ def message_options(options: ConversionOptions) -> Callable[[Message], Message |
     """What ``options`` do to one message (None: left out), or None when they keep every
     message as it is: without ``reasoning`` no reasoning content, thinking blocks or Responses
     reasoning item; without ``system`` no system message; ``images="placeholder"`` replaces
-    each image URL by an ``IMAGE_PLACEHOLDER`` text."""
+    each image URL by an ``IMAGE_PLACEHOLDER`` text.
+    """
     reasoning, system, placeholder = (
         options.reasoning,
         options.system,

@@ -138,7 +138,8 @@ class ChatWriter:
 
     def _write(self, i: int, m: Message, *, last: bool) -> None:
         """One message with its cache marks: the first system message marks content[0] and
-        unmarks content[1]; the ``last`` user/tool message marks its last item."""
+        unmarks content[1]; the ``last`` user/tool message marks its last item.
+        """
         marks: _CacheMarks = {}
         if i == 0 and m.role == "system" and m.content:
             marks[(0, 0)] = True
@@ -151,7 +152,8 @@ class ChatWriter:
 
 def _settings(o: FormatOptions) -> tuple[bool, bool, bool, bool, bool]:
     """``message_to_chat``'s settings for the wire settings ``o`` (name rules resolved), in
-    its order."""
+    its order.
+    """
     fss = (
         _name_matches(o.model, FORCE_STRING_SERIALIZER_MODELS)
         if o.force_string_serializer is None
@@ -171,7 +173,8 @@ TOOL_IMAGE_NOTE = "[image output: see the next user message]"
 
 def move_tool_images(dicts: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Chat dicts with each tool message's images moved to one user message after the run of
-    tool messages (``tool_images="user"``); the tool message keeps its text, or a note."""
+    tool messages (``tool_images="user"``); the tool message keeps its text, or a note.
+    """
     out: list[dict[str, Any]] = []
     mover = ToolImageMover(out.append)
     for d in dicts:
@@ -183,7 +186,8 @@ def move_tool_images(dicts: list[dict[str, Any]]) -> list[dict[str, Any]]:
 class ToolImageMover:
     """``move_tool_images`` one chat dict at a time: ``add`` each, then ``finish``; the dicts
     go to ``emit`` in order (a run of tool messages is followed by the user message that
-    holds their images)."""
+    holds their images).
+    """
 
     def __init__(self, emit: Callable[[dict[str, Any]], object]) -> None:
         self._emit = emit

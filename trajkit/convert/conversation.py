@@ -123,7 +123,8 @@ def conversion_problems(
     tools: Iterable[Any],
 ) -> list[str]:
     """The lines of a conversion's ``problems``: events a view property ``dropped`` (``(rule,
-    event or entry)``), dangling calls ``found``, kinds left out, tools without a schema."""
+    event or entry)``), dangling calls ``found``, kinds left out, tools without a schema.
+    """
     problems = [f"{e.kind} {e.id} left out of the condensed view ({rule})" for rule, e in dropped]
     problems += [d.describe() for d in found]
     if unknown_kinds:

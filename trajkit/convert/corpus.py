@@ -93,7 +93,8 @@ def _convert_folder(
 
 def _locations(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Any]:
     """The conversations under each path (`resolve_inputs`, V0 migrated in memory); a path
-    that is itself not read raises, a part below it not read is passed on to be reported."""
+    that is itself not read raises, a part below it not read is passed on to be reported.
+    """
     for raw in paths:
         for item in resolve_inputs([raw]):
             if isinstance(item, SkippedInput) and item.path == os.fspath(raw):
@@ -123,6 +124,9 @@ def convert_corpus(
     Args:
         paths: conversation folders or folders holding many, other V1 shapes
             (``trajkit.shapes``), or V0 trajectories (migrated in memory).
+        to: the target format, as for ``convert_conversation``.
+        options: what to keep or drop, as for ``convert_conversation``.
+        keep_invalid: convert a conversation validate rejects, its errors as problems.
         engine: where conversions run (``trajkit.engine``); default ``LocalEngine()`` (up to
             2 processes; ``LocalEngine(1)`` converts in this process).
 

@@ -74,7 +74,8 @@ def messages_to_responses(
 
 class ResponsesWriter:
     """``messages_to_responses`` one message at a time: the items go to ``emit`` in order;
-    ``instructions`` is what the system messages add up to so far."""
+    ``instructions`` is what the system messages add up to so far.
+    """
 
     def __init__(self, vision: bool, emit: Callable[[dict[str, Any]], object]) -> None:
         self._vision = vision
@@ -102,7 +103,8 @@ def join_instructions(instructions: str | None, text: str) -> str:
 
 def message_to_responses(m: Message, items: list[dict[str, Any]], *, vision: bool = True) -> str:
     """Append one message's input items to ``items``; a system message's text is returned
-    instead (empty otherwise), for ``join_instructions``."""
+    instead (empty otherwise), for ``join_instructions``.
+    """
     role = m.role
     if role == "system":
         text = "\n".join(c.text for c in m.content if isinstance(c, TextContent) and c.text)

@@ -237,7 +237,8 @@ _WRAP_TAIL = len(b"\n  ]\n}")
 @dataclass(frozen=True)
 class _Layout:
     """How the document is written: indented (``trajkit convert FOLDER``), or one compact line
-    led by ``conversation_id`` (``convert_corpus``) when that id is given."""
+    led by ``conversation_id`` (``convert_corpus``) when that id is given.
+    """
 
     conversation_id: str | None = None
 
@@ -509,7 +510,8 @@ class _Converter:
     """Events -> document items on ``sink``, one event at a time, through the message rules:
     ``MessageBuilder`` (``events_to_messages``), ``DanglingFixer`` (``fix_dangling``), the
     other options (``message_options``), the wire format's writer. ``answered``/``called``
-    are the call ids the dangling rule sees (filled by the caller)."""
+    are the call ids the dangling rule sees (filled by the caller).
+    """
 
     def __init__(
         self,
@@ -568,7 +570,8 @@ def _load(entry: ViewEntry) -> Event:
 class _Items:
     """The array being written: one JSON value per ``add``, laid out by ``layout``, written
     ``CHUNK`` at a time (one serialization and one write for each chunk); ``flush`` writes
-    what is pending."""
+    what is pending.
+    """
 
     CHUNK = 64
 

@@ -48,7 +48,8 @@ def _module_docstrings(module: str) -> dict[str, dict[str, str]]:
 
 def _attribute_docstrings(node: ast.ClassDef) -> dict[str, str]:
     """pydantic's ``use_attribute_docstrings`` rule: a string statement right after an
-    annotated assignment of a name documents that name (``inspect.cleandoc``-ed)."""
+    annotated assignment of a name documents that name (``inspect.cleandoc``-ed).
+    """
     docs: dict[str, str] = {}
     target: str | None = None
     after_annotation = False

@@ -1,5 +1,6 @@
 """Conversation-level events: system prompt, messages, pause/interrupt, state updates, errors,
-hooks, completion logs, token ids, ACP tool calls."""
+hooks, completion logs, token ids, ACP tool calls.
+"""
 
 from __future__ import annotations
 

@@ -50,7 +50,8 @@ def events_to_messages(
 
 class MessageBuilder:
     """``events_to_messages`` one event at a time: ``add`` each event, then ``finish``; every
-    message goes to ``emit`` as soon as it is final."""
+    message goes to ``emit`` as soon as it is final.
+    """
 
     def __init__(
         self,

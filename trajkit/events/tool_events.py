@@ -133,7 +133,8 @@ class AgentErrorEvent(ObservationBaseEvent):
 
 def action_message(batch: Sequence[ActionEvent]) -> Message:
     """The assistant message of one LLM response's calls (``batch``, in order): content,
-    reasoning and thinking blocks from the first call, one tool call per event."""
+    reasoning and thinking blocks from the first call, one tool call per event.
+    """
     first = batch[0]
     return built_message(
         "assistant",

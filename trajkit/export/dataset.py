@@ -96,7 +96,8 @@ class ExportReport:
 
     def summary(self, out: str, *, created: bool, redact: bool = True) -> str:
         """The line `trajkit export` ends with; `out` is OUT_DIR as the user reads it, `created`
-        whether it exists now (an export that wrote nothing leaves none behind)."""
+        whether it exists now (an export that wrote nothing leaves none behind).
+        """
         counts = (
             f"{self.unchanged} unchanged, {self.filtered} filtered out, {len(self.skipped)} skipped"
         )
@@ -331,7 +332,8 @@ class _Run:
 
     def _copy(self, cid: str, first: str, source: str) -> None:
         """Count a copy; the first place seen in this run is the one exported (a chunk's own
-        first may be a copy of an earlier chunk's)."""
+        first may be a copy of an earlier chunk's).
+        """
         self.report.copies += 1
         self.copies.setdefault(cid, (first, []))[1].append(source)
 
@@ -465,7 +467,8 @@ class _ChunkSizer:
 
 def _batched(items: Iterable[Any], size: Callable[[], int]) -> Iterator[list[Any]]:
     """Lists of `size()` items (asked again for each list). A task carries no record bytes:
-    a record travels as its address and byte range, which the worker reads (`ShapeRef.span`)."""
+    a record travels as its address and byte range, which the worker reads (`ShapeRef.span`).
+    """
     it = iter(items)
     while batch := list(islice(it, size())):
         yield batch
@@ -475,7 +478,8 @@ def _locations(
     paths: Iterable[str | os.PathLike[str]], *, from_v0: bool, skipped: list[Skipped]
 ) -> Iterator[Input]:
     """The conversations under the paths (`resolve_inputs`), lazily; what is not read is
-    recorded as skipped (V0 input too, unless `from_v0`)."""
+    recorded as skipped (V0 input too, unless `from_v0`).
+    """
     v0: V0Policy = "read" if from_v0 else "skip"
     for item in resolve_inputs(paths, v0=v0, note="pass --from-v0 to export it"):
         if isinstance(item, SkippedInput):

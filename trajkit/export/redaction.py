@@ -87,7 +87,7 @@ class Redactor:
         return self._masker.count
 
     def dirty(self, texts: list[str | bytes]) -> list[bool]:
-        """For each text: might it hold a secret? (False is certain; True is checked by `text`.)
+        """For each text, whether it might hold a secret: False is certain, True is checked by `text`.
 
         True when a text holds one of `KEY_PREFIXES` (or its base64), a secret value (in any of its forms) or,
         when there are values, a JSON escape (`\\u`, `\\/`: an escape can spell a value, so those

@@ -115,7 +115,8 @@ def tag_pairs(tags: dict[str, str]) -> list[dict[str, str]]:
 
 def state_title_tags(state_json: Any) -> dict[str, Any]:
     """`title` and `tags` columns from the base state's `tags` (the agent server's `meta.json`
-    takes precedence: `trajkit.export.rows` fills it in)."""
+    takes precedence: `trajkit.export.rows` fills it in).
+    """
     tags = state_json.get("tags") if isinstance(state_json, dict) else None
     if not isinstance(tags, dict):
         return {"title": None, "tags": None}

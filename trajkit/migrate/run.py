@@ -385,7 +385,8 @@ def _alive(pid: int) -> bool:
 
 def _json(value: Any, *, indent: int | None = 2) -> str:
     """Strict JSON: a NaN or infinity that a V0 file held (Python's json writes them) is kept
-    as its string ("NaN", "Infinity"), since bare NaN is not JSON and readers refuse it."""
+    as its string ("NaN", "Infinity"), since bare NaN is not JSON and readers refuse it.
+    """
     return (
         json.dumps(_finite(value), ensure_ascii=False, indent=indent, default=str, allow_nan=False)
         + "\n"

@@ -375,7 +375,8 @@ class Agent(BaseModel):
         self, conversation: BaseConversation, events: list[ActionEvent]
     ) -> dict[str, ObservationEvent | AgentErrorEvent]:
         """Results by action id. Up to ``tool_concurrency_limit`` calls run at once (threads);
-        calls to a tool with one shared session (`RuntimeTool.resource_key`) take turns."""
+        calls to a tool with one shared session (`RuntimeTool.resource_key`) take turns.
+        """
         limit = min(self.tool_concurrency_limit, len(events))
         if limit <= 1:
             return {e.id: self._run_one(conversation, e) for e in events}

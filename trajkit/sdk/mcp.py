@@ -111,7 +111,8 @@ def _close_all() -> None:
 
 class MCPServerConnection:
     """One running stdio MCP server and its client session, driven from sync code through an
-    anyio blocking portal (its own event-loop thread)."""
+    anyio blocking portal (its own event-loop thread).
+    """
 
     def __init__(
         self, name: str, server: Mapping[str, Any], *, timeouts: MCPTimeouts | None = None
@@ -191,7 +192,8 @@ class MCPServerConnection:
     @contextlib.asynccontextmanager
     async def _open(self) -> AsyncIterator[tuple[Any, list[dict[str, Any]]]]:
         """Enter the stdio process and the session (in the portal's task, which also leaves
-        them), initialize and list the tools, each step bounded by its timeout."""
+        them), initialize and list the tools, each step bounded by its timeout.
+        """
         import anyio
         from mcp import ClientSession, StdioServerParameters
         from mcp.client.stdio import stdio_client

@@ -79,7 +79,8 @@ def server_environment(extra: Mapping[str, str] | None) -> dict[str, str]:
     """Environment of a stdio server: besides the ``mcp`` package's minimal set (PATH, HOME,
     ...), what launchers like ``uvx``/``npx`` need to reach their registry (proxies, CA
     certificates, locale, ``UV_*``/``PIP_*``/``npm_config_*`` settings), never a variable whose
-    name looks secret; then the server's own ``env`` on top."""
+    name looks secret; then the server's own ``env`` on top.
+    """
     from trajkit.redact import is_secret_key
 
     env = {
@@ -93,7 +94,8 @@ def server_environment(extra: Mapping[str, str] | None) -> dict[str, str]:
 
 def protect_mcp_config(config: Mapping[str, Any], cipher: Any) -> dict[str, Any]:
     """The config as written to disk: ``env``/``headers`` values whose names look secret
-    (``*_TOKEN``, ``*KEY*``, ``Authorization``, ...) encrypted with ``cipher``, else masked."""
+    (``*_TOKEN``, ``*KEY*``, ``Authorization``, ...) encrypted with ``cipher``, else masked.
+    """
     from trajkit.redact import is_secret_key
     from trajkit.sdk.secret.secrets import dump_secret
 

@@ -112,7 +112,8 @@ class Metrics(_Model):
 
     def merge(self, other: Metrics) -> None:
         """Add the calls of ``other`` this object does not already hold (restore after a
-        restart, or into an LLM object that was reused and already counted some of them)."""
+        restart, or into an LLM object that was reused and already counted some of them).
+        """
         known_costs = {(c.model, c.cost, c.timestamp) for c in self.costs}
         new_costs = [c for c in other.costs if (c.model, c.cost, c.timestamp) not in known_costs]
         known_ids = {u.response_id for u in self.token_usages}

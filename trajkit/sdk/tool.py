@@ -503,7 +503,8 @@ class ToolDefinition(RuntimeTool, Generic[A, O]):
 
 def persisted_observation(observation: _PayloadObservation) -> _PayloadObservation:
     """A custom observation as stored: its fields and ``kind``, with ``content`` holding what
-    ``to_llm_content`` renders (less the error header the converter adds back)."""
+    ``to_llm_content`` renders (less the error header the converter adds back).
+    """
     if not isinstance(observation, Observation):
         return observation
     rendered = observation.to_llm_content
@@ -521,7 +522,8 @@ def persisted_observation(observation: _PayloadObservation) -> _PayloadObservati
 def action_parameters(action_type: type[BaseModel]) -> dict[str, Any]:
     """The JSON Schema of an action's arguments as the SDK sends it: ``$ref`` resolved (a
     model met inside itself left as an object), optional (``anyOf`` with null) fields given
-    their non-null type, ``kind`` left out."""
+    their non-null type, ``kind`` left out.
+    """
     schema = action_type.model_json_schema()
     simple = simplify_schema(schema, schema.get("$defs", {}))
     props = {k: v for k, v in simple.get("properties", {}).items() if k != "kind"}

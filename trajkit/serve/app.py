@@ -329,6 +329,7 @@ _HOST_RE = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.\-]+)(?::([0-9]{1,5}))?")
 
 def _host_name(header: str) -> str | None:
     """The host of a `Host` header (`name[:port]`, RFC 9110), lower-cased; None when the header
-    is not one (`127.0.0.1:80@evil`, `localhost:`, `a:b:c`): parsed, not split."""
+    is not one (`127.0.0.1:80@evil`, `localhost:`, `a:b:c`): parsed, not split.
+    """
     found = _HOST_RE.fullmatch(header)
     return found.group(1).lower() if found else None

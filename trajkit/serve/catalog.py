@@ -61,7 +61,8 @@ _ROW_FIELDS = tuple(c for c in _COLUMNS if c not in ("container", "line", "finge
 @dataclass(frozen=True)
 class Source:
     """Where a key's conversation is: a folder or an address (`file.jsonl#key`); `container`
-    and `line` are left from older caches (a V0 record is an address now)."""
+    and `line` are left from older caches (a V0 record is an address now).
+    """
 
     path: str
     container: str | None = None
@@ -85,7 +86,8 @@ def _make_private(db_path: Path) -> None:
     A folder created here is 0700, and so is trajkit's own cache folder even when it exists; a
     folder the user chose with `--cache` that exists already is theirs and keeps its mode. The
     file is created 0600 before SQLite opens it (SQLite gives `-wal` and `-shm` the mode of the
-    database), and files left by an older trajkit are tightened."""
+    database), and files left by an older trajkit are tightened.
+    """
     folder = make_folder(db_path.parent, private=True)
     if os.path.realpath(folder) == os.path.realpath(_cache_folder()):
         make_private(folder)
@@ -156,7 +158,8 @@ class Catalog:
         """Bring the cache up to date with the folders; returns how many rows were (re)read.
 
         The walk is lazy; rows to (re)read go to up to `self.workers` processes, and are
-        committed every `_BATCH` rows (an interrupted first scan keeps its progress)."""
+        committed every `_BATCH` rows (an interrupted first scan keeps its progress).
+        """
         from trajkit.corpus import map_conversations
         from trajkit.views.catalog import source_fingerprint, source_key
 

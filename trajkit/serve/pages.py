@@ -90,7 +90,8 @@ class PageBuilds:
 
 def signature(source: Source) -> tuple[object, ...] | None:
     """What changes when the conversation behind `source` changes: the `stat` of its files
-    (None for storage URLs, whose pages are not kept)."""
+    (None for storage URLs, whose pages are not kept).
+    """
     if "://" in source.path:
         return None
     path = Path(source.path)

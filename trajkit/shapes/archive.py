@@ -141,7 +141,8 @@ def _folder_of(name: str) -> str | None:
 
 def archive_refs(path: Path) -> Iterator[ShapeRef]:
     """One `ShapeRef` per conversation folder in the archive, in archive order (of each folder's
-    first member): the order a tar stream is read in, so one pass serves every conversation."""
+    first member): the order a tar stream is read in, so one pass serves every conversation.
+    """
     folders: dict[str, None] = {}
     unsafe: list[_Member] = []
     for member in _members(path):
@@ -284,7 +285,8 @@ class _TarStream:
 
     def keep_ahead(self, tf: tarfile.TarFile, info: tarfile.TarInfo) -> None:
         """During the listing pass: keep a member's bytes while they fit in `_AHEAD_BYTES`,
-        so the conversations of a small archive need no second pass."""
+        so the conversations of a small archive need no second pass.
+        """
         self._passed.add(info.name)
         if self._tf is None and info.size <= MAX_FILE_BYTES:
             if self._ahead_bytes + info.size > _AHEAD_BYTES:

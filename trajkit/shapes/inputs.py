@@ -228,7 +228,8 @@ class _Walk:
 
     def loose(self, path: Path, *, named: bool) -> Iterator[Input | SkippedInput]:
         """A file: a shape's conversations; else, named alone, the policy's answer (a file
-        below a folder that no shape takes is not conversation data, and is passed over)."""
+        below a folder that no shape takes is not conversation data, and is passed over).
+        """
         name = shape_of(path)
         if name is not None:
             yield from self.shape(name, path, SHAPES[name].refs(path))

@@ -131,7 +131,8 @@ _TEMP_FLAGS = (
 
 def _create_temp(folder: str, prefix: str, mode: int) -> tuple[int, str]:
     """Create `<folder>/<prefix><random>.tmp` exclusively (the name pattern `tempfile.mkstemp`
-    would give), opened with `mode`: the one temp-file rule of `atomic_write` and `atomic_writer`."""
+    would give), opened with `mode`: the one temp-file rule of `atomic_write` and `atomic_writer`.
+    """
     for _ in range(100):
         tmp = os.path.join(folder, f"{prefix}{os.urandom(6).hex()}.tmp")
         try:

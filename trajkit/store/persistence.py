@@ -70,7 +70,8 @@ def conversation_folder(base: Path, conversation_id: uuid.UUID) -> Path:
 def read_state_object(folder: Path) -> dict[str, Any] | None:
     """``base_state.json`` of ``folder`` as a JSON object (older SDKs' field names upgraded),
     or None when missing or empty; read by the store's one reader
-    (`StoredConversation.read_base_state`), so a bad file is worded as everywhere else."""
+    (`StoredConversation.read_base_state`), so a bad file is worded as everywhere else.
+    """
     refuse_outside_links(folder)
     data, _ = StoredConversation(folder).read_base_state()
     return data
@@ -78,7 +79,8 @@ def read_state_object(folder: Path) -> dict[str, Any] | None:
 
 def read_events(folder: Path) -> list[Event]:
     """The events of ``folder`` in log order (empty files skipped, as the SDK skips them);
-    none when it has no ``events/`` yet."""
+    none when it has no ``events/`` yet.
+    """
     if not (folder / EVENTS_DIR).is_dir():
         return []
     return list(open_conversation(folder).iter_events(skip_empty=True))

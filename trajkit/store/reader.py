@@ -408,7 +408,8 @@ def read_file_bytes_stat(
 
 def scanned_event(scanned: ScannedFile, upgrades: Counter[str] | None = None) -> Event:
     """The event of a file the store's scan read, as the reader reads it: the scan's strict
-    parse, else its bytes upgraded and parsed (`InputError` naming the file and pointer)."""
+    parse, else its bytes upgraded and parsed (`InputError` naming the file and pointer).
+    """
     if scanned.event is not None:
         return scanned.event
     return parse_event_bytes(scanned.path, scanned.raw, upgrades)

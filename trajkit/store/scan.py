@@ -157,7 +157,8 @@ def scan_event_file(
     raw: bytes | None = None,
 ) -> ScannedFile:
     """`scan_events` of one event file given by its path (a loose file, another shape), or of
-    its bytes already read (`raw`)."""
+    its bytes already read (`raw`).
+    """
     f = ScannedFile(index, event_id, path.name, path.parent)
     if raw is None:
         f.raw, f.stat, f.failure = read_checked(path, max_bytes=max_bytes, what="an event")

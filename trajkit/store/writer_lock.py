@@ -134,7 +134,8 @@ def writer_lock(folder: str | os.PathLike[str]) -> Iterator[WriterLock]:
 
 def lock_holder(folder: str | os.PathLike[str]) -> int | None:
     """The pid of the live writer of `folder`, or None when nobody holds the lock (reads only:
-    the lock file is not created when missing)."""
+    the lock file is not created when missing).
+    """
     path = Path(folder) / WRITER_LOCK
     if not path.is_file() or path.is_symlink():
         return None

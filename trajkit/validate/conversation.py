@@ -305,7 +305,8 @@ def upgrade_problems(where: Path, upgrades: Counter[str]) -> Iterator[Problem]:
 def _interleave_problems(events: Path, facts: list[EventFacts]) -> Iterator[Problem]:
     """Warn when the events of two branches from one fork interleave in the log: one writer
     branches by moving its head back and carrying on, so a branch it leaves never grows
-    again; two writers appending to one conversation at once leave exactly that pattern."""
+    again; two writers appending to one conversation at once leave exactly that pattern.
+    """
     from trajkit.events.base import ROOT_PARENT
 
     children: dict[str | None, list[int]] = {}

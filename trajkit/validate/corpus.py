@@ -86,7 +86,8 @@ class Summary:
 
     def line(self) -> str | None:
         """`valid: ...` / `INVALID: ...` over what was checked; None when nothing was (every
-        PATH named nothing: their errors said it all)."""
+        PATH named nothing: their errors said it all).
+        """
         checked = [_plural(n, w) for n, w in ((self.conversations, "conversation"),
                                                (self.files, "file")) if n]  # fmt: skip
         if not checked and self.unchecked:
@@ -102,7 +103,8 @@ class Summary:
 
 def names_nothing(report: ConversationReport) -> bool:
     """A report whose PATH names nothing to check (missing, a broken link, a V0 file): its
-    problems are errors about the input, not about a file or a conversation."""
+    problems are errors about the input, not about a file or a conversation.
+    """
     problems = report.problems
     return not report.is_conversation and bool(problems) and all(p.code == "path" for p in problems)
 

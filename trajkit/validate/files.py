@@ -235,7 +235,8 @@ def _known_kinds() -> tuple[frozenset[str], frozenset[str]]:
 
 def _event_check(check: FileCheck, facts: EventFacts, event: Any, *, thorough: bool) -> bool:
     """Facts and payload kinds of an event the model accepted strictly (the fast path); the
-    problems name `facts.path`. True (a hook for rules that may still refuse it)."""
+    problems name `facts.path`. True (a hook for rules that may still refuse it).
+    """
     action_kinds, observation_kinds = _known or _known_kinds()
     # Fields read from __dict__: getattr of a field the kind lacks takes pydantic's slow
     # missing-attribute path (__getattr__ raising AttributeError), ~1 us each.

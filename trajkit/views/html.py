@@ -124,7 +124,8 @@ def report_data(
     stubs_after: int | None = None,
 ) -> dict[str, Any]:
     """The JSON document the report's script reads: ids, page size and compact entries
-    (entries from position `stubs_after` on as stubs, when given)."""
+    (entries from position `stubs_after` on as stubs, when given).
+    """
     if entries is None:
         entries = list(iter_entries(loaded.items, usage_by_response(loaded.state)))
         add_step_times(entries)
@@ -233,7 +234,8 @@ def _fact(key: str, value: str, kind: str, outcome: str | None, n_errors: int) -
 
 def final_diff(loaded: LoadedConversation, entries: list[Entry]) -> tuple[str, str]:
     """The workspace's final change: the evaluation's `git_patch`, else the file editor's edits
-    folded into one diff per file (first content seen -> last); `("", "")` when there is none."""
+    folded into one diff per file (first content seen -> last); `("", "")` when there is none.
+    """
     if loaded.patch:
         return loaded.patch.rstrip("\n"), "final patch (git_patch of the evaluation record)"
     from trajkit.events import FileEditorObservation, ObservationEvent

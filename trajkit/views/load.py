@@ -101,7 +101,8 @@ def load_conversation(
     path: str | os.PathLike[str], *, event_range: tuple[int, int | None] = (0, None)
 ) -> LoadedConversation:
     """Load the one conversation `path` holds (`trajkit.shapes.resolve_inputs`: a folder, any
-    shape, a V0 trajectory migrated in memory, or a `file#key` address as `ls` prints it)."""
+    shape, a V0 trajectory migrated in memory, or a `file#key` address as `ls` prints it).
+    """
     found: list[Input] = []
     skipped: list[SkippedInput] = []
     for item in resolve_inputs([path]):

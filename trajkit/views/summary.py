@@ -279,7 +279,8 @@ def conversation_stats(folder: str | os.PathLike[str]) -> ConversationStats:
 
 def source_stats(source: Input | Skipped) -> ConversationStats | Skipped:
     """`conversation_stats` of one conversation; never raises `TrajkitError` (it becomes a
-    `Skipped`), so it can run in a worker over a corpus."""
+    `Skipped`), so it can run in a worker over a corpus.
+    """
     if isinstance(source, Skipped):
         return source
     try:

@@ -231,7 +231,8 @@ def print_stats(doc: dict[str, Any], console: Console) -> None:
 
 def _shown_names(counts: dict[str, int], *, models: bool) -> dict[str, str]:
     """Names as the tables show them: `-` for unknown; models without their provider route,
-    unless two of them would then read the same."""
+    unless two of them would then read the same.
+    """
     shown = {n: MISSING if n == "unknown" else short_model(n) if models else n for n in counts}
     clash = {v for v in shown.values() if list(shown.values()).count(v) > 1}
     return {n: (n if v in clash else v) for n, v in shown.items()}

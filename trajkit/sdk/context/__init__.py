@@ -1,5 +1,6 @@
 """Skills, triggers and the agent context (`trajkit.sdk.context.skills`), the condensers
-(`context.condenser`) and the request's view (`context.view`), at the SDK's ``context`` paths."""
+(`context.condenser`) and the request's view (`context.view`), at the SDK's ``context`` paths.
+"""
 
 from trajkit.sdk.context.skills import (
     AgentContext,

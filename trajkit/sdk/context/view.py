@@ -100,7 +100,8 @@ class View:
 
 def _apply(c: Condensation, events: list[LLMConvertibleEvent]) -> list[LLMConvertibleEvent]:
     """``events`` after ``c``: its ids forgotten, its summary inserted (SDK
-    ``Condensation.apply``; the summary event is the one `trajkit.convert` inserts)."""
+    ``Condensation.apply``; the summary event is the one `trajkit.convert` inserts).
+    """
     forgotten = set(c.forgotten_event_ids)
     out = [e for e in events if e.id not in forgotten]
     if c.summary is not None and c.summary_offset is not None:

@@ -284,7 +284,8 @@ class Conversation(BaseConversation):
     def _ensure_started(self) -> None:
         """Before the first message or run (the SDK initialises its agent lazily): emit the
         system prompt if the conversation has none, so secrets registered until then are named
-        in its dynamic context, and report MCP servers that failed to start."""
+        in its dynamic context, and report MCP servers that failed to start.
+        """
         if self._started:
             return
         with self.state:
@@ -352,7 +353,8 @@ class Conversation(BaseConversation):
         one, a user message quoting one, command output echoing the API key) are hidden, in
         every form `trajkit.redact.SecretMasker` finds (JSON-escaped, as a key, URL-encoded,
         base64), so no value reaches disk in clear. The running conversation keeps the event
-        as it is; a restored one sees the hidden form."""
+        as it is; a restored one sees the hidden form.
+        """
         masker = self._masker()
         if not masker:
             return event
@@ -374,7 +376,8 @@ class Conversation(BaseConversation):
 
     def llm_messages(self) -> list[Message]:
         """The messages of the next LLM request: the live view of the active branch
-        (``state.view``, `trajkit.sdk.context.view`)."""
+        (``state.view``, `trajkit.sdk.context.view`).
+        """
         from trajkit.convert import events_to_messages
 
         return events_to_messages(self.state.view.events)
@@ -495,7 +498,8 @@ class Conversation(BaseConversation):
         """One agent step; False when `interrupt` stopped it. Its events are each written at
         once and the base state (HEAD, metrics) once when the step ends, as the SDK does (a
         crash in between is repaired on restore, `_move_head_forward`); events/ is fsynced
-        once for the step (group commit), before that save."""
+        once for the step (group commit), before that save.
+        """
         try:
             with self._writer.group_commit() if self._writer else contextlib.nullcontext():
                 self.agent.step(self)
@@ -522,7 +526,8 @@ class Conversation(BaseConversation):
         **_: object,
     ) -> Conversation:
         """A copy under a new id, persisted as its own folder beside this one (SDK
-        ``fork()``; see `trajkit.sdk.conversation.extras`)."""
+        ``fork()``; see `trajkit.sdk.conversation.extras`).
+        """
         return fork_conversation(
             self,
             conversation_id=conversation_id,
@@ -646,7 +651,8 @@ class Conversation(BaseConversation):
         lets the step finish: a model call in flight is abandoned (its answer, when it comes,
         is discarded; its cost still counts), the run ends with status ``paused`` and an
         ``InterruptEvent``, as the SDK's interrupted ``arun``. A tool already running
-        finishes first. Without a run in progress this is `pause`, as in the SDK."""
+        finishes first. Without a run in progress this is `pause`, as in the SDK.
+        """
         self._interrupt.set()
         self._pause.set()
         if not self._run_lock.locked():
@@ -655,7 +661,8 @@ class Conversation(BaseConversation):
     def call_llm(self, call: Callable[[], _R]) -> _R:
         """Run ``call`` (the step's model call) in a worker thread and wait for it, unless
         `interrupt` comes first (then `StepInterrupted`). The thread gets this thread's
-        context, so the call keeps the conversation's prompt-cache key."""
+        context, so the call keeps the conversation's prompt-cache key.
+        """
         if self._interrupt.is_set():
             raise StepInterrupted
         context = contextvars.copy_context()
@@ -687,7 +694,8 @@ class Conversation(BaseConversation):
 
     def _apply_pause(self) -> None:
         """Record a requested pause once: whichever of `pause` and the run loop gets the
-        state lock first writes the ``PauseEvent`` and the status."""
+        state lock first writes the ``PauseEvent`` and the status.
+        """
         with self.state:
             if self._pause_recorded or self.state.execution_status not in (
                 Status.IDLE,
@@ -738,7 +746,8 @@ class Conversation(BaseConversation):
 
     def needs_confirmation(self, actions: Sequence[ActionEvent]) -> bool:
         """Whether the policy stops before any of ``actions`` (``finish`` and ``think`` change
-        nothing, so they never wait)."""
+        nothing, so they never wait).
+        """
         policy = self.state.confirmation_policy
         return any(
             policy.should_confirm(a.security_risk)

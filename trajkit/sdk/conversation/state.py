@@ -256,14 +256,16 @@ class ConversationState(BaseModel):
 
     def attach(self, writer: ConversationWriter | None, *, cipher: Cipher | None = None) -> None:
         """Bind to the folder writer (None: in memory) and turn autosave on; ``cipher``
-        encrypts secret fields on disk."""
+        encrypts secret fields on disk.
+        """
         self._writer = writer
         self._cipher = cipher
         self._autosave = True
 
     def _move_head_forward(self) -> None:
         """After a crash between an event write and the base-state save, the HEAD lags: move
-        it as `trajkit.recovery.head_after_crash` says (the rule `trajkit repair` applies)."""
+        it as `trajkit.recovery.head_after_crash` says (the rule `trajkit repair` applies).
+        """
         move = head_after_crash(self._events, self.leaf_event_id)
         if move.reason is not None:
             logger.warning("conversation %s: %s; moving it to %s", self.id, move.reason, move.head)
@@ -277,7 +279,8 @@ class ConversationState(BaseModel):
 
     def with_parent(self, event: Event) -> Event:
         """``event`` chained to the HEAD: its ``parent_id`` set when it has none (a new root
-        after the HEAD was emptied)."""
+        after the HEAD was emptied).
+        """
         if event.parent_id is not None:
             return event
         if self.leaf_event_id is not None:
@@ -289,7 +292,8 @@ class ConversationState(BaseModel):
 
     def append_event(self, event: Event) -> None:
         """Add an event (already written) to the log and move the HEAD to it; a state update
-        leaves the HEAD where it is, a user message becomes the last user message."""
+        leaves the HEAD where it is, a user message becomes the last user message.
+        """
         with self._lock:
             self._events.append(event)
             if not isinstance(event, ConversationStateUpdateEvent):
@@ -341,7 +345,8 @@ class ConversationState(BaseModel):
         """``base_state.json`` content: secret fields encrypted with the cipher, else masked;
         then every registered secret value and LLM credential found anywhere else (an MCP
         ``env`` value under a plain name, a URL) is hidden by value, and secret-looking URL
-        query parameters (``base_url?api-key=...``) are masked (`trajkit.redact`)."""
+        query parameters (``base_url?api-key=...``) are masked (`trajkit.redact`).
+        """
         text = self.model_dump_json(exclude_none=True, context={"cipher": self._cipher})
         values = [*self.secret_registry.known_values(), *llm_secret_values(self.agent.llm)]
         return mask_secret_query(SecretMasker(values).text(text))
@@ -380,19 +385,22 @@ class ConversationState(BaseModel):
 
     def rebuild_view(self) -> None:
         """Rebuild the view from the active branch with the four view properties enforced
-        (`trajkit.convert.condensed_view`): on restore, fork, navigation and recovery."""
+        (`trajkit.convert.condensed_view`): on restore, fork, navigation and recovery.
+        """
         with self._lock:
             self._rebuild(self.active_leaf())
 
     def enforced_view_snapshot(self) -> View:
         """A separate copy of the view with the properties enforced on it (what the SDK's
-        ``ask_agent`` sends); the conversation's own view is not changed."""
+        ``ask_agent`` sends); the conversation's own view is not changed.
+        """
         with self._lock:
             return View.from_events(list(self.view.events))
 
     def active_leaf(self) -> str | None:
         """The HEAD: ``leaf_event_id``; none when ``head_is_empty``; else (a conversation
-        written before the event tree) the last event that is not a state update or error."""
+        written before the event tree) the last event that is not a state update or error.
+        """
         if self.leaf_event_id is not None:
             return self.leaf_event_id
         if self.head_is_empty:
@@ -413,7 +421,8 @@ class ConversationState(BaseModel):
 
     def _tail_after(self, known: str | None, leaf: str | None) -> list[Event] | None:
         """The events from just after ``known`` to ``leaf``, oldest first, when ``known`` is
-        on the path from ``leaf`` to the root (``None``: the root); else None."""
+        on the path from ``leaf`` to the root (``None``: the root); else None.
+        """
         ids = self._index()
         tail: list[Event] = []
         current = leaf

@@ -1,6 +1,7 @@
 """litellm, imported on first use: it takes seconds to import, so `import trajkit.sdk` does not
 pay for it (and the toolkit never does). Its price map is read from the installed package, never
-fetched (``LITELLM_LOCAL_MODEL_COST_MAP``)."""
+fetched (``LITELLM_LOCAL_MODEL_COST_MAP``).
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """Where LLM profiles are kept and how one is read: the file rules `LLMProfileStore` and
 `FallbackStrategy` share, with no LLM class involved (so the LLM, which holds a fallback
-strategy, and the store, which makes LLMs, do not import each other)."""
+strategy, and the store, which makes LLMs, do not import each other).
+"""
 
 from __future__ import annotations
 

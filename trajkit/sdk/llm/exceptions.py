@@ -70,7 +70,8 @@ class LLMContextWindowExceedError(LLMError):
 
 class LLMMalformedConversationHistoryError(LLMBadRequestError):
     """The provider rejected the history's shape (a tool call without its result, a result
-    twice or without its call); `Agent.step` recovers by condensing a rebuilt view."""
+    twice or without its call); `Agent.step` recovers by condensing a rebuilt view.
+    """
 
 
 class LLMNoResponseError(LLMError):

@@ -73,7 +73,8 @@ _import_litellm = import_litellm
 
 def llm_secret_values(llm: Any) -> list[str]:
     """The clear values of an LLM's credential fields (``api_key``, the AWS secrets): each is a
-    secret by value, whatever it looks like, and is masked wherever it would be written."""
+    secret by value, whatever it looks like, and is masked wherever it would be written.
+    """
     out: list[str] = []
     for name in _SECRET_FIELDS:
         value = getattr(llm, name, None)
@@ -253,7 +254,8 @@ class LLM(BaseModel):
 
     def reset_metrics(self) -> None:
         """Forget the recorded cost, tokens and latencies (the object is cleared in place,
-        so a conversation's stats that hold it see the reset too)."""
+        so a conversation's stats that hold it see the reset too).
+        """
         fresh = Metrics(model_name=self.model)
         if self._metrics is None:
             self._metrics = fresh
@@ -265,7 +267,8 @@ class LLM(BaseModel):
         self, messages: Sequence[Message], tools: Sequence[Any] | None = None
     ) -> int:
         """Tokens ``messages`` take for this model (litellm's tokenizer for it, as sent), with
-        ``tools`` (a ``SystemPromptEvent``'s tool definitions) counted as they are offered."""
+        ``tools`` (a ``SystemPromptEvent``'s tool definitions) counted as they are offered.
+        """
         from trajkit.convert import tools_to_chat
 
         litellm = _import_litellm()
@@ -280,7 +283,8 @@ class LLM(BaseModel):
     def is_caching_prompt_active(self) -> bool:
         """Whether requests mark cache breakpoints: ``caching_prompt`` and a model that takes
         explicit prompt caching (Claude models; ``capability_overrides["supports_prompt_cache"]``
-        decides for others)."""
+        decides for others).
+        """
         if not self.caching_prompt:
             return False
         override = self.capability_overrides.get("supports_prompt_cache")
@@ -294,7 +298,8 @@ class LLM(BaseModel):
     @property
     def effective_max_input_tokens(self) -> int | None:
         """The context window used at run time: ``max_input_tokens`` when set, else the
-        model's as litellm's model information gives it (None when unknown)."""
+        model's as litellm's model information gives it (None when unknown).
+        """
         if self.max_input_tokens:
             return self.max_input_tokens
         known = self._info().get("max_input_tokens")
@@ -364,7 +369,8 @@ class LLM(BaseModel):
     # -- calls -----------------------------------------------------------------------
     def call(self, messages: Sequence[Message], tools: Sequence[RuntimeTool] = ()) -> LLMResponse:
         """One model call with the API `uses_responses_api` picks; on a transient failure the
-        ``fallback_strategy``'s LLMs are tried in turn (`trajkit.sdk.llm.fallback_strategy`)."""
+        ``fallback_strategy``'s LLMs are tried in turn (`trajkit.sdk.llm.fallback_strategy`).
+        """
         try:
             if self.uses_responses_api():
                 return self.responses(messages, tools)

@@ -1,5 +1,6 @@
 """Secret sources and the conversation's secret registry (`trajkit.sdk.secret.secrets`), at the
-SDK's ``secret`` path."""
+SDK's ``secret`` path.
+"""
 
 from trajkit.sdk.secret.secrets import (
     Cipher,

@@ -162,7 +162,8 @@ class LookupSecret(SecretSource):
 
 class UnavailableSecret(SecretSource):
     """A custom source read back where its class is not defined: its name and fields are
-    kept (and written back as they were), it has no value."""
+    kept (and written back as they were), it has no value.
+    """
 
     model_config = ConfigDict(extra="allow")
 
@@ -389,7 +390,8 @@ def _custom_source(item: Mapping[str, Any], cipher: Cipher | None) -> SecretSour
 
 def secrets_prompt(registry: SecretRegistry) -> str | None:
     """The system prompt's dynamic block telling the LLM which secrets it may use (names and
-    descriptions only, never values); None when there are none."""
+    descriptions only, never values); None when there are none.
+    """
     if not registry.secret_sources:
         return None
     lines = [

@@ -1,5 +1,6 @@
 """Confirmation policies (`confirmation_policy`) and the LLM security analyzer (`llm_analyzer`),
-at the SDK's ``security`` paths."""
+at the SDK's ``security`` paths.
+"""
 
 from trajkit.sdk.security.confirmation_policy import (
     AlwaysConfirm,

@@ -116,7 +116,8 @@ def _head(path: Path) -> bytes:
 
 def takes_session(path: Path) -> bool:
     """A folder whose `events/` holds numbered event files (`0.json`, `1.json`, ...), and that
-    the store does not take for a V1 conversation (`base_state.json`, V1 event names)."""
+    the store does not take for a V1 conversation (`base_state.json`, V1 event names).
+    """
     events = path / "events"
     if not path.is_dir() or not events.is_dir() or is_conversation_folder(path):
         return False
@@ -183,7 +184,8 @@ def _load_session(folder: Path) -> V0Source:
 
 def takes_jsonl(path: Path) -> bool:
     """JSON lines (a `.jsonl` file, or a whole JSON object on line one and more after it)
-    whose first record names a `history`: an evaluation output."""
+    whose first record names a `history`: an evaluation output.
+    """
     if not path.is_file():
         return False
     if path.suffix != ".jsonl":
@@ -296,7 +298,8 @@ def _skip_line(fh: BinaryIO) -> int:
 def _loads(data: bytes) -> Any:
     """`json.loads`, with lone surrogates (valid JSON escapes such as "\\udcff", but no
     character UTF-8 can hold) replaced by U+FFFD; the walk runs only when such an escape is there.
-    Values nested deeper than Python's recursion allows are a `ValueError` too."""
+    Values nested deeper than Python's recursion allows are a `ValueError` too.
+    """
     try:
         value = json.loads(data)
         return _no_surrogates(value) if _SURROGATE_ESCAPE.search(data) else value

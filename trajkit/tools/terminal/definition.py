@@ -241,7 +241,8 @@ def _metadata(
     action: TerminalAction, r: CommandResult, prefix: str, no_change: float
 ) -> dict[str, Any]:
     """The SDK's ``CmdOutputMetadata``: read from the prompt when the command finished; only
-    the notices while it still runs (nothing else is known then)."""
+    the notices while it still runs (nothing else is known then).
+    """
     suffix = _suffix(action, r, no_change)
     if r.running:
         return {"prefix": prefix, "suffix": suffix}

@@ -273,7 +273,8 @@ class TerminalSession:
     ) -> CommandResult:
         """Start ``command`` and wait for it (see the module docstring for the timeouts).
         ``env`` is exported in the session first (typed into the terminal, never written to
-        a file: it carries secrets). Raises RuntimeError while another command runs."""
+        a file: it carries secrets). Raises RuntimeError while another command runs.
+        """
         with self._lock:
             if self.running:
                 raise RuntimeError("a command is still running")

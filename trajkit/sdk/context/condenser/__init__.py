@@ -82,7 +82,8 @@ def safe_cuts(view: Sequence[LLMConvertibleEvent]) -> list[int]:
     """Indices ``i`` where the view may be cut (``view[:i]`` / ``view[i:]``), in order: not
     inside a batch of actions from one response, not between an action and its result (a
     call id is open from its first action to its next result), not inside a tool loop that
-    started with thinking blocks (the SDK's manipulation indices)."""
+    started with thinking blocks (the SDK's manipulation indices).
+    """
     cuts = set(range(len(view) + 1))
     pending: set[str] = set()
     in_loop = False
@@ -121,7 +122,8 @@ def _system_index(events: Sequence[LLMConvertibleEvent]) -> int | None:
 
 def view_tokens(events: Sequence[LLMConvertibleEvent], llm: LLM) -> int:
     """Tokens the events take as ``llm``'s request, with the tools of the view's system
-    prompt (the SDK's count for token-based condensing)."""
+    prompt (the SDK's count for token-based condensing).
+    """
     from trajkit.convert import events_to_messages
 
     tools = next((e.tools for e in events if isinstance(e, SystemPromptEvent)), None)
@@ -224,7 +226,8 @@ class LLMSummarizingCondenser(BaseModel):
     ) -> int:
         """How many events at the end can stay when the part after ``keep_first`` loses at
         least ``reduction`` tokens (the shortest prefix of it that weighs more goes); ``total``
-        is what all of ``events`` weigh (``view_tokens``, counted by the caller)."""
+        is what all of ``events`` weigh (``view_tokens``, counted by the caller).
+        """
         base, rest = list(events[: self.keep_first]), list(events[self.keep_first :])
         if not rest or reduction <= 0:
             return len(rest)
@@ -265,7 +268,8 @@ class LLMSummarizingCondenser(BaseModel):
 
     def _hard_reset(self, events: Sequence[LLMConvertibleEvent]) -> Condensation:
         """Summarise everything after the system prompt, cutting each event's text shorter
-        after each failed attempt (``hard_context_reset_*``)."""
+        after each failed attempt (``hard_context_reset_*``).
+        """
         system = _system_index(events)
         start = system + 1 if system is not None else 0
         forgotten = list(events[start:])
@@ -329,7 +333,8 @@ class NoOpCondenser(BaseModel):
 
 class PipelineCondenser(BaseModel):
     """Condensers tried in order; the first that condenses wins (the SDK's
-    ``PipelineCondenser``: trajkit's condensers leave the view whole or condense it)."""
+    ``PipelineCondenser``: trajkit's condensers leave the view whole or condense it).
+    """
 
     model_config = ConfigDict(extra="ignore")
 
