@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import signal
 import socket
+import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -81,6 +84,32 @@ def test_ctrl_c_stops_sleep_600_and_new_commands_wait_for_it(term: TerminalTool)
         "\n[The command completed with exit code 130. CTRL+C was sent.]"
     )
     assert run(term, "pgrep -x -f 'sleep 600' || echo none").text == "none"
+
+
+def test_ctrl_c_works_when_trajkit_was_started_with_sigint_ignored(tmp_path: Path) -> None:
+    """A runtime started in the background of a script (`cmd &`, nohup, a CI runner) inherits
+    SIGINT and SIGQUIT ignored; the shell it starts must still let C-c stop a command."""
+    script = f"""
+from trajkit.sdk.tool import ToolContext
+from trajkit.events import TerminalAction
+from trajkit.tools.terminal import TerminalTool
+tool = TerminalTool(ToolContext({str(tmp_path)!r}, {str(tmp_path / "conv")!r}),
+                    no_change_timeout_seconds=2)
+tool(TerminalAction(command="sleep 600"))
+print(tool(TerminalAction(command="C-c", is_input=True)).exit_code)
+tool.close()
+"""
+
+    def ignore() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGQUIT, signal.SIG_IGN)
+
+    done = subprocess.run(
+        [sys.executable, "-c", script], preexec_fn=ignore, capture_output=True, text=True,
+        timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["130"]
 
 
 def test_ctrl_z_suspends_the_job(term: TerminalTool) -> None:

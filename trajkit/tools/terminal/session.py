@@ -462,6 +462,17 @@ def _quote(s: str) -> str:
     return "'" + s.replace("'", "'\\''") + "'"
 
 
+def _default_signals() -> None:
+    """In the shell's process, before bash starts: Ctrl-C and Ctrl-\\ act again.
+
+    A process started in the background of a non-interactive shell (`cmd &`, `nohup`, many CI
+    runners) inherits SIGINT and SIGQUIT *ignored*; bash cannot undo an ignored signal it
+    inherits, and every command it runs would ignore ``C-c`` too.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+
+
 class _Pty:
     """The slice of `ptyprocess.PtyProcess` used here (imported lazily: runtime only)."""
 
@@ -474,7 +485,16 @@ class _Pty:
     ) -> _Pty:
         from ptyprocess import PtyProcess
 
-        return cls(PtyProcess.spawn(argv, cwd=cwd, env=env, dimensions=dimensions, echo=False))
+        return cls(
+            PtyProcess.spawn(
+                argv,
+                cwd=cwd,
+                env=env,
+                dimensions=dimensions,
+                echo=False,
+                preexec_fn=_default_signals,
+            )
+        )
 
     @property
     def pid(self) -> int:
