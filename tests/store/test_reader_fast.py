@@ -20,10 +20,11 @@ from trajkit.store.reader import StoredConversation, open_conversation
 def _both(folder: Path, **kwargs) -> tuple[object, object]:
     """(events or error) of the folder loop and of the general loop, for the same folder."""
     out = []
-    for loop in ("_iter_folder_events", "_iter_file_events"):
+    for loop in ("_scanned", "_listed"):
         conv = open_conversation(folder)
         try:
-            events = list(getattr(conv, loop)(kwargs.get("skip_empty", False)))
+            reads = getattr(conv, loop)()
+            events = list(conv._events_of(reads, kwargs.get("skip_empty", False)))
             out.append(([dump_event(e) for e in events], dict(conv.upgrades)))
         except InputError as exc:
             out.append((type(exc).__name__, exc.path, exc.pointer, exc.message))
@@ -40,13 +41,13 @@ def _copy(tmp_path: Path, scenario: str = "b_terminal") -> Path:
 def test_plain_folders_take_the_folder_loop(tmp_path, monkeypatch):
     folder = _copy(tmp_path)
     calls = []
-    original = StoredConversation._iter_folder_events
+    original = StoredConversation._scanned
 
-    def spy(self, skip_empty):
+    def spy(self):
         calls.append(self.path)
-        return original(self, skip_empty)
+        return original(self)
 
-    monkeypatch.setattr(StoredConversation, "_iter_folder_events", spy)
+    monkeypatch.setattr(StoredConversation, "_scanned", spy)
     events = list(open_conversation(folder).iter_events())
     assert calls == [folder]
     assert len(events) == len(list((folder / "events").glob("event-*.json")))

@@ -87,7 +87,7 @@ def test_sorts_by_integer_index_past_99999_and_ignores_sidecars(tmp_path):
     files = list(conv.iter_event_files())
     assert [f.index for f in files] == [0, 1, 10001, 99999, 100000]
     assert [f.event_id for f in files[2:]] == ids
-    assert conv.unrecognized_files() == [events / "README.txt"]
+    assert conv.listing().strangers == ["README.txt"]
     assert conv.header().n_events == 5
 
 

@@ -188,8 +188,6 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
         fingerprint = _fingerprint_files([conv.base_state_path, *(f.path for f in files)])
         if fingerprint == previous:
             return Unchanged(source, fingerprint)
-    # else: a first export; the fingerprint is made from the `fstat`s of the reads below
-    # (the same sizes and times `os.stat` gives), saving one `stat` per event file.
     # the check validate and convert make too, any shape; a folder on disk is scanned once,
     # for the verdict and for the rows
     scanned: list[ScannedFile] | None = None
@@ -215,28 +213,31 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
         )
     events: list[tuple[int, Event, str | bytes]] = []
     paths: list[Path] = []
-    stats: list[str] = []
-    reads: list[_FileRead] | None = None
+    reads: list[tuple[bytes, Event | None]] | None = None
     if not errors and scanned is not None and _same_files(files, scanned):
         # Valid: the scan read every event file of the folder's listing in order (a file it
         # could not read is an error), so its files are the reader's (same names, same order):
-        # `events/` is not listed a second time.
+        # `events/` is not listed a second time, and the fingerprint is made from the `fstat`s
+        # of the scan (the same sizes and times `os.stat` gives), saving one `stat` per file.
         if files is None:
             files = [EventFile(s.index, s.event_id, s.path) for s in scanned]  # type: ignore[arg-type]
-        reads = [(s.raw, s.stat, s.event) for s in scanned]
+        reads = [(s.raw, s.event) for s in scanned]
+        if fingerprint is None:
+            stats = (f"{s.name}:{s.stat.st_size}:{s.stat.st_mtime_ns}\n" for s in scanned if s.stat)
+            fingerprint = _fingerprint_files([conv.base_state_path], "".join(stats))
     if files is None:
         files = conv.event_files()
-    for f, (raw, st, event) in zip(files, reads or map(_read_file, files), strict=True):
-        if fingerprint is None:
-            stats.append(f"{f.path.name}:{st.st_size}:{st.st_mtime_ns}\n" if st else "")
+    if fingerprint is None:
+        fingerprint = _fingerprint_files([conv.base_state_path, *(f.path for f in files)])
+    for f, (raw, event) in zip(
+        files, reads or ((f.read_bytes(), None) for f in files), strict=True
+    ):
         if not raw or raw.isspace():  # as `not raw.strip()`, without copying the file
             continue  # the SDK skips empty files when it iterates (named in branch errors)
         if event is None:
             event = parse_event_bytes(f.path, raw, conv.upgrades)
         events.append((f.index, event, raw))  # parsed, so valid UTF-8: kept as bytes
         paths.append(f.path)
-    if fingerprint is None:
-        fingerprint = _fingerprint_files([conv.base_state_path], "".join(stats))
     shape = path.shape if isinstance(path, ShapeRef) else None
     origin = getattr(conv, "origin", "v1")  # `v0 <container>`: a V0 trajectory, migrated
     source_format = origin.replace(" ", ":") if origin != "v1" else f"v1:{shape}" if shape else "v1"
@@ -250,18 +251,9 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
     return result
 
 
-_FileRead = tuple[bytes, "os.stat_result | None", "Event | None"]
-"""An event file's bytes, its `fstat` and its event when already parsed (else None)."""
-
-
 def _same_files(files: Sequence[EventFile] | None, scanned: list[ScannedFile]) -> bool:
     """True when the scan read exactly `files` (the reader's listing, when made), in order."""
     return files is None or [f.path.name for f in files] == [f.name for f in scanned]
-
-
-def _read_file(f: Any) -> _FileRead:
-    raw, st = f.read_bytes_stat()
-    return raw, st, None
 
 
 def _fingerprint_files(paths: Sequence[Path], stats: str = "") -> str:

@@ -111,12 +111,6 @@ class MemoryEventFile(EventFile):
         """The event's bytes (already within the limits of the file they came from)."""
         return self.data
 
-    def read_bytes_stat(
-        self, *, max_bytes: int | None = None
-    ) -> tuple[bytes, os.stat_result | None]:
-        """`read_bytes()`, with no file status (there is no file)."""
-        return self.data, None
-
 
 class MemoryConversation(StoredConversation):
     """A conversation whose `base_state.json` and events are bytes in memory.
@@ -191,10 +185,6 @@ class MemoryConversation(StoredConversation):
             path = Path(self.label + self._pointers[i])
             files.append(MemoryEventFile(i, event_id, path, None, data))
         return files
-
-    def unrecognized_files(self) -> list[Path]:
-        """Nothing is on disk, so nothing is unrecognised."""
-        return []
 
     def header(self) -> ConversationHeader:
         """As for a folder, from the in-memory base state and the first and last events."""

@@ -8,8 +8,8 @@ every event.
 
 Invariants and choices:
 - Names starting with `.` in `events/` (`.eventlog.lock`, `.eventlog-len-N.marker`, `*.tmp`)
-  are sidecars and never events. Other names that do not match the SDK's pattern are listed by
-  `unrecognized_files()` so `validate` can report them; readers skip them as the SDK does.
+  are sidecars and never events. Other names that do not match the SDK's pattern are listed
+  apart (`listing().strangers`) so `validate` can report them; readers skip them as the SDK does.
 - Two files with one index are both listed (sorted by name within the index) and an index gap
   is not filled in: the reader shows what is on disk and `validate` judges it.
 - Event and state files larger than `MAX_FILE_BYTES` (100 MiB, override with the environment
@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
-from trajkit.errors import InputError, UnsafePath, pointer_for_loc
+from trajkit.errors import InputError, pointer_for_loc
 from trajkit.gc_pause import paused_gc
 from trajkit.store.guard import check_json_nodes, open_regular, outside_error
 from trajkit.store.layout import (
@@ -66,7 +66,6 @@ __all__ = [
     "open_conversation",
     "parse_event_bytes",
     "read_file_bytes",
-    "read_file_bytes_stat",
     "scanned_event",
 ]
 
@@ -89,16 +88,8 @@ class EventFile:
     def read_bytes(self, *, max_bytes: int | None = None) -> bytes:
         """The file's bytes, refusing files above the size limit or linked from outside."""
         if self.outside is not None:
-            raise _outside_error(self.path, self.outside)
+            raise outside_error(self.path, self.outside)
         return read_file_bytes(self.path, max_bytes=max_bytes)
-
-    def read_bytes_stat(
-        self, *, max_bytes: int | None = None
-    ) -> tuple[bytes, os.stat_result | None]:
-        """`read_bytes()` plus the open file's `fstat` (None in object storage), one open."""
-        if self.outside is not None:
-            raise _outside_error(self.path, self.outside)
-        return read_file_bytes_stat(self.path, max_bytes=max_bytes)
 
 
 @dataclass(frozen=True)
@@ -155,7 +146,7 @@ class StoredConversation:
         if not isinstance(self.base_state_path, RemotePath) and self.base_state_path.is_symlink():
             outside = link_outside(self.base_state_path, self.path)
             if outside is not None:
-                raise _outside_error(self.base_state_path, outside)
+                raise outside_error(self.base_state_path, outside)
         return read_file_bytes(self.base_state_path)
 
     def base_state(self) -> BaseState | None:
@@ -229,10 +220,6 @@ class StoredConversation:
         except OSError as exc:
             raise InputError(self.events_dir, "", _reason(exc)) from None
 
-    def unrecognized_files(self) -> list[Path]:
-        """Files in `events/` that are neither events nor sidecars (the SDK ignores them too)."""
-        return sorted(self.events_dir / n for n in self.listing().strangers)
-
     def iter_events(self, *, skip_empty: bool = False) -> Iterator[Event]:
         """Parse and yield events in index order, one file at a time.
 
@@ -243,53 +230,42 @@ class StoredConversation:
         Args:
             skip_empty: skip zero-byte files as the SDK's iteration does, instead of raising.
         """
+        plain = type(self).event_files is StoredConversation.event_files
+        reads = self._scanned() if plain and not isinstance(self.events_dir, RemotePath) else None
         with paused_gc():
-            if type(self).event_files is StoredConversation.event_files and not isinstance(
-                self.events_dir, RemotePath
-            ):
-                yield from self._iter_folder_events(skip_empty)
-            else:
-                yield from self._iter_file_events(skip_empty)
+            yield from self._events_of(reads or self._listed(), skip_empty)
 
-    def _iter_folder_events(self, skip_empty: bool) -> Iterator[Event]:
-        """`iter_events()` of a local folder: the store's one scan (`trajkit.store.scan`).
+    def _events_of(
+        self, reads: Iterator[tuple[Path, bytes, Event | None]], skip_empty: bool
+    ) -> Iterator[Event]:
+        upgrades = self.upgrades
+        for path, raw, event in reads:
+            if not raw or raw.isspace():
+                if skip_empty:
+                    continue
+                raise _empty_event_file(path)
+            yield event if event is not None else parse_event_bytes(path, raw, upgrades)
 
-        The hot loop of every reader: one `scandir`, one read per file, the bytes parsed once.
-        A file the scan could not read is read again, so the refusal is the reader's own.
+    def _scanned(self) -> Iterator[tuple[Path, bytes, Event | None]]:
+        """Each event file's path, bytes and event (when parsed), by the store's one scan.
+
+        The hot loop of every reader of a local folder (`trajkit.store.scan`): one `scandir`,
+        one read per file, the bytes parsed once. A file the scan could not read is read
+        again, so the refusal is the reader's own.
         """
-        upgrades = self.upgrades
         found = self.listing()
-        for f in scan_events(self.events_dir, found, root=self.path, max_bytes=MAX_FILE_BYTES):
-            if f.outside is not None:
-                raise _outside_error(f.path, f.outside)
-            raw = f.raw if f.failure is None else read_file_bytes(f.path)
-            if not raw or raw.isspace():
-                if skip_empty:
-                    continue
-                raise _empty_event_file(f.path)
-            yield scanned_event(f, upgrades)
+        for s in scan_events(self.events_dir, found, root=self.path, max_bytes=MAX_FILE_BYTES):
+            if s.outside is not None:
+                raise outside_error(s.path, s.outside)
+            if s.failure is not None:
+                yield s.path, read_file_bytes(s.path), None
+            else:
+                yield s.path, s.raw, s.event
 
-    def _iter_file_events(self, skip_empty: bool) -> Iterator[Event]:
-        """`iter_events()` through `event_files()` (object storage, other shapes)."""
-        from trajkit.events.upgrade import parse_event_upgraded
-
-        upgrades = self.upgrades
-        for event_file in self.event_files():
-            if event_file.outside is not None:
-                raise _outside_error(event_file.path, event_file.outside)
-            raw = event_file.read_bytes()
-            if not raw or raw.isspace():
-                if skip_empty:
-                    continue
-                raise _empty_event_file(event_file.path)
-            check_json_nodes(event_file.path, raw)
-            try:
-                event, applied = parse_event_upgraded(raw)
-                if applied:
-                    upgrades.update(applied)
-            except ValueError as exc:  # pydantic's ValidationError and orjson's
-                raise _input_error(event_file.path, raw, exc) from None
-            yield event
+    def _listed(self) -> Iterator[tuple[Path, bytes, Event | None]]:
+        """`_scanned()` through `event_files()` (object storage, other shapes)."""
+        for f in self.event_files():
+            yield f.path, f.read_bytes(), None
 
     def header(self) -> ConversationHeader:
         """Cheap summary: reads `base_state.json` and at most two event files."""
@@ -363,21 +339,14 @@ def _open_remote(folder: RemotePath) -> StoredConversation:
 
 
 def read_file_bytes(path: str | os.PathLike[str], *, max_bytes: int | None = None) -> bytes:
-    """Read a whole file, refusing one above `max_bytes` (default `MAX_FILE_BYTES`)."""
-    return read_file_bytes_stat(path, max_bytes=max_bytes)[0]
-
-
-def read_file_bytes_stat(
-    path: str | os.PathLike[str], *, max_bytes: int | None = None
-) -> tuple[bytes, os.stat_result | None]:
-    """`read_file_bytes`, plus the `fstat` of the file read (None for object storage).
+    """Read a whole file, refusing one above `max_bytes` (default `MAX_FILE_BYTES`).
 
     Plain `os.open`/`os.read` rather than `open()`: no buffered file object, and one `fstat`
     instead of three, which is a third of the cost of reading a small event file.
     """
     limit = MAX_FILE_BYTES if max_bytes is None else max_bytes
     if isinstance(path, RemotePath):
-        return path.read_bytes(max_bytes=limit), None
+        return path.read_bytes(max_bytes=limit)
     try:
         fd, st = open_regular(path)  # O_NONBLOCK + S_ISREG: a FIFO or device never blocks
         try:
@@ -399,7 +368,7 @@ def read_file_bytes_stat(
                     parts.append(chunk)
                 if len(parts) > 1:
                     data = b"".join(parts)
-            return data, st
+            return data
         finally:
             os.close(fd)
     except OSError as exc:
@@ -428,10 +397,6 @@ def parse_event_bytes(path: Path, raw: bytes, upgrades: Counter[str] | None = No
     if applied and upgrades is not None:
         upgrades.update(applied)
     return event  # type: ignore[no-any-return]
-
-
-def _outside_error(path: str | os.PathLike[str], real: Path) -> UnsafePath:
-    return outside_error(path, real)
 
 
 def _empty_event_file(path: str | os.PathLike[str]) -> InputError:

@@ -116,6 +116,12 @@ class ConversationCheck:
         self.upgrades: Counter[str] = Counter()
         self.secrets: dict[str, str] = {}
         """Registered secret values (from `base_state.json`) no event may hold in clear."""
+        self.events: Path | None = folder / EVENTS_DIR
+        """Where index gaps and interleaved branches are reported (None: not checked)."""
+        self.interleave = True
+        """Whether to look for interleaved branches (a shape's events are not a log)."""
+        self.head: tuple[Path, dict[str, Any]] | None = None
+        """The base state whose head must name events on disk: its path and object."""
 
     def problems(self) -> Iterator[Problem]:
         """Every problem: the state and listing, each file in index order, then across files."""
@@ -139,6 +145,8 @@ class ConversationCheck:
             and not state.data.get("leaf_event_id")
         )
         self.listing = yield from _list_event_files(self.folder, fresh=fresh)
+        if state is not None and state.data is not None and self.listing is not None:
+            self.head = (self.folder / BASE_STATE, state.data)
 
     def files(self) -> Iterator[ScannedFile]:
         """The store's scan of the listed event files, in index order."""
@@ -166,17 +174,17 @@ class ConversationCheck:
 
     def finish(self) -> Iterator[Problem]:
         """The problems across files (indices, ids, parents, pairing, the head)."""
-        folder, facts, state = self.folder, self.facts, self.state
-        events = folder / EVENTS_DIR
-        yield from upgrade_problems(folder, self.upgrades)
-        yield from _index_problems(events, facts)
+        facts, events = self.facts, self.events
+        yield from upgrade_problems(self.folder, self.upgrades)
+        if events is not None:
+            yield from _index_problems(events, facts)
         by_id = yield from _id_problems(facts)
         yield from _parent_problems(facts, by_id)
         yield from _pairing_problems(facts, by_id)
-        yield from _interleave_problems(events, facts)
-        if state is not None and state.data is not None and self.listing is not None:
-            path = folder / BASE_STATE
-            yield from _head_problems(path, state.data, by_id, has_events=bool(facts))
+        if events is not None and self.interleave:
+            yield from _interleave_problems(events, facts)
+        if self.head is not None:
+            yield from _head_problems(*self.head, by_id, has_events=bool(facts))
 
 
 def _base_state_problems(

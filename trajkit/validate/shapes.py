@@ -20,16 +20,7 @@ from trajkit.shapes.memory import BareFolderConversation, MemoryConversation, Sh
 from trajkit.store.layout import BASE_STATE
 from trajkit.store.reader import StoredConversation
 from trajkit.store.scan import ScannedFile, scan_event_file
-from trajkit.validate.conversation import (
-    ConversationCheck,
-    ConversationReport,
-    _head_problems,
-    _id_problems,
-    _index_problems,
-    _pairing_problems,
-    _parent_problems,
-    upgrade_problems,
-)
+from trajkit.validate.conversation import ConversationCheck, ConversationReport
 from trajkit.validate.files import (
     MAX_FILE_BYTES,
     FileCheck,
@@ -120,6 +111,9 @@ def _opened_problems(
     events.secrets = redact.registered_secret_values(state_data) if state_data else {}
     events.upgrades, events.report = upgrades, report
     bare = isinstance(conv, BareFolderConversation)
+    events.events, events.interleave = (conv.events_dir if bare else None), False
+    if state_data is not None:
+        events.head = (state_path, state_data)
     for f in conv.event_files():
         path = f.path
         if bare and f.outside is not None:  # as in a V1 folder's events/: never read
@@ -133,12 +127,4 @@ def _opened_problems(
             raw = f.read_bytes()
             scanned = scan_event_file(path, index=f.index, max_bytes=max_file_bytes, raw=raw)
         yield from events.add(scanned)
-    facts = events.facts
-    yield from upgrade_problems(where, upgrades)
-    if bare:
-        yield from _index_problems(conv.events_dir, facts)
-    by_id = yield from _id_problems(facts)
-    yield from _parent_problems(facts, by_id)
-    yield from _pairing_problems(facts, by_id)
-    if state_data is not None:
-        yield from _head_problems(state_path, state_data, by_id, has_events=bool(facts))
+    yield from events.finish()
