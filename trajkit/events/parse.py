@@ -2,7 +2,7 @@
 
 The discriminator is a function of the raw object, so a ``kind`` outside the union becomes
 ``UnknownEvent`` (keeping the raw JSON) instead of an error. Adding a kind means: the class, an
-entry in ``EVENT_CLASSES``, an entry in ``AnyEvent``, and a regenerated schema.
+entry in ``EVENT_CLASSES`` (which ``AnyEvent`` is built from), and a regenerated schema.
 
 Readers of whole conversations go through ``parse_current_dump``: one TypeAdapter over the known
 kinds, discriminated by the ``kind`` key itself, validating straight from the file's bytes.
@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Union
 
 import orjson
-from pydantic import Discriminator, Field, Tag, TypeAdapter
+from pydantic import Field, TypeAdapter
 
 from trajkit.events.base import Event, UnknownEvent, dispatch
 from trajkit.events.condensation import (
@@ -39,7 +39,7 @@ from trajkit.events.conversation import (
     SystemPromptEvent,
     TokenEvent,
 )
-from trajkit.events.payloads import UNKNOWN_TAG, kind_discriminator
+from trajkit.events.payloads import UNKNOWN_TAG, kind_discriminator, kind_union
 from trajkit.events.tool_events import (
     ActionEvent,
     AgentErrorEvent,
@@ -75,30 +75,7 @@ EVENT_CLASSES: dict[str, type[Event]] = {
 
 _event_kind = kind_discriminator(EVENT_CLASSES)
 
-
-AnyEvent = Annotated[
-    Annotated[SystemPromptEvent, Tag("SystemPromptEvent")]
-    | Annotated[MessageEvent, Tag("MessageEvent")]
-    | Annotated[ActionEvent, Tag("ActionEvent")]
-    | Annotated[ObservationEvent, Tag("ObservationEvent")]
-    | Annotated[UserRejectObservation, Tag("UserRejectObservation")]
-    | Annotated[AgentErrorEvent, Tag("AgentErrorEvent")]
-    | Annotated[Condensation, Tag("Condensation")]
-    | Annotated[CondensationRequest, Tag("CondensationRequest")]
-    | Annotated[CondensationSummaryEvent, Tag("CondensationSummaryEvent")]
-    | Annotated[PauseEvent, Tag("PauseEvent")]
-    | Annotated[InterruptEvent, Tag("InterruptEvent")]
-    | Annotated[ConversationStateUpdateEvent, Tag("ConversationStateUpdateEvent")]
-    | Annotated[ConversationErrorEvent, Tag("ConversationErrorEvent")]
-    | Annotated[ServerErrorEvent, Tag("ServerErrorEvent")]
-    | Annotated[HookExecutionEvent, Tag("HookExecutionEvent")]
-    | Annotated[LLMCompletionLogEvent, Tag("LLMCompletionLogEvent")]
-    | Annotated[TokenEvent, Tag("TokenEvent")]
-    | Annotated[StreamingDeltaEvent, Tag("StreamingDeltaEvent")]
-    | Annotated[ACPToolCallEvent, Tag("ACPToolCallEvent")]
-    | Annotated[UnknownEvent, Tag(UNKNOWN_TAG)],
-    Discriminator(_event_kind),
-]
+AnyEvent: Any = kind_union(EVENT_CLASSES, UnknownEvent)
 """Any event, chosen by ``kind``."""
 
 _KNOWN_ADAPTER: TypeAdapter[Any] = TypeAdapter(AnyEvent)

@@ -7,7 +7,7 @@ kept, so a custom tool never hides a conversation.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Union
 
 from pydantic import Discriminator, Tag
 
@@ -59,29 +59,21 @@ def kind_discriminator(known: Mapping[str, Any]) -> Callable[[Any], str]:
     return discriminate
 
 
-AnyAction = Annotated[
-    Annotated[TerminalAction, Tag("TerminalAction")]
-    | Annotated[FileEditorAction, Tag("FileEditorAction")]
-    | Annotated[FinishAction, Tag("FinishAction")]
-    | Annotated[ThinkAction, Tag("ThinkAction")]
-    | Annotated[MCPToolAction, Tag("MCPToolAction")]
-    | Annotated[TaskTrackerAction, Tag("TaskTrackerAction")]
-    | Annotated[UnknownAction, Tag(UNKNOWN_TAG)],
-    Discriminator(kind_discriminator(ACTION_CLASSES)),
-]
-"""Any action payload, chosen by ``kind``."""
+def kind_union(known: Mapping[str, type[Any]], unknown: type[Any]) -> Any:
+    """The discriminated union of ``known`` (tagged by ``kind``), ``unknown`` for any other kind."""
+    tagged = [Annotated[cls, Tag(kind)] for kind, cls in known.items()]
+    members = (*tagged, Annotated[unknown, Tag(UNKNOWN_TAG)])
+    return Annotated[Union[members], Discriminator(kind_discriminator(known))]  # noqa: UP007
 
-AnyObservation = Annotated[
-    Annotated[TerminalObservation, Tag("TerminalObservation")]
-    | Annotated[FileEditorObservation, Tag("FileEditorObservation")]
-    | Annotated[FinishObservation, Tag("FinishObservation")]
-    | Annotated[ThinkObservation, Tag("ThinkObservation")]
-    | Annotated[MCPToolObservation, Tag("MCPToolObservation")]
-    | Annotated[TaskTrackerObservation, Tag("TaskTrackerObservation")]
-    | Annotated[UnknownObservation, Tag(UNKNOWN_TAG)],
-    Discriminator(kind_discriminator(OBSERVATION_CLASSES)),
-]
-"""Any observation payload, chosen by ``kind``."""
+
+if TYPE_CHECKING:  # what the checker sees: the base classes
+    AnyAction = Action
+    AnyObservation = Observation
+else:
+    AnyAction = kind_union(ACTION_CLASSES, UnknownAction)
+    """Any action payload, chosen by ``kind``."""
+    AnyObservation = kind_union(OBSERVATION_CLASSES, UnknownObservation)
+    """Any observation payload, chosen by ``kind``."""
 
 __all__ = [
     "ACTION_CLASSES",
@@ -107,4 +99,5 @@ __all__ = [
     "UnknownAction",
     "UnknownObservation",
     "kind_discriminator",
+    "kind_union",
 ]
