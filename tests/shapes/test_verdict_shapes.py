@@ -20,7 +20,7 @@ import pytest
 from tests.support import fixtures as fx
 from tests.support.cli import run_trajkit
 from trajkit.shapes.memory import MemoryConversation
-from trajkit.validate.verdict import conversation_errors, opened_errors
+from trajkit.validate.verdict import conversation_errors, verdict_errors
 
 SHAPES = fx.FIXTURES / "shapes"
 REPO = Path(__file__).resolve().parents[2]
@@ -155,5 +155,10 @@ def test_a_v0_input_is_judged_by_its_migration() -> None:
     conv = MemoryConversation(
         "old.json", conversation_id=str(state["id"]), state=state, events=events
     )
-    errors = opened_errors(conv, "old.json")
+    from trajkit.validate.conversation import ConversationReport
+    from trajkit.validate.shapes import opened_problems
+
+    where = Path("old.json")
+    report = ConversationReport(where)
+    errors = verdict_errors(opened_problems(conv, report, where, Path("old.json#/baseState")))
     assert len(errors) == 1 and REASON in errors[0]

@@ -26,8 +26,6 @@ ExecutionStatus = Literal[
 ]
 EXECUTION_STATUSES: tuple[str, ...] = get_args(ExecutionStatus)
 """Every run status, in the SDK's order (the one list: the CLI's choices, the runtime's enum)."""
-REDACTED = "**********"
-"""How the SDK writes a secret without a cipher."""
 
 
 class LLMConfig(OpenModel):

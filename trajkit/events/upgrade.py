@@ -172,12 +172,19 @@ def _message_flags(obj: Obj) -> bool:
     return bool(found)
 
 
-def _microagents_to_skills(obj: Obj) -> bool:
-    if "activated_microagents" not in obj:
-        return False
-    value = obj.pop("activated_microagents")
-    obj.setdefault("activated_skills", value if isinstance(value, list) else [])
-    return True
+def _renamed(old: str, new: str, *, list_value: bool = False) -> Callable[[Obj], bool]:
+    """A key renamed `old` -> `new` (a value already under `new` wins; `list_value`: a value
+    that is not a list becomes `[]`).
+    """
+
+    def rule(obj: Obj) -> bool:
+        if old not in obj:
+            return False
+        value = obj.pop(old)
+        obj.setdefault(new, [] if list_value and not isinstance(value, list) else value)
+        return True
+
+    return rule
 
 
 _TOOL_CLASSES = {
@@ -236,22 +243,6 @@ def _condensation_response_id(obj: Obj) -> bool:
 
 
 # -- base_state rules ----------------------------------------------------------------------
-
-
-def _agent_status(obj: Obj) -> bool:
-    if "agent_status" not in obj:
-        return False
-    value = obj.pop("agent_status")
-    obj.setdefault("execution_status", value)
-    return True
-
-
-def _knowledge_microagents(obj: Obj) -> bool:
-    if "activated_knowledge_microagents" not in obj:
-        return False
-    value = obj.pop("activated_knowledge_microagents")
-    obj.setdefault("activated_knowledge_skills", value if isinstance(value, list) else [])
-    return True
 
 
 def _service_to_usage(obj: Obj) -> bool:
@@ -376,7 +367,7 @@ RULES: tuple[UpgradeRule, ...] = (
         "MessageEvent.activated_microagents renamed activated_skills",
         "7b4250b76 2025-10-21 (#820)",
         "agent-server/*",
-        _microagents_to_skills,
+        _renamed("activated_microagents", "activated_skills", list_value=True),
     ),
     UpgradeRule(
         "openai-tools",
@@ -408,7 +399,7 @@ RULES: tuple[UpgradeRule, ...] = (
         "agent_status renamed execution_status",
         "00af7a968 2025-11-04 (#839)",
         "sdk-early/test_file_store, agent-server/*",
-        _agent_status,
+        _renamed("agent_status", "execution_status"),
     ),
     UpgradeRule(
         "knowledge-skills",
@@ -416,7 +407,7 @@ RULES: tuple[UpgradeRule, ...] = (
         "activated_knowledge_microagents renamed activated_knowledge_skills",
         "7b4250b76 2025-10-21 (#820)",
         "sdk-early/test_file_store, agent-server/*",
-        _knowledge_microagents,
+        _renamed("activated_knowledge_microagents", "activated_knowledge_skills", list_value=True),
     ),
     UpgradeRule(
         "usage-id",

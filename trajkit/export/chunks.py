@@ -42,7 +42,6 @@ __all__ = [
     "ChunkTask",
     "Exported",
     "columns_to_batch",
-    "rows_to_batch",
     "write_chunk",
 ]
 
@@ -96,11 +95,6 @@ class ChunkResult:
     number: int
     results: list[Exported | Copy | Unchanged | Filtered | Skipped] = field(default_factory=list)
     shards: dict[str, list[str]] = field(default_factory=dict)
-
-
-def rows_to_batch(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.RecordBatch:
-    """Rows (dicts keyed by column name) -> a record batch of `schema`, built column by column."""
-    return columns_to_batch({f.name: [r[f.name] for r in rows] for f in schema}, schema)
 
 
 def columns_to_batch(columns: dict[str, list[Any]], schema: pa.Schema) -> pa.RecordBatch:

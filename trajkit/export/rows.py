@@ -275,12 +275,6 @@ def _state_filter(state: BaseState | None, filters: ExportFilters) -> str | None
     return filters.state_reason(status, state.agent.llm.model if state else None)
 
 
-def _event_filter(
-    created: datetime | None, tools_used: set[str], filters: ExportFilters
-) -> str | None:
-    return filters.event_reason(created, tools_used)
-
-
 # -- rows ----------------------------------------------------------------------------------
 
 
@@ -292,7 +286,7 @@ def _finish(
     timestamps = [parse_timestamp(e.timestamp) for _, e, _ in loaded.events]
     created = next((t for t in timestamps if t is not None), None)
     tools_used = {e.tool_name for _, e, _ in loaded.events if isinstance(e, ActionEvent)}
-    reason = _event_filter(created, tools_used, options.filters)
+    reason = options.filters.event_reason(created, tools_used)
     if reason:
         return Filtered(source, reason)
     redactor = None

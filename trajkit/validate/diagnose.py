@@ -18,16 +18,6 @@ from typing import Any
 from trajkit.errors import json_pointer, pointer_for_loc
 from trajkit.validate.problems import Problem, error
 
-_TYPE_NAMES: dict[str, str] = {
-    "object": "object",
-    "array": "array",
-    "string": "string",
-    "integer": "integer",
-    "number": "number",
-    "boolean": "boolean",
-    "null": "null",
-}
-
 
 def json_type(value: Any) -> str:
     if value is None:
@@ -166,7 +156,7 @@ def _describe_schema_error(err: Any) -> Iterator[tuple[str, str]]:
     if kind == "type":
         expected = err.validator_value
         names = [str(n) for n in (expected if isinstance(expected, list) else [expected])]
-        wanted = " or ".join(_TYPE_NAMES.get(n, n) for n in names)
+        wanted = " or ".join(names)
         yield pointer, f"expected {wanted}, got {json_type(instance)}"
     elif kind == "required" and isinstance(instance, dict):
         for name in err.validator_value:
@@ -196,7 +186,7 @@ def _describe_alternatives(err: Any) -> str:
             break
         if "type" in option and len(option) <= 3:  # {"type": ...} maybe with a format/title
             names = option["type"] if isinstance(option["type"], list) else [option["type"]]
-            types.extend(_TYPE_NAMES.get(str(n), str(n)) for n in names)
+            types.extend(str(n) for n in names)
         elif "$ref" in option:
             types.append(str(option["$ref"]).rsplit("/", 1)[-1])
         else:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from trajkit import redact
 from trajkit.errors import TrajkitError
-from trajkit.shapes.memory import BareFolderConversation, MemoryConversation, ShapeRef
+from trajkit.shapes.memory import BareFolderConversation, ShapeRef
 from trajkit.store.layout import BASE_STATE
 from trajkit.store.reader import StoredConversation
 from trajkit.store.scan import ScannedFile, scan_event_file
@@ -29,7 +29,7 @@ from trajkit.validate.files import (
 )
 from trajkit.validate.problems import Problem, error, warning
 
-__all__ = ["validate_opened", "validate_shape"]
+__all__ = ["opened_problems", "validate_shape"]
 
 
 def validate_shape(
@@ -61,37 +61,21 @@ def _problems(
         if ref.shape != "archive"
         else Path(f"{ref.label}/{BASE_STATE}")
     )
-    yield from _opened_problems(
+    yield from opened_problems(
         conv, report, where, state_path, max_file_bytes=max_file_bytes, thorough=thorough
     )
 
 
-def validate_opened(conv: MemoryConversation, label: str) -> ConversationReport:
-    """`validate_shape` for a conversation already in memory (a V0 input just migrated)."""
-    report = ConversationReport(path=Path(label))
-    where = Path(label)
-    report.problems.extend(
-        _opened_problems(
-            conv,
-            report,
-            where,
-            Path(label + "#/baseState"),
-            max_file_bytes=MAX_FILE_BYTES,
-            thorough=False,
-        )
-    )
-    return report
-
-
-def _opened_problems(
+def opened_problems(
     conv: StoredConversation,
     report: ConversationReport,
     where: Path,
     state_path: Path,
     *,
-    max_file_bytes: int,
-    thorough: bool,
+    max_file_bytes: int = MAX_FILE_BYTES,
+    thorough: bool = False,
 ) -> Iterator[Problem]:
+    """The problems of a conversation already opened (the `trajkit.shapes` reader's)."""
     for note in getattr(conv, "notes", ()):
         yield warning(where, "", note, "shape")
     upgrades: Counter[str] = Counter()

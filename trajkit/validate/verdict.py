@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from trajkit.store.scan import ScannedFile
     from trajkit.validate.problems import Problem
 
-__all__ = ["Verdict", "conversation_errors", "invalid_reason", "opened_errors", "verdict_errors"]
+__all__ = ["Verdict", "conversation_errors", "invalid_reason", "verdict_errors"]
 
 
 class Verdict:
@@ -75,14 +75,6 @@ def conversation_errors(location: str | os.PathLike[str] | Any) -> list[str]:
     else:
         path = Path(location) if isinstance(location, str) else location
         report = validate_conversation(path)  # type: ignore[arg-type]  # Path or storage path
-    return verdict_errors(report.problems)
-
-
-def opened_errors(conv: Any, label: str) -> list[str]:
-    """`conversation_errors` of a conversation already in memory (`MemoryConversation`)."""
-    from trajkit.validate.shapes import validate_opened
-
-    report = validate_opened(conv, label)
     return verdict_errors(report.problems)
 
 
