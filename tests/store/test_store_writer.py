@@ -14,6 +14,7 @@ import pytest
 
 from tests.support import fixtures as fx
 from trajkit.errors import InputError, StoreConflict, UnsafePath
+from trajkit.store.layout import folder_name
 from trajkit.store.reader import open_conversation
 from trajkit.store.writer import ConversationWriter
 
@@ -39,7 +40,7 @@ def test_rewriting_every_fixture_gives_the_same_files(tmp_path, sdk_scenario):
     """Parsed events appended by the writer land under the SDK's names, byte for byte."""
     src = fx.sdk_conversation(sdk_scenario)
     conv = open_conversation(src)
-    writer = ConversationWriter.for_conversation(tmp_path, conv.id)
+    writer = ConversationWriter(tmp_path / folder_name(conv.id))
     assert writer.folder == tmp_path / src.name
     indices = [writer.append(event) for event in conv.iter_events()]
     writer.save_base_state(conv.base_state_raw() or b"")

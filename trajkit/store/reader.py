@@ -50,6 +50,7 @@ from trajkit.store.layout import (
 )
 from trajkit.store.remote import RemotePath, as_remote, is_remote_conversation
 from trajkit.store.scan import Listing, ScannedFile, list_event_files, scan_events
+from trajkit.store.usage import usage_totals
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -282,7 +283,7 @@ class StoredConversation:
             execution_status=_str_or_none(state.get("execution_status", state.get("agent_status"))),
             model=_str_or_none(llm.get("model")) if isinstance(llm, dict) else None,
             leaf_event_id=_str_or_none(state.get("leaf_event_id")),
-            accumulated_cost=_total_cost(state),
+            accumulated_cost=usage_totals(state).cost,
             has_base_state=self.base_state_path.is_file(),
         )
 
@@ -461,12 +462,6 @@ def _dig(data: dict[str, Any], *keys: str) -> Any:
             return None
         node = node.get(key)
     return node
-
-
-def _total_cost(state: dict[str, Any]) -> float | None:
-    from trajkit.store.usage import usage_totals
-
-    return usage_totals(state).cost
 
 
 def _str_or_none(value: Any) -> str | None:

@@ -32,7 +32,6 @@ import errno
 import os
 import stat
 import threading
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -45,7 +44,6 @@ from trajkit.store.layout import (
     LENGTH_MARKER_RE,
     check_event_id,
     event_file_name,
-    folder_name,
     length_marker_name,
     link_outside,
     parse_event_file_name,
@@ -84,13 +82,6 @@ class ConversationWriter:
         self._group_depth = 0
         self._group_thread: int | None = None
         self._group_unsynced = False  # an event renamed into events/ since the last fsync
-
-    @classmethod
-    def for_conversation(
-        cls, persistence_dir: str | os.PathLike[str], conversation_id: uuid.UUID | str
-    ) -> ConversationWriter:
-        """Writer for `<persistence_dir>/<uuid hex>/`, the SDK's folder for that conversation."""
-        return cls(Path(persistence_dir) / folder_name(conversation_id))
 
     def __repr__(self) -> str:
         return f"ConversationWriter({str(self.folder)!r})"
