@@ -14,10 +14,9 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from trajkit.convert.conversation import convert_conversation
 from trajkit.convert.options import ConversionOptions, Target
+from trajkit.convert.stream import jsonl_line
 from trajkit.errors import InputError, TrajkitError
 from trajkit.shapes import SkippedInput, resolve_inputs
 from trajkit.store.layout import EVENTS_DIR
@@ -33,8 +32,6 @@ __all__ = [
     "refuse_output_in_conversation",
     "single_conversation",
 ]
-
-_DOCUMENT_KEYS = ("conversation_id", "messages", "instructions", "input", "tools")
 
 
 @dataclass(frozen=True)
@@ -67,9 +64,8 @@ def _convert_one(
         result = convert_conversation(path, to=to, options=options)
     except TrajkitError as exc:
         return CorpusItem(path, error=str(exc))
-    document = {k: result[k] for k in _DOCUMENT_KEYS if k in result}
     kept = tuple(f"{e} (kept: --keep-invalid)" for e in errors)
-    return CorpusItem(path, line=orjson.dumps(document), problems=kept + tuple(result["problems"]))
+    return CorpusItem(path, line=jsonl_line(result), problems=kept + tuple(result["problems"]))
 
 
 def _convert_folder(

@@ -76,7 +76,7 @@ if TYPE_CHECKING:
     from trajkit.events.state import BaseState
     from trajkit.store.scan import ScannedFile
 
-__all__ = ["Written", "indented_json", "write_conversation"]
+__all__ = ["Written", "indented_json", "jsonl_line", "write_conversation"]
 
 _DEFAULT = ConversionOptions()
 _INDENT = orjson.OPT_INDENT_2
@@ -91,6 +91,14 @@ class Written:
     """Why validate rejects the conversation (converted anyway: ``keep_invalid``)."""
     problems: list[str] = field(default_factory=list)
     """The conversion's warnings, as ``convert_conversation``'s ``problems``."""
+
+
+def jsonl_line(result: dict[str, Any]) -> bytes:
+    """``convert_corpus``'s line for ``convert_conversation``'s result: compact, the document's
+    keys only, ``conversation_id`` first (no newline).
+    """
+    keys = ("conversation_id", "messages", "instructions", "input", "tools")
+    return orjson.dumps({k: result[k] for k in keys if k in result})
 
 
 def indented_json(document: Any) -> bytes:
@@ -229,7 +237,6 @@ def _write(
     return Written([], [*notes, *problems])
 
 
-_LINE_KEYS = ("conversation_id", "messages", "instructions", "input", "tools")
 _WRAP_HEAD = len(b'{\n  "": [')  # orjson.dumps({"": [...]}, option=_INDENT) around the elements
 _WRAP_TAIL = len(b"\n  ]\n}")
 
@@ -246,7 +253,7 @@ class _Layout:
         """A whole document from ``convert_conversation``'s result (the in-memory path)."""
         if self.conversation_id is None:
             return indented_json({k: v for k, v in result.items() if k != "conversation_id"})
-        return orjson.dumps({k: result[k] for k in _LINE_KEYS if k in result})
+        return jsonl_line(result)
 
     def head(self, target: str, instructions: str | None) -> bytes:
         if self.conversation_id is None:

@@ -177,15 +177,6 @@ class ShardWriter:
         self._stack = None
         self._name = None
 
-    def __enter__(self) -> ShardWriter:
-        return self
-
-    def __exit__(self, exc_type: Any, *exc: Any) -> None:
-        if exc_type is None:
-            self.close()
-        else:
-            self.abort()
-
 
 _BIG_TEXT = frozenset(
     {

@@ -308,35 +308,21 @@ def open_conversation(path: str | os.PathLike[str]) -> StoredConversation:
         conv: StoredConversation = opener()
         return conv
     remote = as_remote(path)
+    folder: Any = remote if remote is not None else Path(path)
+    found: bool | None = None  # None: no such folder
     if remote is not None:
-        return _open_remote(remote)
-    folder = Path(path)
-    if not folder.is_dir():
-        reason = "not a folder" if folder.exists() else "no such folder"
-        raise InputError(folder, "", f"{reason}; expected a conversation folder <uuid hex>/")
-    if not (folder / EVENTS_DIR).is_dir() and not (folder / BASE_STATE).exists():
-        raise InputError(
-            folder,
-            "",
-            f"not a conversation folder: it holds neither {EVENTS_DIR}/ nor {BASE_STATE}",
-        )
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+            found = is_remote_conversation(remote, remote.list_entries())
+    elif folder.is_dir():
+        found = (folder / EVENTS_DIR).is_dir() or (folder / BASE_STATE).exists()
+    elif folder.exists():
+        raise InputError(folder, "", "not a folder; expected a conversation folder <uuid hex>/")
+    if found is None:
+        raise InputError(folder, "", "no such folder; expected a conversation folder <uuid hex>/")
+    if not found:
+        message = f"not a conversation folder: it holds neither {EVENTS_DIR}/ nor {BASE_STATE}"
+        raise InputError(folder, "", message)
     return StoredConversation(folder)
-
-
-def _open_remote(folder: RemotePath) -> StoredConversation:
-    try:
-        entries = folder.list_entries()
-    except (FileNotFoundError, NotADirectoryError):
-        raise InputError(
-            folder, "", "no such folder; expected a conversation folder <uuid hex>/"
-        ) from None
-    if not is_remote_conversation(folder, entries):
-        raise InputError(
-            folder,
-            "",
-            f"not a conversation folder: it holds neither {EVENTS_DIR}/ nor {BASE_STATE}",
-        )
-    return StoredConversation(folder)  # type: ignore[arg-type]
 
 
 def read_file_bytes(path: str | os.PathLike[str], *, max_bytes: int | None = None) -> bytes:
