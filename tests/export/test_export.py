@@ -17,8 +17,9 @@ from trajkit.convert.conversation import convert_conversation
 from trajkit.convert.options import ConversionOptions
 from trajkit.engine import LocalEngine
 from trajkit.errors import OutputExists, TrajkitError, UsageError
-from trajkit.export import ExportFilters, RowOptions, export_dataset
+from trajkit.export import RowOptions, export_dataset
 from trajkit.export.arrow_schema import CONVERSATIONS_SCHEMA, EVENTS_SCHEMA
+from trajkit.filters import ConversationFilters
 
 N_CONVERSATIONS = len(fx.sdk_conversations())
 N_EVENTS = sum(len(list((c / "events").glob("event-*.json"))) for c in fx.sdk_conversations())
@@ -297,21 +298,21 @@ def test_invalid_conversations_are_skipped_with_reasons(tmp_path: Path) -> None:
 
 
 def test_filters(corpus: Path, tmp_path: Path) -> None:
-    def count(filters: ExportFilters, name: str) -> tuple[int, int]:
+    def count(filters: ConversationFilters, name: str) -> tuple[int, int]:
         r = _export([corpus], tmp_path / name, options=RowOptions(filters=filters))
         return r.exported, r.filtered
 
-    assert count(ExportFilters(statuses=("finished",)), "s1") == (N_CONVERSATIONS, 0)
-    assert count(ExportFilters(statuses=("error",)), "s2") == (0, N_CONVERSATIONS)
-    assert count(ExportFilters(models=("gpt-4o",)), "m1") == (N_CONVERSATIONS, 0)
-    assert count(ExportFilters(models=("openai/gpt-4*",)), "m2") == (N_CONVERSATIONS, 0)
-    assert count(ExportFilters(models=("claude*",)), "m3") == (0, N_CONVERSATIONS)
-    exported, _ = count(ExportFilters(tools=("file_editor",)), "t1")
+    assert count(ConversationFilters(statuses=("finished",)), "s1") == (N_CONVERSATIONS, 0)
+    assert count(ConversationFilters(statuses=("error",)), "s2") == (0, N_CONVERSATIONS)
+    assert count(ConversationFilters(models=("gpt-4o",)), "m1") == (N_CONVERSATIONS, 0)
+    assert count(ConversationFilters(models=("openai/gpt-4*",)), "m2") == (N_CONVERSATIONS, 0)
+    assert count(ConversationFilters(models=("claude*",)), "m3") == (0, N_CONVERSATIONS)
+    exported, _ = count(ConversationFilters(tools=("file_editor",)), "t1")
     assert 1 <= exported < N_CONVERSATIONS
     from datetime import datetime
 
-    assert count(ExportFilters(since=datetime(2030, 1, 1)), "d1") == (0, N_CONVERSATIONS)
-    assert count(ExportFilters(until=datetime(2030, 1, 1)), "d2") == (N_CONVERSATIONS, 0)
+    assert count(ConversationFilters(since=datetime(2030, 1, 1)), "d1") == (0, N_CONVERSATIONS)
+    assert count(ConversationFilters(until=datetime(2030, 1, 1)), "d2") == (N_CONVERSATIONS, 0)
 
 
 def _all_strings(out: Path) -> str:
@@ -428,7 +429,6 @@ def test_exported_names() -> None:
         [
             "TABLES",
             "ConversationRows",
-            "ExportFilters",
             "ExportInterrupted",
             "ExportReport",
             "Filtered",

@@ -7,7 +7,6 @@
 from trajkit.export.dataset import TABLES, ExportInterrupted, ExportReport, export_dataset
 from trajkit.export.rows import (
     ConversationRows,
-    ExportFilters,
     Filtered,
     RowOptions,
     Skipped,
@@ -18,7 +17,6 @@ from trajkit.export.rows import (
 __all__ = [
     "TABLES",
     "ConversationRows",
-    "ExportFilters",
     "ExportInterrupted",
     "ExportReport",
     "Filtered",

@@ -42,7 +42,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ConversationRows",
-    "ExportFilters",
     "Filtered",
     "Location",
     "RowOptions",
@@ -56,10 +55,6 @@ Location: TypeAlias = "Folder | ShapeRef"
 """A V1 conversation folder (on disk or in storage) or one another shape holds (`ShapeRef`)."""
 
 
-ExportFilters = ConversationFilters
-"""Which conversations to export: the filters every command shares (`trajkit.filters`)."""
-
-
 @dataclass(frozen=True)
 class RowOptions:
     """How rows are built."""
@@ -68,8 +63,8 @@ class RowOptions:
     """Message view: what the model saw after condensation, or every LLM-convertible event."""
     redact: bool = True
     """Mask secret values and API-key-looking strings."""
-    filters: ExportFilters = field(default_factory=ExportFilters)
-    """Conversation filters."""
+    filters: ConversationFilters = field(default_factory=ConversationFilters)
+    """Which conversations to export: the filters every command shares (`trajkit.filters`)."""
     secret_key: str | None = None
     """The SDK's cipher key, to decrypt registered secrets and mask their values too."""
     extra_secrets: tuple[str, ...] = ()
@@ -270,7 +265,7 @@ def _fingerprint_files(paths: Sequence[Path], stats: str = "") -> str:
 # -- filters -------------------------------------------------------------------------------
 
 
-def _state_filter(state: BaseState | None, filters: ExportFilters) -> str | None:
+def _state_filter(state: BaseState | None, filters: ConversationFilters) -> str | None:
     status = state.execution_status if state else None
     return filters.state_reason(status, state.agent.llm.model if state else None)
 

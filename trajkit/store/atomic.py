@@ -56,6 +56,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 from trajkit.errors import LockTimeout, OutputExists, UnsafePath
+from trajkit.store.guard import open_lock_file
+from trajkit.store.layout import EVENTS_DIR, LOCK_FILE_NAME
 
 __all__ = [
     "LOCK_TIMEOUT_SECONDS",
@@ -320,8 +322,8 @@ def conversation_lock(
     Raises:
         LockTimeout: another process held the lock for `timeout` seconds.
     """
-    events = os.path.join(os.fspath(folder), "events")
-    path = os.path.join(events, ".eventlog.lock")
+    events = os.path.join(os.fspath(folder), EVENTS_DIR)
+    path = os.path.join(events, LOCK_FILE_NAME)
     deadline = None if timeout < 0 else time.monotonic() + timeout
     while True:
         fd = _open_lock(events, path)
@@ -342,34 +344,16 @@ def conversation_lock(
             os.close(fd)
 
 
-_LOCK_FLAGS = (
-    os.O_RDWR
-    | os.O_CREAT
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-    | getattr(os, "O_NONBLOCK", 0)
-)
+_LOCK_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
 _LOCK_POLL_SECONDS = 0.05
 
 
 def _open_lock(events: str, path: str) -> int:
-    for attempt in range(2):
-        try:
-            return os.open(path, _LOCK_FLAGS, 0o666)
-        except FileNotFoundError:
-            if attempt:
-                raise
-            os.makedirs(events, exist_ok=True)  # a new conversation: make events/ first
-        except OSError as exc:  # O_NOFOLLOW: a planted link gives ELOOP
-            if exc.errno != errno.ELOOP and not os.path.islink(path):
-                raise
-            raise UnsafePath(
-                path,
-                "",
-                "the lock file is a symlink; trajkit never writes through links in a "
-                "conversation (delete the link and retry)",
-            ) from None
-    raise AssertionError("unreachable")  # pragma: no cover
+    try:
+        return open_lock_file(path, _LOCK_FLAGS, 0o666, "the lock file")
+    except FileNotFoundError:
+        os.makedirs(events, exist_ok=True)  # a new conversation: make events/ first
+        return open_lock_file(path, _LOCK_FLAGS, 0o666, "the lock file")
 
 
 def _flock(fd: int, path: str, timeout: float, deadline: float | None) -> None:

@@ -14,6 +14,7 @@ rules are the same for `validate`, `convert`, `repair`, the views and the runtim
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -29,6 +30,7 @@ __all__ = [
     "check_json_nodes",
     "check_regular",
     "open_regular",
+    "open_lock_file",
     "outside_error",
     "refuse_output_inside",
     "refuse_outside_links",
@@ -62,6 +64,23 @@ def refuse_outside_links(folder: str | os.PathLike[str]) -> None:
         path = root / name
         if path.is_symlink() and (real := link_outside(path, root)) is not None:
             raise outside_error(path, real)
+
+
+def open_lock_file(path: str | os.PathLike[str], flags: int, mode: int, what: str) -> int:
+    """Open a lock file with `O_NOFOLLOW`: a planted link is refused (`UnsafePath` naming
+    `what`), never written through. Raises `OSError` for anything else.
+    """
+    try:
+        return os.open(path, flags | getattr(os, "O_NOFOLLOW", 0), mode)
+    except OSError as exc:  # O_NOFOLLOW: a link gives ELOOP
+        if exc.errno != errno.ELOOP and not os.path.islink(path):
+            raise
+    raise UnsafePath(
+        path,
+        "",
+        f"{what} is a symlink; trajkit never writes through links in a conversation "
+        "(delete the link and retry)",
+    )
 
 
 def check_regular(path: str | os.PathLike[str], st: os.stat_result) -> None:

@@ -25,7 +25,6 @@ alive); the lock is released when the last share is.
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
 import os
 import threading
@@ -33,8 +32,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import ClassVar
 
-from trajkit.errors import ConversationLockedError, UnsafePath
-from trajkit.store.guard import check_regular
+from trajkit.errors import ConversationLockedError
+from trajkit.store.guard import check_regular, open_lock_file
 
 __all__ = [
     "WRITER_LOCK",
@@ -47,7 +46,7 @@ __all__ = [
 
 WRITER_LOCK = ".trajkit-writer.lock"
 
-_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
 
 
 class WriterLock:
@@ -72,17 +71,7 @@ class WriterLock:
 
 def _open(folder: Path) -> tuple[Path, int]:
     path = folder / WRITER_LOCK
-    try:
-        fd = os.open(path, _FLAGS | getattr(os, "O_NONBLOCK", 0), 0o600)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP or path.is_symlink():
-            raise UnsafePath(
-                path,
-                "",
-                "the writer lock is a symlink; trajkit never writes through links in "
-                "a conversation (delete the link and retry)",
-            ) from None
-        raise
+    fd = open_lock_file(path, _FLAGS | getattr(os, "O_NONBLOCK", 0), 0o600, "the writer lock")
     try:
         check_regular(path, os.fstat(fd))
     except BaseException:
