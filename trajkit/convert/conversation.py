@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from trajkit.convert.adjust import DanglingCall, fix_dangling, message_options
 from trajkit.convert.chat import messages_to_chat, move_tool_images
 from trajkit.convert.newer import apply_newer_kinds
-from trajkit.convert.options import ConversionOptions, FormatOptions, Target, check_choice
+from trajkit.convert.options import TARGETS, ConversionOptions, FormatOptions, Target, check_choice
 from trajkit.convert.responses import messages_to_responses, uses_responses_api
 from trajkit.convert.tools import tools_to_chat, tools_to_responses, unknown_tools
 from trajkit.convert.view import (
@@ -58,6 +58,7 @@ __all__ = [
     "branch_input_error",
     "chat_messages",
     "conversion_problems",
+    "llm_config",
     "convert_conversation",
     "convert_events",
     "prepare_messages",
@@ -113,7 +114,7 @@ def prepare_messages(
     tools = next((list(e.tools) for e in branch if isinstance(e, SystemPromptEvent)), [])
     unknown = {e.kind for e in branch if isinstance(e, UnknownEvent)}
     problems = newer + conversion_problems(dropped, found, unknown, tools)
-    return Prepared(messages, tools, options.format_for(_llm_config(state)), problems)
+    return Prepared(messages, tools, options.format_for(llm_config(state)), problems)
 
 
 def conversion_problems(
@@ -191,7 +192,8 @@ def convert_events(
     return {**DOCUMENTS[to](prepared), "problems": prepared.problems}
 
 
-def _llm_config(state: BaseState | None) -> dict[str, Any]:
+def llm_config(state: BaseState | None) -> dict[str, Any]:
+    """The conversation's ``agent.llm`` config as a dict (empty without a base state)."""
     if state is None:
         return {}
     llm = state.agent.llm
@@ -202,7 +204,7 @@ def resolve_target(to: Target, state: BaseState | None) -> Literal["chat", "resp
     """``"auto"`` -> the API this conversation's LLM used (without litellm: name rules)."""
     if to != "auto":
         return to
-    llm = _llm_config(state)
+    llm = llm_config(state)
     use = uses_responses_api(
         llm.get("model"),
         api_mode=str(llm.get("api_mode") or "auto"),
@@ -239,7 +241,7 @@ def convert_conversation(
         if isinstance(path_or_stored, StoredConversation)
         else open_conversation(path_or_stored)
     )
-    check_choice("to", to, ("chat", "responses", "auto"))
+    check_choice("to", to, TARGETS)
     state = conv.base_state()
     events = list(conv.iter_events(skip_empty=True))
     try:

@@ -40,13 +40,13 @@ import orjson
 from trajkit.convert.adjust import DanglingCall, DanglingFixer, message_options
 from trajkit.convert.chat import ChatWriter
 from trajkit.convert.conversation import (
-    _llm_config,
+    llm_config,
     branch_input_error,
     conversion_problems,
     convert_conversation,
     resolve_target,
 )
-from trajkit.convert.options import ConversionOptions, FormatOptions, Target, check_choice
+from trajkit.convert.options import TARGETS, ConversionOptions, FormatOptions, Target, check_choice
 from trajkit.convert.responses import ResponsesWriter, join_instructions, message_to_responses
 from trajkit.convert.tools import tools_to_chat, tools_to_responses
 from trajkit.convert.view import (
@@ -141,7 +141,7 @@ def write_conversation(
     """
     from trajkit.validate.verdict import Verdict, invalid_reason
 
-    check_choice("to", to, ("chat", "responses", "auto"))
+    check_choice("to", to, TARGETS)
     conv = (
         path_or_stored
         if isinstance(path_or_stored, StoredConversation)
@@ -211,7 +211,7 @@ def _write(
         out.write(layout.head(target, spec.converter.instructions))
         _copy(spec.spool, out)
     else:  # the second pass: read the events of the view again
-        formatting = options.format_for(_llm_config(state))
+        formatting = options.format_for(llm_config(state))
         converter = _Converter(out, options, formatting, target, layout)
         converter.answered.update(answered)  # the sets the dangling rule holds
         converter.called.update(called)
@@ -334,7 +334,7 @@ def _speculation(
     """The single-pass conversion (None when there is nothing to convert)."""
     if state is not None and state.head_is_empty:
         return None
-    formatting = options.format_for(_llm_config(state))
+    formatting = options.format_for(llm_config(state))
     converter = _Converter(spool, options, formatting, resolve_target(to, state), layout)
     leaf = state.leaf_event_id if state else None
     return _Speculation(converter, spool, condensed=options.view == "condensed", leaf=leaf)

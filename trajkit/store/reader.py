@@ -71,6 +71,8 @@ __all__ = [
 ]
 
 _T = TypeVar("_T")
+_Read = tuple["EventFile | ScannedFile", bytes, "Event | None"]
+"""An event file (named by its `path`), its bytes, and its event when already parsed."""
 
 MAX_FILE_BYTES = int(os.environ.get("TRAJKIT_MAX_FILE_BYTES", 100 * 1024 * 1024))
 """Largest event or state file trajkit loads (bytes)."""
@@ -236,37 +238,35 @@ class StoredConversation:
         with paused_gc():
             yield from self._events_of(reads or self._listed(), skip_empty)
 
-    def _events_of(
-        self, reads: Iterator[tuple[Path, bytes, Event | None]], skip_empty: bool
-    ) -> Iterator[Event]:
+    def _events_of(self, reads: Iterator[_Read], skip_empty: bool) -> Iterator[Event]:
         upgrades = self.upgrades
-        for path, raw, event in reads:
+        for file, raw, event in reads:
             if not raw or raw.isspace():
                 if skip_empty:
                     continue
-                raise _empty_event_file(path)
-            yield event if event is not None else parse_event_bytes(path, raw, upgrades)
+                raise _empty_event_file(file.path)
+            yield event if event is not None else parse_event_bytes(file.path, raw, upgrades)
 
-    def _scanned(self) -> Iterator[tuple[Path, bytes, Event | None]]:
-        """Each event file's path, bytes and event (when parsed), by the store's one scan.
+    def _scanned(self) -> Iterator[_Read]:
+        """Each event file, its bytes and its event (when parsed), by the store's one scan.
 
         The hot loop of every reader of a local folder (`trajkit.store.scan`): one `scandir`,
-        one read per file, the bytes parsed once. A file the scan could not read is read
-        again, so the refusal is the reader's own.
+        one read per file, the bytes parsed once, no `Path` made for a file read well. A file
+        the scan could not read is read again, so the refusal is the reader's own.
         """
         found = self.listing()
         for s in scan_events(self.events_dir, found, root=self.path, max_bytes=MAX_FILE_BYTES):
             if s.outside is not None:
                 raise outside_error(s.path, s.outside)
             if s.failure is not None:
-                yield s.path, read_file_bytes(s.path), None
+                yield s, read_file_bytes(s.path), None
             else:
-                yield s.path, s.raw, s.event
+                yield s, s.raw, s.event
 
-    def _listed(self) -> Iterator[tuple[Path, bytes, Event | None]]:
+    def _listed(self) -> Iterator[_Read]:
         """`_scanned()` through `event_files()` (object storage, other shapes)."""
         for f in self.event_files():
-            yield f.path, f.read_bytes(), None
+            yield f, f.read_bytes(), None
 
     def header(self) -> ConversationHeader:
         """Cheap summary: reads `base_state.json` and at most two event files."""
