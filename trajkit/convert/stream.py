@@ -40,10 +40,10 @@ import orjson
 from trajkit.convert.adjust import DanglingCall, DanglingFixer, message_options
 from trajkit.convert.chat import ChatWriter
 from trajkit.convert.conversation import (
-    llm_config,
     branch_input_error,
     conversion_problems,
     convert_conversation,
+    llm_config,
     resolve_target,
 )
 from trajkit.convert.options import TARGETS, ConversionOptions, FormatOptions, Target, check_choice

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from trajkit.errors import InputError, UnsafePath
-from trajkit.store._names import BASE_STATE, EVENTS_DIR, HEX_FOLDER_RE
+from trajkit.store._names import BASE_STATE, EVENTS_DIR, HEX_FOLDER_RE, V0_METADATA, v0_event_names
 
 __all__ = [
     "AGENT_SERVER_DIR",
@@ -50,7 +50,6 @@ EVENT_NAME_RE = re.compile(r"^event-(?P<idx>\d{5,})-(?P<event_id>[0-9a-fA-F-]{8,
 
 LENGTH_MARKER_RE = re.compile(r"^\.eventlog-len-(?P<length>\d+)\.marker$")
 _EVENT_ID_RE = re.compile(r"^[0-9a-fA-F-]{8,}$")
-_V0_EVENT_NAME_RE = re.compile(r"^\d+\.json$")
 
 
 def event_file_name(index: int, event_id: str) -> str:
@@ -144,18 +143,13 @@ def is_conversation_folder(path: Path) -> bool:
 
 
 def _looks_like_v0_session(path: Path, events: Path) -> bool:
-    if not (path / "metadata.json").is_file():
+    if not (path / V0_METADATA).is_file():
         return False
     try:
         with os.scandir(events) as it:
-            for entry in it:
-                if entry.name.startswith("event-"):
-                    return False
-                if _V0_EVENT_NAME_RE.match(entry.name):
-                    return True
+            return v0_event_names(entry.name for entry in it)
     except OSError:
         return False
-    return False
 
 
 def find_conversations(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:

@@ -40,7 +40,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from trajkit.errors import InputError, UsageError
-from trajkit.store._names import BASE_STATE, EVENTS_DIR, HEX_FOLDER_RE
+from trajkit.store._names import BASE_STATE, EVENTS_DIR, HEX_FOLDER_RE, V0_METADATA, v0_event_names
 
 __all__ = [
     "RemotePath",
@@ -432,15 +432,12 @@ def is_remote_conversation(
     events = entries.get(EVENTS_DIR)
     if events is None or events.get("type") != "directory":
         return False
-    if "metadata.json" not in entries:
+    if V0_METADATA not in entries:
         return True
     try:  # a V0 session: events/0.json, events/1.json next to metadata.json
-        names = (path / EVENTS_DIR).list_names()
+        return not v0_event_names((path / EVENTS_DIR).list_names())
     except FileNotFoundError:
         return True
-    return any(n.startswith("event-") for n in names) or not any(
-        re.match(r"^\d+\.json$", n) for n in names
-    )
 
 
 def find_remote_conversations(root: RemotePath) -> Iterator[RemotePath]:
@@ -479,7 +476,7 @@ def _holds_conversation(folder: RemotePath) -> bool:
         return True
     if not _s3_page(folder / EVENTS_DIR, max_keys=1).get("KeyCount"):
         return False
-    return not (folder / "metadata.json").is_file() or is_remote_conversation(folder)
+    return not (folder / V0_METADATA).is_file() or is_remote_conversation(folder)
 
 
 def _iter_subfolders(folder: RemotePath) -> Iterator[str]:
