@@ -48,22 +48,24 @@ class _Checker:
         self._by_kind: dict[str, Any] = {}
 
     @cached_property
-    def _schemas(self) -> dict[str, dict[str, Any]]:
-        from trajkit.schema import build_schemas
+    def _schemas(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The generated event and base-state schemas."""
+        from trajkit.schema import BASE_STATE_SCHEMA, EVENT_SCHEMA, build_schemas
 
-        return build_schemas()
+        schemas = build_schemas()
+        return schemas[EVENT_SCHEMA], schemas[BASE_STATE_SCHEMA]
 
     @property
     def event_schema(self) -> dict[str, Any]:
         """The generated event schema."""
-        return _pick(self._schemas, "event")
+        return self._schemas[0]
 
     @cached_property
     def state_validator(self) -> Any:
         """Validator for `base_state.json`."""
         from jsonschema import Draft202012Validator
 
-        return Draft202012Validator(_pick(self._schemas, "base_state"))
+        return Draft202012Validator(self._schemas[1])
 
     @cached_property
     def any_event_validator(self) -> Any:
@@ -96,13 +98,6 @@ class _Checker:
                 validator = self.any_event_validator
             self._by_kind[kind] = validator
         return validator
-
-
-def _pick(schemas: dict[str, dict[str, Any]], stem: str) -> dict[str, Any]:
-    for name, schema in schemas.items():
-        if name == stem or name.startswith(f"{stem}.") or name == f"{stem}.schema.json":
-            return schema
-    raise KeyError(f"no {stem!r} schema among {sorted(schemas)}")
 
 
 @lru_cache(maxsize=1)
