@@ -37,7 +37,7 @@ from trajkit.store.reader import EventFile
 
 if TYPE_CHECKING:
     from trajkit.convert.options import ConversionOptions
-    from trajkit.events import BaseState, Event
+    from trajkit.events import Event
     from trajkit.store.scan import ScannedFile
 
 __all__ = [
@@ -198,8 +198,8 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
     if errors and not options.keep_invalid:
         return Skipped(source, invalid_reason(errors))
     state_json, state = conv.read_base_state()
-    reason = _state_filter(state, options.filters)
-    if reason:
+    status, model = (state.execution_status, state.agent.llm.model) if state else (None, None)
+    if reason := options.filters.state_reason(status, model):
         return Filtered(source, reason)
     has_events = getattr(conv, "has_events_dir", None) or conv.events_dir.is_dir()
     if not has_events and state is not None and state.leaf_event_id:
@@ -260,14 +260,6 @@ def _fingerprint_files(paths: Sequence[Path], stats: str = "") -> str:
     if stats:
         h.update(stats.encode())
     return h.hexdigest()
-
-
-# -- filters -------------------------------------------------------------------------------
-
-
-def _state_filter(state: BaseState | None, filters: ConversationFilters) -> str | None:
-    status = state.execution_status if state else None
-    return filters.state_reason(status, state.agent.llm.model if state else None)
 
 
 # -- rows ----------------------------------------------------------------------------------
