@@ -363,7 +363,7 @@ def test_progress_shows_done_total_percent_and_time_left(monkeypatch: pytest.Mon
     stream = Terminal()
     monkeypatch.setattr(sys, "stderr", stream)
     monkeypatch.delenv("CI", raising=False)
-    with _output.progress("checking", total=lambda: 4) as bar:
+    with _output.progress("checking", total=lambda: "abcd") as bar:
         time.sleep(0.3)  # the count arrives from its thread
         for name in "abcd":
             bar.advance(note=name)

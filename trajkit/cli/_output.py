@@ -11,7 +11,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,15 +55,15 @@ class _RichProgress:
         else:
             click.echo(text)  # stdout is a pipe or a file: the line goes there untouched
 
-    def count_in_background(self, count: Callable[[], int]) -> None:
-        """Learn the total from `count()` in a thread: the work starts at once, the bar shows
-        done/total, percent and time left once the count is in.
+    def count_in_background(self, listing: Callable[[], Iterable[object]]) -> None:
+        """Learn the total by counting `listing()` in a thread: the work starts at once, the bar
+        shows done/total, percent and time left once the count is in.
         """
         import threading
 
         def run() -> None:
             try:
-                total = count()
+                total = sum(1 for _ in listing())
             except Exception:  # noqa: BLE001 - a count is a courtesy; the work reports errors
                 return
             self._bar.update(self._task, total=total)
@@ -81,8 +81,11 @@ def stderr_is_terminal() -> bool:
     return bool(getattr(stream, "isatty", lambda: False)()) and not os.environ.get("CI")
 
 
-Total = int | Callable[[], int] | None
-"""How many items a run has: known, counted (in a thread, while the work starts), or unknown."""
+Total = int | Callable[[], Iterable[object]] | None
+"""How many items a run has: known; the listing the run reads, one item per item done, which
+is counted in a thread while the work starts (so the total cannot disagree with the work);
+or unknown.
+"""
 
 
 @contextmanager

@@ -59,14 +59,14 @@ def migrate_command(
     from trajkit.cli import _output as o
     from trajkit.engine import LocalEngine
     from trajkit.migrate import Migrated, MigrationTally, migrate_paths
-    from trajkit.migrate.run import count_inputs
+    from trajkit.migrate.run import iter_inputs
 
     o.check_output_folder(out_dir)
     quiet = o.verbosity() == o.QUIET  # -q: the summary and what was skipped only
     tally = MigrationTally(show=o.display_path)
     outcomes = migrate_paths(inputs, out_dir, overwrite=overwrite, tool_names=tool_names,  # type: ignore[arg-type]
                              engine=LocalEngine(jobs))  # fmt: skip
-    total = lambda: count_inputs(inputs, out_dir)  # noqa: E731 - counted in a thread
+    total = lambda: iter_inputs(inputs, out_dir)  # noqa: E731 - counted in a thread
     try:
         with (
             o.stop_on_ctrl_c("the migration"),

@@ -143,7 +143,7 @@ def stats_command(
     corpus = CorpusStats()
     skipped: list[object] = []
     selected = select_paths(paths, filters)
-    with progress("reading", total=lambda: sum(1 for _ in iter_sources(selected))) as bar:
+    with progress("reading", total=lambda: iter_sources(selected)) as bar:
         for item in iter_stats(selected, engine=LocalEngine(jobs)):
             if isinstance(item, Skipped):
                 skipped.append(item)
@@ -339,7 +339,7 @@ def _write_site(
     out = output if output is not None else Path(f"{path.resolve().name}-site")
     interrupted: SiteReport | None = None
     selected = select_paths([path], filters)
-    total = lambda: sum(1 for _ in iter_sources(selected))  # noqa: E731 - counted in a thread
+    total = lambda: iter_sources(selected)  # noqa: E731 - counted in a thread
     with (
         stop_on_ctrl_c("the site"),
         writing(out),
