@@ -49,7 +49,7 @@ class _RichProgress:
         self._bar.update(self._task, advance=n, note=note[-40:])
 
     def echo(self, text: str, *, err: bool = False) -> None:
-        if err or _is_terminal(sys.stdout):
+        if err or is_terminal(sys.stdout):
             # Same screen as the bar: rich clears the bar, prints the line, redraws the bar.
             self._bar.console.print(text, markup=False, highlight=False, soft_wrap=True)
         else:
@@ -71,14 +71,9 @@ class _RichProgress:
         threading.Thread(target=run, name="trajkit-progress-count", daemon=True).start()
 
 
-def _is_terminal(stream: Any) -> bool:
+def is_terminal(stream: Any) -> bool:
+    """Whether `stream` (sys.stdout, sys.stderr) is an interactive terminal."""
     return bool(getattr(stream, "isatty", lambda: False)())
-
-
-def stderr_is_terminal() -> bool:
-    """True when progress can be drawn: stderr is an interactive terminal and not CI."""
-    stream = sys.stderr
-    return bool(getattr(stream, "isatty", lambda: False)()) and not os.environ.get("CI")
 
 
 Total = int | Callable[[], Iterable[object]] | None
@@ -97,7 +92,7 @@ def progress(label: str, *, total: Total = None, enabled: bool = True) -> Iterat
     is not even imported. The last frame drawn is the final count, so the bar agrees with the
     summary the command prints.
     """
-    if not (enabled and stderr_is_terminal()):
+    if not (enabled and is_terminal(sys.stderr)) or os.environ.get("CI"):  # CI: a log file
         yield _NoProgress()
         return
     from rich.console import Console

@@ -34,13 +34,25 @@ if TYPE_CHECKING:
     ),
 )
 @opt.paths_argument()
-@click.option("--to", type=click.Choice(["chat", "responses", "auto"]), default="chat", show_default=True, help="Wire format; auto = the API the conversation's LLM used.")  # fmt: skip
+@click.option(
+    "--to",
+    type=click.Choice(["chat", "responses", "auto"]),
+    default="chat",
+    show_default=True,
+    help="Wire format; auto = the API the conversation's LLM used.",
+)
 @opt.conversion_options
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write here, not stdout.")
 @click.option("--overwrite", is_flag=True, help="Replace an existing output file.")
-@click.option("--keep-invalid", is_flag=True, help="Convert conversations validate rejects, with their errors as warnings (default: skip them).")  # fmt: skip
+@click.option(
+    "--keep-invalid",
+    is_flag=True,
+    help="Convert conversations validate rejects, with their errors as warnings (default: skip them).",
+)
 @opt.filter_options
-@opt.json_option("With -o: print what was written as one JSON document (trajkit.convert/1) on stdout (without -o the converted documents are the output).")  # fmt: skip
+@opt.json_option(
+    "With -o: print what was written as one JSON document (trajkit.convert/1) on stdout (without -o the converted documents are the output)."
+)
 @opt.engine_options
 @opt.verbosity_options
 def convert_command(

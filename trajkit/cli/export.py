@@ -90,22 +90,18 @@ def export_command(
     options = RowOptions(view=view, redact=not no_redact, keep_invalid=keep_invalid,  # type: ignore[arg-type]
                          filters=filters, secret_key=key)  # fmt: skip
     out = display_path(out_dir)
-    with (
-        stop_on_ctrl_c("the export"),
-        writing(out_dir),
-        engine() as runner,
-        _progress(paths, from_v0) as on_progress,
-    ):
-        try:
+    try:
+        with (
+            stop_on_ctrl_c("the export"),
+            writing(out_dir),
+            engine() as runner,
+            _progress(paths, from_v0) as on_progress,
+        ):
             report = export_dataset(paths, out_dir, options=options, overwrite=overwrite,
                                     from_v0=from_v0, progress=on_progress, engine=runner)  # fmt: skip
-        except ExportInterrupted as stopped:
-            report, interrupted = stopped.report, True
-        else:
             on_progress(report)  # inputs skipped after the last chunk: the bar ends on the total
-            interrupted = False
-    if interrupted:
-        click.echo(report.interrupted(out), err=True)
+    except ExportInterrupted as stopped:  # said once the workers are stopped and the bar gone
+        click.echo(stopped.report.interrupted(out), err=True)
         sys.exit(EXIT_INTERRUPTED)
     for skipped in report.skipped:
         click.echo(f"Error: {skipped.reason}", err=True)

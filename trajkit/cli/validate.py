@@ -23,12 +23,24 @@ if TYPE_CHECKING:
     ),
 )
 @opt.paths_argument()
-@click.option("--strict", is_flag=True, help="Treat warnings (unknown kinds, stray files, …) as errors.")  # fmt: skip
+@click.option(
+    "--strict", is_flag=True, help="Treat warnings (unknown kinds, stray files, …) as errors."
+)
 @opt.json_option("Print one JSON document (trajkit.validate/1).")
 @opt.filter_options
 @opt.engine_options
-@click.option("--thorough", is_flag=True, help="Also check every file with jsonschema, not only those the model refuses (slower).")  # fmt: skip
-@click.option("--max-file-size", type=click.IntRange(min=1), default=None, metavar="MB", help="Refuse files larger than this many MB without reading them (default 100).")  # fmt: skip
+@click.option(
+    "--thorough",
+    is_flag=True,
+    help="Also check every file with jsonschema, not only those the model refuses (slower).",
+)
+@click.option(
+    "--max-file-size",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="MB",
+    help="Refuse files larger than this many MB without reading them (default 100).",
+)
 @opt.verbosity_options
 @click.pass_context
 def validate_command(

@@ -8,7 +8,10 @@ from typing import BinaryIO
 from trajkit.errors import InputError
 from trajkit.store.guard import open_regular
 
-__all__ = ["open_input"]
+__all__ = ["open_input", "read_head"]
+
+SNIFF = 64 * 1024
+"""Bytes read of a file to tell its shape."""
 
 
 def open_input(path: str | os.PathLike[str]) -> BinaryIO:
@@ -22,3 +25,12 @@ def open_input(path: str | os.PathLike[str]) -> BinaryIO:
     except OSError as exc:
         raise InputError(path, "", (exc.strerror or str(exc)).lower()) from None
     return os.fdopen(fd, "rb")
+
+
+def read_head(path: str | os.PathLike[str], size: int = SNIFF) -> bytes:
+    """The first `size` bytes of `path` (b"" when it cannot be read: it then holds no shape)."""
+    try:
+        with open_input(path) as fh:
+            return fh.read(size)
+    except (OSError, InputError):
+        return b""

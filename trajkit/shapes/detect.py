@@ -35,7 +35,7 @@ from typing import Any
 import orjson
 
 from trajkit.errors import InputError
-from trajkit.shapes._files import open_input
+from trajkit.shapes._files import open_input, read_head
 from trajkit.shapes.archive import archive_refs, open_archive_conversation
 from trajkit.shapes.eval_output import eval_record_conversation
 from trajkit.shapes.memory import (
@@ -65,7 +65,6 @@ __all__ = [
     "shape_refs",
 ]
 
-_SNIFF = 64 * 1024
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
 
 
@@ -82,14 +81,6 @@ class Shape:
 
 
 # -- sniffing ------------------------------------------------------------------------------
-
-
-def _head(path: Path) -> bytes:
-    try:
-        with open_input(path) as fh:
-            return fh.read(_SNIFF)
-    except (OSError, InputError):
-        return b""
 
 
 def _first_line(path: Path) -> Any:
@@ -148,7 +139,7 @@ def _load_json(path: Path) -> Any:
 def _takes_events_json(path: Path) -> bool:
     if not path.is_file() or path.suffix != ".json":
         return False
-    head = _head(path).lstrip()
+    head = read_head(path).lstrip()
     if not head.startswith(b"["):
         return False
     try:
@@ -161,7 +152,7 @@ def _takes_events_json(path: Path) -> bool:
 def _takes_state_doc(path: Path) -> bool:
     if not path.is_file() or path.suffix != ".json":
         return False
-    head = _head(path)
+    head = read_head(path)
     if (
         not head.lstrip().startswith(b"{")
         or b'"baseState"' not in head
