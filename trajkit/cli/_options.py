@@ -98,6 +98,13 @@ def json_option(help_text: str = "Print a machine-readable JSON report.") -> Cal
     return click.option("--json", "as_json", is_flag=True, help=help_text)
 
 
+def redact_option(f: F) -> F:
+    """`--no-redact`: keep secrets in what a command writes (masked by default)."""
+    return click.option(
+        "--no-redact", is_flag=True, help="Keep secrets and API-key-looking strings."
+    )(f)
+
+
 def jobs_option(f: F) -> F:
     """`--jobs N`: worker processes for many conversations (default: the number of cores, at most 2)."""
     return click.option(

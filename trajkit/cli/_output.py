@@ -254,15 +254,20 @@ def stop_on_ctrl_c(what: str) -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-def close_iterator(items: Any) -> None:
-    """Close a generator of results now (its worker processes stop), not at interpreter exit.
+@contextmanager
+def stopping(items: Any) -> Iterator[None]:
+    """Close a generator of results when the block ends (its worker processes stop now), not
+    at interpreter exit.
 
     A loop that ends by an exception of its own (a full disk, a closed pipe) leaves the
     generator suspended; its process pool would then be joined at exit, which can hang.
     """
-    close = getattr(items, "close", None)
-    if close is not None:
-        close()
+    try:
+        yield
+    finally:
+        close = getattr(items, "close", None)
+        if close is not None:
+            close()
 
 
 QUIET, NORMAL, VERBOSE = -1, 0, 1

@@ -132,7 +132,7 @@ def _convert_many(
     report: ConvertReport,
 ) -> None:
     """Write JSONL, one line per conversation; what was skipped is said on stderr."""
-    from trajkit.cli._output import Notes, close_iterator, progress
+    from trajkit.cli._output import Notes, progress, stopping
     from trajkit.convert import convert_corpus
     from trajkit.convert.corpus import iter_inputs
 
@@ -140,21 +140,18 @@ def _convert_many(
         items = convert_corpus(
             paths, to=to, options=options, engine=engine, keep_invalid=keep_invalid
         )
-        with progress("converting", total=lambda: iter_inputs(paths)) as bar:
+        with progress("converting", total=lambda: iter_inputs(paths)) as bar, stopping(items):
             notes = Notes(lambda line: bar.echo(line, err=True))  # one line per kind (-v: each)
-            try:
-                for item in items:
-                    for problem in item.problems:
-                        notes.add(str(item.path), problem)
-                    if item.line is None:
-                        bar.echo(f"Error: {item.error}", err=True)
-                    else:
-                        out.write(item.line + b"\n")
-                    report.add(item)
-                    bar.advance(note=item.path.name)
-                notes.close()
-            finally:
-                close_iterator(items)  # a full disk: the workers stop now, not at exit
+            for item in items:  # a full disk: `stopping` ends the workers now, not at exit
+                for problem in item.problems:
+                    notes.add(str(item.path), problem)
+                if item.line is None:
+                    bar.echo(f"Error: {item.error}", err=True)
+                else:
+                    out.write(item.line + b"\n")
+                report.add(item)
+                bar.advance(note=item.path.name)
+            notes.close()
         if not report.converted and output is not None:
             raise _Unpublished  # no empty file: the output stays as it was
     click.echo(report.summary(), err=True)

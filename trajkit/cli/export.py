@@ -52,7 +52,7 @@ def _lean_arrow_pool() -> None:
 @click.option("--view", type=click.Choice(["condensed", "full"]), default="condensed",
               show_default=True, help="Messages the model saw after condensation, or every event.")  # fmt: skip
 @click.option("--overwrite", is_flag=True, help="Start over: remove an earlier export in OUT_DIR.")
-@click.option("--no-redact", is_flag=True, help="Keep secrets and API-key-looking strings.")
+@opt.redact_option
 @click.option("--keep-invalid", is_flag=True, help="Export conversations validate rejects, their errors in the row's problems (default: skip them).")  # fmt: skip
 @click.option("--from-v0", is_flag=True, help="Inputs are OpenHands V0 trajectories (migrated).")
 @opt.filter_options

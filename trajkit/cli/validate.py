@@ -62,37 +62,40 @@ def validate_command(
     """
     from trajkit.cli import _output as o
     from trajkit.validate import MAX_FILE_BYTES, Summary, iter_targets, validate_paths
-    from trajkit.validate.corpus import names_nothing
 
     paths = tuple(o.select_paths(paths, filters))
     limit = max_file_size * 1024 * 1024 if max_file_size else MAX_FILE_BYTES
-    summary, problems = Summary(), []
+    summary, problems = Summary(), list[dict[str, Any]]()
     total = lambda: iter_targets(paths)  # noqa: E731 - counted in a thread
     with engine() as runner, o.progress("validating", total=total, enabled=not as_json) as bar:
         notes = o.Notes(bar.echo)  # a warning repeated over conversations: one line (-v: each)
         reports = validate_paths(paths, strict=strict, max_file_bytes=limit, thorough=thorough,
                                  engine=runner)  # fmt: skip
-        try:
+        with o.stopping(reports):  # `validate | head`: the workers stop now, not at exit
             for report in reports:
                 summary.add(report)
-                for problem in report.problems:
-                    where = o.display_path(problem.path)
-                    if as_json:
-                        problems.append(problem.to_json(where))
-                    elif names_nothing(report):  # a missing PATH: an error, not a file checked
-                        bar.echo(f"Error: {problem.format(where)}", err=True)
-                    elif problem.severity == "warning":
-                        notes.add(
-                            o.display_path(report.path), problem.message, line=problem.format(where)
-                        )
-                    else:
-                        bar.echo(problem.format(where))
+                _say(report, bar, notes, problems if as_json else None)
                 bar.advance(note=report.path.name)
-            notes.close()
-        finally:
-            o.close_iterator(reports)  # `validate | head`: the workers stop now, not at exit
+        notes.close()
     if as_json:
         o.echo_json({"schema": "trajkit.validate/1", **summary.to_json(), "problems": problems})
     elif (ending := summary.line()) is not None:
         click.echo(ending)
     ctx.exit(0 if summary.valid else 1)
+
+
+def _say(report: Any, bar: Any, notes: Any, problems: list[Any] | None) -> None:
+    """One report's problems: kept for the JSON document, or printed (the warnings grouped)."""
+    from trajkit.cli._output import display_path
+    from trajkit.validate.corpus import names_nothing
+
+    for problem in report.problems:
+        where = display_path(problem.path)
+        if problems is not None:
+            problems.append(problem.to_json(where))
+        elif names_nothing(report):  # a missing PATH: an error, not a file checked
+            bar.echo(f"Error: {problem.format(where)}", err=True)
+        elif problem.severity == "warning":
+            notes.add(display_path(report.path), problem.message, line=problem.format(where))
+        else:
+            bar.echo(problem.format(where))

@@ -35,7 +35,7 @@ from typing import Any
 import orjson
 
 from trajkit.errors import InputError
-from trajkit.shapes._files import open_input, read_head
+from trajkit.shapes._files import json_object, open_input, read_head
 from trajkit.shapes.archive import archive_refs, open_archive_conversation
 from trajkit.shapes.eval_output import eval_record_conversation
 from trajkit.shapes.memory import (
@@ -213,21 +213,15 @@ def _open_events_jsonl(ref: ShapeRef) -> MemoryConversation:
                 raise InputError(f"{path}:{number}", "", f"line of {size} bytes above the limit")
             if line.strip():
                 h.update(line)
-                _check_object(f"{path}:{number}", line)
+                json_object(
+                    f"{path}:{number}",
+                    line,
+                    bad_json="not valid JSON ({exc}); expected one event per line",
+                    not_object="expected one event object per line",
+                )
                 events.append(line.strip())
     notes = ["base state unknown: the file holds events only (no base_state.json)"]
     return _events_conversation(ref, events, None, h.hexdigest(), notes=notes)
-
-
-def _check_object(label: str, line: bytes) -> None:
-    try:
-        value = orjson.loads(line)
-    except orjson.JSONDecodeError as exc:
-        raise InputError(
-            label, "", f"not valid JSON ({exc}); expected one event per line"
-        ) from None
-    if not isinstance(value, dict):
-        raise InputError(label, "", "expected one event object per line")
 
 
 def _open_events_json(ref: ShapeRef) -> MemoryConversation:
