@@ -513,7 +513,6 @@ def test_stats_leaves_conversations_without_usage_out_of_token_figures(tmp_path:
     assert tokens["min"] == tokens["max"] > 0, tokens
 
 
-
 def _mixed_tree(tmp_path: Path) -> Path:
     """A V1 folder with V0 records and a V0 eval output beside it, an archive, an events file."""
     import tarfile
