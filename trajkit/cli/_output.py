@@ -15,32 +15,25 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import click
 
 from trajkit.controls import visible_controls
 
 
-class Progress(Protocol):
-    """What a command sees of a progress display."""
+class Progress:
+    """What a command sees of a progress display; this one draws nothing (a pipe, a file, CI)."""
 
     def advance(self, n: int = 1, *, note: str = "") -> None:
         """Count `n` more items done; `note` is a short text such as the item's name."""
 
     def echo(self, text: str, *, err: bool = False) -> None:
         """Print a result line (stdout, or stderr with `err`) without gluing it to the bar."""
-
-
-class _NoProgress:
-    def advance(self, n: int = 1, *, note: str = "") -> None:
-        return None
-
-    def echo(self, text: str, *, err: bool = False) -> None:
         click.echo(text, err=err)
 
 
-class _RichProgress:
+class _RichProgress(Progress):
     def __init__(self, bar: Any, task: Any) -> None:
         self._bar = bar
         self._task = task
@@ -93,7 +86,7 @@ def progress(label: str, *, total: Total = None, enabled: bool = True) -> Iterat
     summary the command prints.
     """
     if not (enabled and is_terminal(sys.stderr)) or os.environ.get("CI"):  # CI: a log file
-        yield _NoProgress()
+        yield Progress()
         return
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, SpinnerColumn, TextColumn
