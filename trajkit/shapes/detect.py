@@ -113,17 +113,18 @@ def _is_v1_history(history: Any) -> bool:
     return isinstance(history, list) and bool(history) and all(is_v1_event(e) for e in history[:3])
 
 
+def _jsonl_head(path: Path) -> Any:
+    """The first record of a `.jsonl` file (None for any other file)."""
+    return _first_line(path) if path.suffix == ".jsonl" and path.is_file() else None
+
+
 def _takes_eval(path: Path) -> bool:
-    if not path.is_file() or path.suffix != ".jsonl":
-        return False
-    record = _first_line(path)
+    record = _jsonl_head(path)
     return isinstance(record, dict) and _is_v1_history(record.get("history"))
 
 
 def _takes_events_jsonl(path: Path) -> bool:
-    if not path.is_file() or path.suffix != ".jsonl":
-        return False
-    return is_v1_event(_first_line(path))
+    return is_v1_event(_jsonl_head(path))
 
 
 def _load_json(path: Path) -> Any:
@@ -146,7 +147,7 @@ def _takes_events_json(path: Path) -> bool:
         value = _load_json(path)
     except InputError:
         return False
-    return isinstance(value, list) and bool(value) and all(is_v1_event(e) for e in value[:3])
+    return _is_v1_history(value)
 
 
 def _takes_state_doc(path: Path) -> bool:
