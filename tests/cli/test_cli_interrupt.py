@@ -193,7 +193,8 @@ def test_ctrl_c_during_a_site_publishes_the_pages_written_and_a_rerun_continues(
     assert "Traceback" not in err and "run the same command again to continue" in err
     pages = sorted(p.stem for p in (site / "c").glob("*.html"))
     assert _index_keys(site) == pages  # every page on disk is listed, and only those
-    assert 2 <= len(pages) < N_CONVERSATIONS
+    # the second page may be cut before it is listed (then removed): at least the first stays
+    assert 1 <= len(pages) < N_CONVERSATIONS
     written = {p: (site / "c" / f"{p}.html").stat().st_mtime_ns for p in pages}
 
     again = subprocess.run(

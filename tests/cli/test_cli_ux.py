@@ -363,7 +363,7 @@ def test_progress_shows_done_total_percent_and_time_left(monkeypatch: pytest.Mon
     stream = Terminal()
     monkeypatch.setattr(sys, "stderr", stream)
     monkeypatch.delenv("CI", raising=False)
-    with _output.progress("checking", total=lambda: 4) as bar:
+    with _output.progress("checking", total=lambda: "abcd") as bar:
         time.sleep(0.3)  # the count arrives from its thread
         for name in "abcd":
             bar.advance(note=name)
@@ -511,3 +511,39 @@ def test_stats_leaves_conversations_without_usage_out_of_token_figures(tmp_path:
     assert doc["conversations"] == 2
     tokens = doc["per_conversation"]["prompt_tokens"]
     assert tokens["min"] == tokens["max"] > 0, tokens
+
+
+def _mixed_tree(tmp_path: Path) -> Path:
+    """A V1 folder with V0 records and a V0 eval output beside it, an archive, an events file."""
+    import tarfile
+
+    tree = tmp_path / "mixed"
+    runs = tree / "runs"
+    shutil.copytree(fx.sdk_conversation("a_text"), runs / "a_text")
+    shutil.copy(fx.REPO / "fixtures" / "v0" / "cli_edit_and_finish.json", runs)
+    shutil.copy(fx.REPO / "fixtures" / "v0-synthetic" / "eval_output.jsonl", runs)  # 2 records
+    with tarfile.open(tree / "download.tar.gz", "w:gz") as tar:
+        tar.add(fx.sdk_conversation("b_terminal"), arcname="b_terminal")
+    shutil.copy(fx.REPO / "fixtures" / "shapes" / "events.jsonl", tree)
+    return tree
+
+
+@pytest.mark.parametrize(
+    ("command", "options", "processed"),
+    [
+        # 3 V1 conversations checked, the 2 V0 files named (not checked): 5 reports
+        ("validate", [], 5),
+        ("convert", ["-o", "{tmp}/c.jsonl"], 6),  # V0 migrated in memory: 6 lines
+        ("export", ["-o", "{tmp}/d"], 5),  # 3 exported, the 2 V0 files skipped
+        ("migrate", ["-o", "{tmp}/m"], 6),  # 5 migrated, the V1 folder skipped
+        ("stats", ["--json"], 6),
+        ("view", ["-o", "{tmp}/s"], 6),  # one page each
+    ],
+)
+def test_progress_total_is_what_the_command_processes(
+    command: str, options: list[str], processed: int, tmp_path: Path
+) -> None:
+    """The bar's total is counted over the registry's listing the command itself reads."""
+    args = [o.format(tmp=tmp_path) for o in options]
+    code, out, terminal = _in_a_terminal(command, _mixed_tree(tmp_path), *args)
+    assert _last_count(terminal) == (processed, processed), (code, out, terminal)

@@ -57,6 +57,20 @@ def test_a_fifo_named_as_a_shape_is_refused_without_blocking(
     assert str(fifo) in out and "FIFO" in out, out
 
 
+def test_a_fifo_below_a_tree_migrate_reads_whole_is_named_without_blocking(
+    tmp_path: Path,
+) -> None:
+    # migrate names each stray .json below a folder; sniffing one opened it blocking (hung)
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    os.mkfifo(tree / "stray.json")
+    shutil.copy(fx.FIXTURES / "v0" / "cli_edit_and_finish.json", tree)
+    result = run_trajkit("migrate", tree, "-o", tmp_path / "out", timeout=60)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "migrated 1 conversation" in result.stdout
+    assert f"skipped {tree / 'stray.json'}: a FIFO" in result.stderr, result.stderr
+
+
 def test_the_shape_readers_refuse_a_fifo_even_when_asked_directly(tmp_path: Path) -> None:
     # past the is_file() checks (a name that turned into a FIFO between listing and reading)
     from trajkit.errors import InputError

@@ -98,6 +98,13 @@ def json_option(help_text: str = "Print a machine-readable JSON report.") -> Cal
     return click.option("--json", "as_json", is_flag=True, help=help_text)
 
 
+def redact_option(f: F) -> F:
+    """`--no-redact`: keep secrets in what a command writes (masked by default)."""
+    return click.option(
+        "--no-redact", is_flag=True, help="Keep secrets and API-key-looking strings."
+    )(f)
+
+
 def jobs_option(f: F) -> F:
     """`--jobs N`: worker processes for many conversations (default: the number of cores, at most 2)."""
     return click.option(
@@ -110,7 +117,10 @@ def jobs_option(f: F) -> F:
 
 
 def jobs_alias(alias: str) -> Callable[[F], F]:
-    """A hidden `alias` still accepted for `--jobs` (the option's former name on a command)."""
+    """A hidden `alias` still accepted for `--jobs` (the option's former name on a command).
+
+    Put it above `engine_options`, which takes `--jobs` in.
+    """
 
     def decorate(f: F) -> F:
         @functools.wraps(f)
@@ -128,21 +138,37 @@ def jobs_alias(alias: str) -> Callable[[F], F]:
 
 
 def engine_options(f: F) -> F:
-    """`--engine local|ray` and `--address ADDR`: where per-conversation work runs."""
-    f = click.option(
-        "--address",
-        default=None,
-        metavar="ADDR",
-        help="Ray cluster to join: HOST:PORT of its head, ray://HOST:10001, or auto "
-        "(default with --engine ray: start a local Ray).",
-    )(f)
-    return click.option(
-        "--engine",
-        type=click.Choice(["local", "ray"]),
-        default="local",
-        show_default=True,
-        help="Run on this machine's worker processes, or on Ray (pip install 'trajkit[ray]').",
-    )(f)
+    """`--jobs N`, `--engine local|ray` and `--address ADDR`: where per-conversation work runs.
+
+    The command receives one `engine` argument: a function opening that engine as a context
+    manager (`trajkit.engine.open_engine`), called only when there is work for it (a Ray
+    instance is not started for one conversation).
+    """
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from trajkit.engine import open_engine
+
+        name, workers, address = kwargs.pop("engine"), kwargs.pop("jobs"), kwargs.pop("address")
+        kwargs["engine"] = functools.partial(open_engine, name, workers=workers, address=address)
+        return f(*args, **kwargs)
+
+    return _stack(wrapper, [  # type: ignore[no-any-return]
+        click.option("--engine", type=click.Choice(["local", "ray"]), default="local",
+                     show_default=True, help="Run on this machine's worker processes, or on "
+                     "Ray (pip install 'trajkit[ray]')."),
+        click.option("--address", default=None, metavar="ADDR",
+                     help="Ray cluster to join: HOST:PORT of its head, ray://HOST:10001, or "
+                     "auto (default with --engine ray: start a local Ray)."),
+        jobs_option,
+    ])  # fmt: skip
+
+
+def _stack(f: Callable[..., Any], options: list[Callable[[Any], Any]]) -> Any:
+    """`f` with `options` applied, listed in `--help` in the order given."""
+    for option in reversed(options):
+        f = option(f)
+    return f
 
 
 def filter_options(f: F) -> F:
@@ -151,8 +177,6 @@ def filter_options(f: F) -> F:
     The command receives them as one `filters: ConversationFilters` argument (see
     `trajkit.filters` for what each means; the same in every command).
     """
-    import functools
-
     from trajkit.events.state import EXECUTION_STATUSES  # the one status list
 
     @functools.wraps(f)
@@ -180,10 +204,7 @@ def filter_options(f: F) -> F:
         click.option("--tool", multiple=True,
                      help="Keep conversations that called this tool (repeatable)."),
     ]  # fmt: skip
-    decorated: Any = wrapper
-    for option in reversed(options):
-        decorated = option(decorated)
-    return decorated  # type: ignore[no-any-return]
+    return _stack(wrapper, options)  # type: ignore[no-any-return]
 
 
 def _parse_time(value: str | None, *, end: bool) -> datetime | None:
@@ -262,7 +283,4 @@ def conversion_options(f: F) -> F:
                      default="drop", show_default=True,
                      help="Unanswered tool calls: drop them, add an error result, or only report them."),
     ]  # fmt: skip
-    decorated: Any = wrapper
-    for option in reversed(options):
-        decorated = option(decorated)
-    return decorated  # type: ignore[no-any-return]
+    return _stack(wrapper, options)  # type: ignore[no-any-return]

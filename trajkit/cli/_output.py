@@ -11,36 +11,29 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import click
 
 from trajkit.controls import visible_controls
 
 
-class Progress(Protocol):
-    """What a command sees of a progress display."""
+class Progress:
+    """What a command sees of a progress display; this one draws nothing (a pipe, a file, CI)."""
 
     def advance(self, n: int = 1, *, note: str = "") -> None:
         """Count `n` more items done; `note` is a short text such as the item's name."""
 
     def echo(self, text: str, *, err: bool = False) -> None:
         """Print a result line (stdout, or stderr with `err`) without gluing it to the bar."""
-
-
-class _NoProgress:
-    def advance(self, n: int = 1, *, note: str = "") -> None:
-        return None
-
-    def echo(self, text: str, *, err: bool = False) -> None:
         click.echo(text, err=err)
 
 
-class _RichProgress:
+class _RichProgress(Progress):
     def __init__(self, bar: Any, task: Any) -> None:
         self._bar = bar
         self._task = task
@@ -49,21 +42,21 @@ class _RichProgress:
         self._bar.update(self._task, advance=n, note=note[-40:])
 
     def echo(self, text: str, *, err: bool = False) -> None:
-        if err or _is_terminal(sys.stdout):
+        if err or is_terminal(sys.stdout):
             # Same screen as the bar: rich clears the bar, prints the line, redraws the bar.
             self._bar.console.print(text, markup=False, highlight=False, soft_wrap=True)
         else:
             click.echo(text)  # stdout is a pipe or a file: the line goes there untouched
 
-    def count_in_background(self, count: Callable[[], int]) -> None:
-        """Learn the total from `count()` in a thread: the work starts at once, the bar shows
-        done/total, percent and time left once the count is in.
+    def count_in_background(self, listing: Callable[[], Iterable[object]]) -> None:
+        """Learn the total by counting `listing()` in a thread: the work starts at once, the bar
+        shows done/total, percent and time left once the count is in.
         """
         import threading
 
         def run() -> None:
             try:
-                total = count()
+                total = sum(1 for _ in listing())
             except Exception:  # noqa: BLE001 - a count is a courtesy; the work reports errors
                 return
             self._bar.update(self._task, total=total)
@@ -71,18 +64,16 @@ class _RichProgress:
         threading.Thread(target=run, name="trajkit-progress-count", daemon=True).start()
 
 
-def _is_terminal(stream: Any) -> bool:
+def is_terminal(stream: Any) -> bool:
+    """Whether `stream` (sys.stdout, sys.stderr) is an interactive terminal."""
     return bool(getattr(stream, "isatty", lambda: False)())
 
 
-def stderr_is_terminal() -> bool:
-    """True when progress can be drawn: stderr is an interactive terminal and not CI."""
-    stream = sys.stderr
-    return bool(getattr(stream, "isatty", lambda: False)()) and not os.environ.get("CI")
-
-
-Total = int | Callable[[], int] | None
-"""How many items a run has: known, counted (in a thread, while the work starts), or unknown."""
+Total = int | Callable[[], Iterable[object]] | None
+"""How many items a run has: known; the listing the run reads, one item per item done, which
+is counted in a thread while the work starts (so the total cannot disagree with the work);
+or unknown.
+"""
 
 
 @contextmanager
@@ -94,8 +85,8 @@ def progress(label: str, *, total: Total = None, enabled: bool = True) -> Iterat
     is not even imported. The last frame drawn is the final count, so the bar agrees with the
     summary the command prints.
     """
-    if not (enabled and stderr_is_terminal()):
-        yield _NoProgress()
+    if not (enabled and is_terminal(sys.stderr)) or os.environ.get("CI"):  # CI: a log file
+        yield Progress()
         return
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, SpinnerColumn, TextColumn
@@ -256,15 +247,20 @@ def stop_on_ctrl_c(what: str) -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-def close_iterator(items: Any) -> None:
-    """Close a generator of results now (its worker processes stop), not at interpreter exit.
+@contextmanager
+def stopping(items: Any) -> Iterator[None]:
+    """Close a generator of results when the block ends (its worker processes stop now), not
+    at interpreter exit.
 
     A loop that ends by an exception of its own (a full disk, a closed pipe) leaves the
     generator suspended; its process pool would then be joined at exit, which can hang.
     """
-    close = getattr(items, "close", None)
-    if close is not None:
-        close()
+    try:
+        yield
+    finally:
+        close = getattr(items, "close", None)
+        if close is not None:
+            close()
 
 
 QUIET, NORMAL, VERBOSE = -1, 0, 1

@@ -10,66 +10,51 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 
-from trajkit.cli._options import (
-    conversion_options,
-    engine_options,
-    examples,
-    filter_options,
-    jobs_option,
-    json_option,
-    paths_argument,
-    verbosity_options,
-)
+from trajkit.cli import _options as opt
 
 if TYPE_CHECKING:
     from trajkit.convert.corpus import ConvertReport
-    from trajkit.filters import ConversationFilters
-
-if TYPE_CHECKING:
     from trajkit.convert.options import ConversionOptions, Target
+    from trajkit.filters import ConversationFilters
 
 
 @click.command(
     "convert",
-    epilog=examples(
+    epilog=opt.examples(
         "trajkit convert runs/abc123                  # one conversation: JSON",
         "trajkit convert runs/ --to responses -o all.jsonl",
         "trajkit convert runs/ --status finished --no-reasoning -o sft.jsonl",
     ),
 )
-@paths_argument()
+@opt.paths_argument()
 @click.option(
     "--to",
-    "to",
     type=click.Choice(["chat", "responses", "auto"]),
     default="chat",
     show_default=True,
     help="Wire format; auto = the API the conversation's LLM used.",
 )
-@conversion_options
+@opt.conversion_options
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write here, not stdout.")
 @click.option("--overwrite", is_flag=True, help="Replace an existing output file.")
 @click.option(
     "--keep-invalid",
     is_flag=True,
-    help="Convert conversations validate rejects, with their errors as warnings "
-    "(default: skip them).",
+    help="Convert conversations validate rejects, with their errors as warnings (default: skip them).",
 )
-@filter_options
-@jobs_option
-@json_option(
-    "With -o: print what was written as one JSON document (trajkit.convert/1) on stdout "
-    "(without -o the converted documents are the output)."
+@opt.filter_options
+@opt.json_option(
+    "With -o: print what was written as one JSON document (trajkit.convert/1) on stdout (without -o the converted documents are the output)."
 )
-@engine_options
-@verbosity_options
+@opt.engine_options
+@opt.verbosity_options
 def convert_command(
     paths: tuple[Path, ...],
     to: Target,
@@ -77,10 +62,8 @@ def convert_command(
     output: Path | None,
     overwrite: bool,
     keep_invalid: bool,
-    jobs: int | None,
     as_json: bool,
-    engine: str,
-    address: str | None,
+    engine: Callable[[], Any],
     filters: ConversationFilters,
 ) -> None:
     """Turn conversations into the messages an LLM saw (JSON for one, JSONL for many)."""
@@ -107,8 +90,9 @@ def convert_command(
     if one is not None:
         _convert_one(one, output, to, options, keep_invalid=keep_invalid, report=report)
     else:
-        _convert_many(paths, output, to, options, jobs=jobs, engine=engine, address=address,
-                      keep_invalid=keep_invalid, report=report)  # fmt: skip
+        with engine() as runner:
+            _convert_many(paths, output, to, options, engine=runner, keep_invalid=keep_invalid,
+                          report=report)  # fmt: skip
     if as_json:
         echo_json(report.to_json())
     if report.failed:
@@ -143,37 +127,31 @@ def _convert_many(
     to: Target,
     options: ConversionOptions,
     *,
-    jobs: int | None,
-    engine: str,
-    address: str | None,
+    engine: Any,
     keep_invalid: bool,
     report: ConvertReport,
 ) -> None:
     """Write JSONL, one line per conversation; what was skipped is said on stderr."""
-    from trajkit.cli._output import Notes, close_iterator, progress
+    from trajkit.cli._output import Notes, progress, stopping
     from trajkit.convert import convert_corpus
-    from trajkit.convert.corpus import count_conversations
-    from trajkit.engine import open_engine
+    from trajkit.convert.corpus import iter_inputs
 
-    with open_engine(engine, workers=jobs, address=address) as runner, _open_output(output) as out:
+    with _open_output(output) as out:
         items = convert_corpus(
-            paths, to=to, options=options, engine=runner, keep_invalid=keep_invalid
+            paths, to=to, options=options, engine=engine, keep_invalid=keep_invalid
         )
-        with progress("converting", total=lambda: count_conversations(paths)) as bar:
+        with progress("converting", total=lambda: iter_inputs(paths)) as bar, stopping(items):
             notes = Notes(lambda line: bar.echo(line, err=True))  # one line per kind (-v: each)
-            try:
-                for item in items:
-                    for problem in item.problems:
-                        notes.add(str(item.path), problem)
-                    if item.line is None:
-                        bar.echo(f"Error: {item.error}", err=True)
-                    else:
-                        out.write(item.line + b"\n")
-                    report.add(item)
-                    bar.advance(note=item.path.name)
-                notes.close()
-            finally:
-                close_iterator(items)  # a full disk: the workers stop now, not at exit
+            for item in items:  # a full disk: `stopping` ends the workers now, not at exit
+                for problem in item.problems:
+                    notes.add(str(item.path), problem)
+                if item.line is None:
+                    bar.echo(f"Error: {item.error}", err=True)
+                else:
+                    out.write(item.line + b"\n")
+                report.add(item)
+                bar.advance(note=item.path.name)
+            notes.close()
         if not report.converted and output is not None:
             raise _Unpublished  # no empty file: the output stays as it was
     click.echo(report.summary(), err=True)

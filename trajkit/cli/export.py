@@ -14,21 +14,12 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from trajkit.cli import EXIT_INTERRUPTED
-from trajkit.cli._options import (
-    PATH_OR_URL,
-    engine_options,
-    examples,
-    filter_options,
-    jobs_alias,
-    jobs_option,
-    json_option,
-    paths_argument,
-)
+from trajkit.cli import _options as opt
 
 if TYPE_CHECKING:
     from trajkit.export import ExportReport
@@ -49,26 +40,25 @@ def _lean_arrow_pool() -> None:
 
 @click.command(
     "export",
-    epilog=examples(
+    epilog=opt.examples(
         "trajkit export runs/ -o dataset/",
         "trajkit export runs/ -o dataset/ --status finished --since 2026-01-01",
         "trajkit export old/ --from-v0 -o dataset/",
     ),
 )
-@paths_argument()
-@click.option("-o", "--output", "out_dir", type=PATH_OR_URL, required=True, metavar="OUT_DIR",
+@opt.paths_argument()
+@click.option("-o", "--output", "out_dir", type=opt.PATH_OR_URL, required=True, metavar="OUT_DIR",
               help="Dataset folder: empty, new, or an earlier export to update.")  # fmt: skip
 @click.option("--view", type=click.Choice(["condensed", "full"]), default="condensed",
               show_default=True, help="Messages the model saw after condensation, or every event.")  # fmt: skip
 @click.option("--overwrite", is_flag=True, help="Start over: remove an earlier export in OUT_DIR.")
-@click.option("--no-redact", is_flag=True, help="Keep secrets and API-key-looking strings.")
+@opt.redact_option
 @click.option("--keep-invalid", is_flag=True, help="Export conversations validate rejects, their errors in the row's problems (default: skip them).")  # fmt: skip
 @click.option("--from-v0", is_flag=True, help="Inputs are OpenHands V0 trajectories (migrated).")
-@filter_options
-@jobs_option
-@jobs_alias("--workers")  # the former name of --jobs here; kept so scripts keep working
-@json_option("Print the report as one JSON document on stdout (the summary line still goes to stderr).")  # fmt: skip
-@engine_options
+@opt.filter_options
+@opt.jobs_alias("--workers")  # the former name of --jobs here; kept so scripts keep working
+@opt.json_option("Print the report as one JSON document on stdout (the summary line still goes to stderr).")  # fmt: skip
+@opt.engine_options
 def export_command(
     paths: tuple[Path, ...],
     out_dir: Path,
@@ -78,10 +68,8 @@ def export_command(
     keep_invalid: bool,
     from_v0: bool,
     filters: ConversationFilters,
-    jobs: int | None,
     as_json: bool,
-    engine: str,
-    address: str | None,
+    engine: Callable[[], Any],
 ) -> None:
     """Export conversations to Parquet tables for training and analysis."""
     _lean_arrow_pool()
@@ -92,7 +80,6 @@ def export_command(
         stop_on_ctrl_c,
         writing,
     )
-    from trajkit.engine import open_engine
     from trajkit.export import ExportInterrupted, RowOptions, export_dataset
     from trajkit.store.location import storage_folder
 
@@ -103,22 +90,18 @@ def export_command(
     options = RowOptions(view=view, redact=not no_redact, keep_invalid=keep_invalid,  # type: ignore[arg-type]
                          filters=filters, secret_key=key)  # fmt: skip
     out = display_path(out_dir)
-    with (
-        stop_on_ctrl_c("the export"),
-        writing(out_dir),
-        open_engine(engine, workers=jobs, address=address) as runner,
-        _progress(paths, from_v0) as on_progress,
-    ):
-        try:
+    try:
+        with (
+            stop_on_ctrl_c("the export"),
+            writing(out_dir),
+            engine() as runner,
+            _progress(paths, from_v0) as on_progress,
+        ):
             report = export_dataset(paths, out_dir, options=options, overwrite=overwrite,
                                     from_v0=from_v0, progress=on_progress, engine=runner)  # fmt: skip
-        except ExportInterrupted as stopped:
-            report, interrupted = stopped.report, True
-        else:
             on_progress(report)  # inputs skipped after the last chunk: the bar ends on the total
-            interrupted = False
-    if interrupted:
-        click.echo(report.interrupted(out), err=True)
+    except ExportInterrupted as stopped:  # said once the workers are stopped and the bar gone
+        click.echo(stopped.report.interrupted(out), err=True)
         sys.exit(EXIT_INTERRUPTED)
     for skipped in report.skipped:
         click.echo(f"Error: {skipped.reason}", err=True)
@@ -134,10 +117,10 @@ def export_command(
 def _progress(paths: tuple[Path, ...], from_v0: bool) -> Iterator[Callable[[ExportReport], None]]:
     """The progress display, fed by `export_dataset`'s report after each chunk."""
     from trajkit.cli._output import progress
-    from trajkit.export.dataset import count_inputs
+    from trajkit.export.dataset import iter_inputs
 
     started = time.perf_counter()
-    with progress("exporting", total=lambda: count_inputs(paths, from_v0=from_v0)) as bar:
+    with progress("exporting", total=lambda: iter_inputs(paths, from_v0=from_v0)) as bar:
         shown = 0
 
         def on_progress(report: ExportReport) -> None:

@@ -7,12 +7,12 @@ from pathlib import Path
 import click
 
 from trajkit.cli import EXIT_INTERRUPTED
-from trajkit.cli._options import examples, jobs_option, json_option, verbosity_options
+from trajkit.cli import _options as opt
 
 
 @click.command(
     "migrate",
-    epilog=examples(
+    epilog=opt.examples(
         "trajkit migrate trajectory.json -o runs/",
         "trajkit migrate output.jsonl sessions/ -o runs/ --tool-names v1",
         "trajkit migrate old/ -o runs/ --json > migrated.json",
@@ -38,9 +38,9 @@ from trajkit.cli._options import examples, jobs_option, json_option, verbosity_o
     show_default=True,
     help="Keep V0 tool names (execute_bash) or use V1 names (terminal, file_editor).",
 )
-@jobs_option
-@json_option("Print one JSON document listing every outcome.")
-@verbosity_options
+@opt.jobs_option
+@opt.json_option("Print one JSON document listing every outcome.")
+@opt.verbosity_options
 def migrate_command(
     inputs: tuple[Path, ...],
     out_dir: Path,
@@ -59,16 +59,17 @@ def migrate_command(
     from trajkit.cli import _output as o
     from trajkit.engine import LocalEngine
     from trajkit.migrate import Migrated, MigrationTally, migrate_paths
-    from trajkit.migrate.run import count_inputs
+    from trajkit.migrate.run import iter_inputs
 
     o.check_output_folder(out_dir)
     quiet = o.verbosity() == o.QUIET  # -q: the summary and what was skipped only
     tally = MigrationTally(show=o.display_path)
     outcomes = migrate_paths(inputs, out_dir, overwrite=overwrite, tool_names=tool_names,  # type: ignore[arg-type]
                              engine=LocalEngine(jobs))  # fmt: skip
-    total = lambda: count_inputs(inputs, out_dir)  # noqa: E731 - counted in a thread
+    total = lambda: iter_inputs(inputs, out_dir)  # noqa: E731 - counted in a thread
     try:
         with (
+            o.stopping(outcomes),  # whatever ends the loop, the workers stop now
             o.stop_on_ctrl_c("the migration"),
             o.new_folder_removed_if_empty(out_dir),
             o.progress("migrating", total=total, enabled=not as_json) as bar,
@@ -82,8 +83,6 @@ def migrate_command(
     except KeyboardInterrupt:
         click.echo(tally.interrupted(o.display_path(out_dir)), err=True)
         raise SystemExit(EXIT_INTERRUPTED) from None
-    finally:
-        o.close_iterator(outcomes)  # whatever ended the loop, the workers stop now
     if as_json:
         o.echo_json(tally.to_json())
     else:

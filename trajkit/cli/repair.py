@@ -31,58 +31,15 @@ def repair_command(
     event; a tool call left unanswered gets an error result. Nothing is renumbered. Exit 0 when
     every folder validates afterwards (or would, with --dry-run, once repaired), 1 otherwise.
     """
-    from trajkit.cli._output import display_path, echo_json, writing
-    from trajkit.errors import InputError, OutputError, TrajkitError
-    from trajkit.repair import repair_conversation
+    from trajkit.cli._output import echo_json
+    from trajkit.errors import InputError
     from trajkit.store import find_conversations
-    from trajkit.validate import validate_conversation
 
     report: list[dict[str, Any]] = []
     refused: list[str] = []
     ok = True
     for folder in _folders(paths, refused, find_conversations, InputError):
-        try:
-            with writing(folder):
-                fixes = repair_conversation(folder, dry_run=dry_run)
-        except OutputError:
-            raise  # the folder cannot be written (read-only, full): one line, exit 1
-        except TrajkitError as exc:  # refused (a link outside, a live writer): nothing changed
-            ok = False
-            if as_json:
-                report.append({"conversation": display_path(folder), "error": str(exc)})
-            else:
-                click.echo(f"refused: {exc}")
-            continue
-        remaining = [f for f in fixes if f.kind == "unfixable"]
-        # Read-only either way: after a repair, what is still wrong; in a dry run, what
-        # validate rejects now (said below when repair has nothing to do about it).
-        problems = list(validate_conversation(folder).problems)
-        errors = [p for p in problems if p.severity == "error"]
-        if dry_run and fixes:
-            errors = []  # the planned fixes change what validate will say; see "cannot fix"
-        ok = ok and not remaining and not errors
-        if as_json:
-            report.append(
-                {
-                    "conversation": display_path(folder),
-                    "fixes": [
-                        {"kind": f.kind, "path": display_path(f.path), "message": f.message}
-                        for f in fixes
-                    ],
-                    "remaining_errors": [p.format(display_path(p.path)) for p in errors],
-                }
-            )
-            continue
-        verb = "would" if dry_run else "did"
-        for fix in fixes:
-            tag = (
-                "cannot fix" if fix.kind == "unfixable" else f"{verb} {fix.kind.replace('_', ' ')}"
-            )
-            click.echo(f"{tag}: {display_path(fix.path)}: {fix.message}")
-        for p in errors:
-            click.echo(f"{'not crash damage' if not fixes else 'still invalid'}: "
-                       f"{p.format(display_path(p.path))}")  # fmt: skip
-        click.echo(f"{display_path(folder)}: {_state(fixes, errors, dry_run)}")
+        ok = _repair(folder, dry_run, report if as_json else None) and ok
     for line in refused:
         ok = False
         click.echo(line, err=True)
@@ -91,6 +48,57 @@ def repair_command(
             {"schema": "trajkit.repair/1", "dry_run": dry_run, "ok": ok, "conversations": report}
         )
     ctx.exit(0 if ok else 1)
+
+
+def _repair(folder: Path, dry_run: bool, report: list[dict[str, Any]] | None) -> bool:
+    """Repair (or plan) one folder and say what was done: lines, or an entry of `report`.
+
+    Returns whether the folder validates afterwards (with `dry_run`: would, once repaired).
+    """
+    from trajkit.cli._output import display_path, writing
+    from trajkit.errors import OutputError, TrajkitError
+    from trajkit.repair import repair_conversation
+    from trajkit.validate import validate_conversation
+
+    try:
+        with writing(folder):
+            fixes = repair_conversation(folder, dry_run=dry_run)
+    except OutputError:
+        raise  # the folder cannot be written (read-only, full): one line, exit 1
+    except TrajkitError as exc:  # refused (a link outside, a live writer): nothing changed
+        if report is not None:
+            report.append({"conversation": display_path(folder), "error": str(exc)})
+        else:
+            click.echo(f"refused: {exc}")
+        return False
+    remaining = [f for f in fixes if f.kind == "unfixable"]
+    # Read-only either way: after a repair, what is still wrong; in a dry run, what
+    # validate rejects now (said below when repair has nothing to do about it).
+    problems = list(validate_conversation(folder).problems)
+    errors = [p for p in problems if p.severity == "error"]
+    if dry_run and fixes:
+        errors = []  # the planned fixes change what validate will say; see "cannot fix"
+    if report is not None:
+        report.append(
+            {
+                "conversation": display_path(folder),
+                "fixes": [
+                    {"kind": f.kind, "path": display_path(f.path), "message": f.message}
+                    for f in fixes
+                ],
+                "remaining_errors": [p.format(display_path(p.path)) for p in errors],
+            }
+        )
+        return not remaining and not errors
+    verb = "would" if dry_run else "did"
+    for fix in fixes:
+        tag = "cannot fix" if fix.kind == "unfixable" else f"{verb} {fix.kind.replace('_', ' ')}"
+        click.echo(f"{tag}: {display_path(fix.path)}: {fix.message}")
+    for p in errors:
+        click.echo(f"{'not crash damage' if not fixes else 'still invalid'}: "
+                   f"{p.format(display_path(p.path))}")  # fmt: skip
+    click.echo(f"{display_path(folder)}: {_state(fixes, errors, dry_run)}")
+    return not remaining and not errors
 
 
 def _folders(paths: Any, refused: list[str], find: Any, input_error: Any) -> Any:

@@ -7,6 +7,7 @@ import secrets
 import socket
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -134,8 +135,8 @@ def _first_scan(catalog: Any) -> None:
     from trajkit.cli._output import progress
     from trajkit.views.summary import Skipped, iter_sources
 
-    def total() -> int:
-        return sum(1 for s in iter_sources(catalog.paths) if not isinstance(s, Skipped))
+    def total() -> Iterator[object]:  # what the catalog reads: the skipped parts are not rows
+        return (s for s in iter_sources(catalog.paths) if not isinstance(s, Skipped))
 
     with progress("indexing", total=total) as bar:
         done = threading.Event()

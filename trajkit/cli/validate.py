@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from trajkit.cli._options import (
-    engine_options,
-    examples,
-    filter_options,
-    jobs_option,
-    json_option,
-    paths_argument,
-    verbosity_options,
-)
+from trajkit.cli import _options as opt
 
 if TYPE_CHECKING:
     from trajkit.filters import ConversationFilters
@@ -23,20 +16,19 @@ if TYPE_CHECKING:
 
 @click.command(
     "validate",
-    epilog=examples(
+    epilog=opt.examples(
         "trajkit validate runs/                  # every conversation under runs/",
         "trajkit validate runs/abc123 --strict   # warnings count as errors",
         "trajkit validate runs/ --json > report.json",
     ),
 )
-@paths_argument()
+@opt.paths_argument()
 @click.option(
     "--strict", is_flag=True, help="Treat warnings (unknown kinds, stray files, …) as errors."
 )
-@json_option("Print one JSON document (trajkit.validate/1).")
-@filter_options
-@jobs_option
-@engine_options
+@opt.json_option("Print one JSON document (trajkit.validate/1).")
+@opt.filter_options
+@opt.engine_options
 @click.option(
     "--thorough",
     is_flag=True,
@@ -49,18 +41,16 @@ if TYPE_CHECKING:
     metavar="MB",
     help="Refuse files larger than this many MB without reading them (default 100).",
 )
-@verbosity_options
+@opt.verbosity_options
 @click.pass_context
 def validate_command(
     ctx: click.Context,
     paths: tuple[Path, ...],
     strict: bool,
     as_json: bool,
-    jobs: int | None,
     thorough: bool,
     max_file_size: int | None,
-    engine: str,
-    address: str | None,
+    engine: Callable[[], Any],
     filters: ConversationFilters,
 ) -> None:
     """Check conversation folders, folders of many conversations, or single event files.
@@ -70,51 +60,42 @@ def validate_command(
     `file:json-pointer: message` per problem, then a summary. Exit status: 0 valid, 1 problems
     found, 2 usage error. Never modifies anything.
     """
-    from trajkit.cli._output import (
-        Notes,
-        close_iterator,
-        display_path,
-        echo_json,
-        progress,
-        select_paths,
-    )
-    from trajkit.engine import open_engine
-    from trajkit.validate import MAX_FILE_BYTES, Summary, count_targets, validate_paths
-    from trajkit.validate.corpus import names_nothing
+    from trajkit.cli import _output as o
+    from trajkit.validate import MAX_FILE_BYTES, Summary, iter_targets, validate_paths
 
-    paths = tuple(select_paths(paths, filters))
+    paths = tuple(o.select_paths(paths, filters))
     limit = max_file_size * 1024 * 1024 if max_file_size else MAX_FILE_BYTES
-    summary = Summary()
-    problems: list[dict[str, Any]] = []
-    with (
-        open_engine(engine, workers=jobs, address=address) as runner,
-        progress("validating", total=lambda: count_targets(paths), enabled=not as_json) as bar,
-    ):
-        notes = Notes(bar.echo)  # a warning repeated over conversations: one line (-v: each)
+    summary, problems = Summary(), list[dict[str, Any]]()
+    total = lambda: iter_targets(paths)  # noqa: E731 - counted in a thread
+    with engine() as runner, o.progress("validating", total=total, enabled=not as_json) as bar:
+        notes = o.Notes(bar.echo)  # a warning repeated over conversations: one line (-v: each)
         reports = validate_paths(paths, strict=strict, max_file_bytes=limit, thorough=thorough,
                                  engine=runner)  # fmt: skip
-        try:
+        with o.stopping(reports):  # `validate | head`: the workers stop now, not at exit
             for report in reports:
                 summary.add(report)
-                for problem in report.problems:
-                    where, line = (
-                        display_path(problem.path),
-                        problem.format(display_path(problem.path)),
-                    )
-                    if as_json:
-                        problems.append(problem.to_json(where))
-                    elif names_nothing(report):  # a missing PATH: an error, not a file checked
-                        bar.echo(f"Error: {line}", err=True)
-                    elif problem.severity == "warning":
-                        notes.add(display_path(report.path), problem.message, line=line)
-                    else:
-                        bar.echo(line)
+                _say(report, bar, notes, problems if as_json else None)
                 bar.advance(note=report.path.name)
-            notes.close()
-        finally:
-            close_iterator(reports)  # `validate | head`: the workers stop now, not at exit
+        notes.close()
     if as_json:
-        echo_json({"schema": "trajkit.validate/1", **summary.to_json(), "problems": problems})
+        o.echo_json({"schema": "trajkit.validate/1", **summary.to_json(), "problems": problems})
     elif (ending := summary.line()) is not None:
         click.echo(ending)
     ctx.exit(0 if summary.valid else 1)
+
+
+def _say(report: Any, bar: Any, notes: Any, problems: list[Any] | None) -> None:
+    """One report's problems: kept for the JSON document, or printed (the warnings grouped)."""
+    from trajkit.cli._output import display_path
+    from trajkit.validate.corpus import names_nothing
+
+    for problem in report.problems:
+        where = display_path(problem.path)
+        if problems is not None:
+            problems.append(problem.to_json(where))
+        elif names_nothing(report):  # a missing PATH: an error, not a file checked
+            bar.echo(f"Error: {problem.format(where)}", err=True)
+        elif problem.severity == "warning":
+            notes.add(display_path(report.path), problem.message, line=problem.format(where))
+        else:
+            bar.echo(problem.format(where))

@@ -15,14 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from trajkit.cli._options import (
-    examples,
-    filter_options,
-    jobs_option,
-    json_option,
-    paths_argument,
-    verbosity_options,
-)
+from trajkit.cli import _options as opt
 
 if TYPE_CHECKING:
     from trajkit.filters import ConversationFilters
@@ -30,28 +23,53 @@ if TYPE_CHECKING:
 _SORT_KEYS = ("time", "last", "events", "cost", "status", "model", "id")
 
 
-def _report_skipped(problems: Iterable[object]) -> int:
-    """Print each problem on stderr; return the exit code (1 when anything was skipped)."""
+def _exit_after(problems: Iterable[object]) -> None:
+    """Print each problem on stderr as `skipped: …`; exit 1 when there was any, else 0."""
     code = 0
     for problem in problems:
         click.echo(f"skipped: {problem}", err=True)
         code = 1
-    return code
+    sys.exit(code)
 
 
-def _stdout_is_terminal() -> bool:
-    return bool(getattr(sys.stdout, "isatty", lambda: False)())
+def _on_terminal() -> bool:
+    from trajkit.cli._output import is_terminal
+
+    return is_terminal(sys.stdout)
+
+
+def _columns(*, on_a_pipe: bool) -> int | None:
+    """COLUMNS, else the terminal's width: stdout's, and stderr's too with `on_a_pipe` (tables
+    sized for the terminal they were asked on); None (do not cut) when there is none.
+    """
+    if os.environ.get("COLUMNS", "").isdigit():
+        return int(os.environ["COLUMNS"])
+    for stream in (sys.stdout, sys.stderr) if on_a_pipe else (sys.stdout,):
+        try:
+            if on_a_pipe or _on_terminal():
+                return os.get_terminal_size(stream.fileno()).columns
+        except (OSError, ValueError, AttributeError):
+            continue
+    return None
+
+
+def _console() -> Any:
+    from rich.console import Console
+
+    return Console(
+        file=sys.stdout, highlight=False, soft_wrap=False, width=_columns(on_a_pipe=True)
+    )
 
 
 @click.command(
     "ls",
-    epilog=examples(
+    epilog=opt.examples(
         "trajkit ls runs/",
         "trajkit ls runs/ --sort cost -r --model claude-sonnet-4",
         "trajkit ls runs/ --json | jq '.conversations[].id'",
     ),
 )
-@paths_argument()
+@opt.paths_argument()
 @click.option(
     "--sort",
     "sort_key",
@@ -66,8 +84,8 @@ def _stdout_is_terminal() -> bool:
     default=None,
     help="Print a line naming the columns (default: on a terminal).",
 )
-@filter_options
-@json_option("Print the rows as one JSON document (trajkit.ls/1).")
+@opt.filter_options
+@opt.json_option("Print the rows as one JSON document (trajkit.ls/1).")
 def ls_command(
     paths: tuple[Path, ...],
     sort_key: str,
@@ -99,35 +117,25 @@ def ls_command(
             }
         )
     else:
-        width = _width()
-        show_header = _stdout_is_terminal() if header is None else header
-        for line in format_rows(rows, width=width, header=show_header):
+        show_header = _on_terminal() if header is None else header
+        for line in format_rows(rows, width=_columns(on_a_pipe=False), header=show_header):
             click.echo(line)
-    sys.exit(_report_skipped(problems))
-
-
-def _width() -> int | None:
-    """Terminal width; None (do not cut) on a pipe unless COLUMNS says otherwise."""
-    if os.environ.get("COLUMNS", "").isdigit():
-        return int(os.environ["COLUMNS"])
-    if _stdout_is_terminal():
-        return os.get_terminal_size(sys.stdout.fileno()).columns
-    return None
+    _exit_after(problems)
 
 
 @click.command(
     "stats",
-    epilog=examples(
+    epilog=opt.examples(
         "trajkit stats runs/",
         "trajkit stats runs/ --status error --table",
         "trajkit stats runs/ --json > stats.json",
     ),
 )
-@paths_argument()
-@json_option("Print the summary as JSON (the default when stdout is not a terminal).")
+@opt.paths_argument()
+@opt.json_option("Print the summary as JSON (the default when stdout is not a terminal).")
 @click.option("--table", "as_table", is_flag=True, help="Print tables even when not on a terminal.")
-@filter_options
-@jobs_option
+@opt.filter_options
+@opt.jobs_option
 def stats_command(
     paths: tuple[Path, ...],
     as_json: bool,
@@ -143,14 +151,14 @@ def stats_command(
     corpus = CorpusStats()
     skipped: list[object] = []
     selected = select_paths(paths, filters)
-    with progress("reading", total=lambda: sum(1 for _ in iter_sources(selected))) as bar:
+    with progress("reading", total=lambda: iter_sources(selected)) as bar:
         for item in iter_stats(selected, engine=LocalEngine(jobs)):
             if isinstance(item, Skipped):
                 skipped.append(item)
             else:
                 corpus.add(item)
             bar.advance(note="" if isinstance(item, Skipped) else item.id)
-    if as_json or not (as_table or _stdout_is_terminal()):
+    if as_json or not (as_table or _on_terminal()):
         data = corpus.to_dict()
         data["problems"] = [*map(str, skipped), *data["problems"]]
         echo_json({"schema": "trajkit.stats/1", **data})
@@ -158,30 +166,12 @@ def stats_command(
         from trajkit.views.tables import print_stats
 
         print_stats(corpus.to_dict(), _console())
-    sys.exit(_report_skipped([*skipped, *corpus.problems]))
-
-
-def _console() -> Any:
-    from rich.console import Console
-
-    return Console(file=sys.stdout, highlight=False, soft_wrap=False, width=_table_width())
-
-
-def _table_width() -> int | None:
-    """COLUMNS, else the terminal's width (stdout's, or stderr's when stdout is piped)."""
-    if os.environ.get("COLUMNS", "").isdigit():
-        return int(os.environ["COLUMNS"])
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            return os.get_terminal_size(stream.fileno()).columns
-        except (OSError, ValueError, AttributeError):
-            continue
-    return None
+    _exit_after([*skipped, *corpus.problems])
 
 
 @click.command(
     "inspect",
-    epilog=examples(
+    epilog=opt.examples(
         "trajkit inspect runs/abc123",
         "trajkit inspect trajectory.json --from 10 --to 20 --full",
         "trajkit inspect output.jsonl#django__django-11099",
@@ -200,11 +190,11 @@ def _table_width() -> int | None:
     default=None,
     help="Page the output (default: on a terminal, for long conversations).",
 )
-@json_option(
+@opt.json_option(
     "Print the conversation's summary (the header: model, status, counts, tokens, cost, "
     "title, kinds of events) as one JSON document (trajkit.inspect/1), not its events."
 )
-@verbosity_options
+@opt.verbosity_options
 def inspect_command(
     path: Path, full: bool, start: int, stop: int | None, pager: bool | None, as_json: bool
 ) -> None:
@@ -226,14 +216,14 @@ def inspect_command(
 
         problems = [*loaded.problems, *_empty(loaded)]
         echo_json({**conversation_summary(loaded), "problems": [str(p) for p in problems]})
-        sys.exit(_report_skipped(problems))
+        _exit_after(problems)
     console = _console()
-    use_pager = pager if pager is not None else (_stdout_is_terminal() and len(loaded.items) > 30)
+    use_pager = pager if pager is not None else (_on_terminal() and len(loaded.items) > 30)
     if use_pager:
         page_conversation(loaded, console, full=full)
     else:
         print_conversation(loaded, console, full=full)
-    sys.exit(_report_skipped([*loaded.problems, *_empty(loaded)]))
+    _exit_after([*loaded.problems, *_empty(loaded)])
 
 
 def _empty(loaded: Any) -> list[str]:
@@ -255,7 +245,7 @@ def _empty(loaded: Any) -> list[str]:
 
 @click.command(
     "view",
-    epilog=examples(
+    epilog=opt.examples(
         "trajkit view runs/abc123                # abc123.html",
         "trajkit view runs/abc123 -o report.html",
         "trajkit view runs/ -o site/             # index.html + one page each",
@@ -275,9 +265,9 @@ def _empty(loaded: Any) -> list[str]:
     is_flag=True,
     help="Replace the output if it exists (a site is otherwise continued: unchanged pages kept).",
 )
-@filter_options
-@json_option("Print what was written as one JSON document (trajkit.view/1).")
-@verbosity_options
+@opt.filter_options
+@opt.json_option("Print what was written as one JSON document (trajkit.view/1).")
+@opt.verbosity_options
 def view_command(
     path: Path, output: Path | None, overwrite: bool, as_json: bool, filters: ConversationFilters
 ) -> None:
@@ -286,7 +276,7 @@ def view_command(
     PATH holding many conversations gives a static site: index.html (sortable, filterable,
     searchable) and one report per conversation, all opening from disk.
     """
-    from trajkit.cli._output import check_output_file, display_path, echo_json, writing
+    from trajkit.cli._output import check_output_file, display_path, writing
     from trajkit.filters import filter_paths
     from trajkit.store import atomic_write
     from trajkit.store.guard import refuse_output_inside
@@ -306,71 +296,43 @@ def view_command(
     loaded = load_conversation(path)
     with writing(out):
         atomic_write(out, conversation_to_html(loaded).encode("utf-8"))
-    problems = [*loaded.problems, *_empty(loaded)]
-    if as_json:
-        echo_json(
-            {
-                "schema": "trajkit.view/1",
-                "output": display_path(out),
-                "events": len(loaded.items),
-                "problems": [str(p) for p in problems],
-            }
-        )
-    else:
-        click.echo(f"wrote {display_path(out)} ({len(loaded.items):,} events)")
-    sys.exit(_report_skipped(problems))
+    line = f"wrote {display_path(out)} ({len(loaded.items):,} events)"
+    _wrote(out, [*loaded.problems, *_empty(loaded)], line, as_json, events=len(loaded.items))
 
 
 def _write_site(
     path: Path, output: Path | None, overwrite: bool, as_json: bool, filters: ConversationFilters
 ) -> None:
     from trajkit.cli import EXIT_INTERRUPTED
-    from trajkit.cli._output import (
-        display_path,
-        echo_json,
-        progress,
-        select_paths,
-        stop_on_ctrl_c,
-        writing,
-    )
-    from trajkit.views.site import SiteInterrupted, SiteReport, write_site
+    from trajkit.cli._output import display_path, progress, select_paths, stop_on_ctrl_c, writing
+    from trajkit.views.site import SiteInterrupted, write_site
     from trajkit.views.summary import iter_sources
 
     out = output if output is not None else Path(f"{path.resolve().name}-site")
-    interrupted: SiteReport | None = None
+    index = display_path(out / "index.html")
     selected = select_paths([path], filters)
-    total = lambda: sum(1 for _ in iter_sources(selected))  # noqa: E731 - counted in a thread
-    with (
-        stop_on_ctrl_c("the site"),
-        writing(out),
-        progress("writing pages", total=total, enabled=not as_json) as bar,
-    ):
-        try:
+    total = lambda: iter_sources(selected)  # noqa: E731 - counted in a thread
+    try:
+        with (
+            stop_on_ctrl_c("the site"),
+            writing(out),
+            progress("writing pages", total=total, enabled=not as_json) as bar,
+        ):
             report = write_site(selected, out, overwrite=overwrite, on_source=bar.advance)
-        except SiteInterrupted as stopped:
-            interrupted = stopped.report
-    if interrupted is not None:
-        click.echo(
-            f"interrupted: {interrupted.pages:,} conversation page(s) written in this run are "
-            f"listed in {display_path(out / 'index.html')}; run the same command again to "
-            "continue",
-            err=True,
-        )
+    except SiteInterrupted as stopped:  # said once the bar is gone and Ctrl-C is the shell's
+        click.echo(stopped.report.interrupted(index), err=True)
         sys.exit(EXIT_INTERRUPTED)
+    counts = {"pages": report.pages, "unchanged": report.unchanged}
+    _wrote(out / "index.html", report.problems, report.summary(index), as_json, **counts)
+
+
+def _wrote(out: Path, problems: list[Any], line: str, as_json: bool, **counts: int) -> None:
+    """What `view` wrote: `line`, or the JSON document (`trajkit.view/1`); then the problems."""
+    from trajkit.cli._output import display_path, echo_json
+
     if as_json:
-        echo_json(
-            {
-                "schema": "trajkit.view/1",
-                "output": display_path(out / "index.html"),
-                "pages": report.pages,
-                "unchanged": report.unchanged,
-                "problems": [str(p) for p in report.problems],
-            }
-        )
+        output = {"output": display_path(out), **counts, "problems": [str(p) for p in problems]}
+        echo_json({"schema": "trajkit.view/1", **output})
     else:
-        kept = f" ({report.unchanged:,} unchanged, kept)" if report.unchanged else ""
-        click.echo(
-            f"wrote {display_path(out / 'index.html')} and {report.pages:,} conversation "
-            f"page{'s' if report.pages != 1 else ''}{kept}"
-        )
-    sys.exit(_report_skipped(report.problems))
+        click.echo(line)
+    _exit_after(problems)

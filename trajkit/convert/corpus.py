@@ -28,7 +28,7 @@ __all__ = [
     "ConvertReport",
     "CorpusItem",
     "convert_corpus",
-    "count_conversations",
+    "iter_inputs",
     "refuse_output_in_conversation",
     "single_conversation",
 ]
@@ -87,20 +87,16 @@ def _convert_folder(
     return CorpusItem(path, line=out.getvalue(), problems=kept + tuple(written.problems))
 
 
-def _locations(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Any]:
-    """The conversations under each path (`resolve_inputs`, V0 migrated in memory); a path
-    that is itself not read raises, a part below it not read is passed on to be reported.
+def iter_inputs(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Any]:
+    """What `convert_corpus(paths)` converts, one item each (`resolve_inputs`, V0 migrated in
+    memory); a path that is itself not read raises, a part below it not read is passed on to
+    be reported.
     """
     for raw in paths:
         for item in resolve_inputs([raw]):
             if isinstance(item, SkippedInput) and item.path == os.fspath(raw):
                 raise InputError(item.path, item.pointer, item.message)
             yield item
-
-
-def count_conversations(paths: Iterable[str | os.PathLike[str]]) -> int:
-    """How many items `convert_corpus(paths)` yields (a listing: nothing is converted)."""
-    return sum(1 for _ in _locations(paths))
 
 
 def convert_corpus(
@@ -133,7 +129,7 @@ def convert_corpus(
 
     engine = engine or LocalEngine()
     work = partial(_convert_one, to=to, options=options, keep_invalid=keep_invalid)
-    yield from engine.map(work, _locations(engine.portable(paths)))
+    yield from engine.map(work, iter_inputs(engine.portable(paths)))
 
 
 def single_conversation(paths: tuple[Path, ...] | list[Path]) -> Path | None:

@@ -50,10 +50,6 @@ _GCS_PORT = 6379
 _CLIENT_PORT = 10001
 
 
-def _engine_error(message: str) -> Exception:
-    return EngineError(message)
-
-
 def check_address(address: str, *, timeout: float = 5.0) -> None:
     """Raise `EngineError` unless something accepts TCP connections at the cluster address."""
     if address in ("auto", "local"):
@@ -66,7 +62,7 @@ def check_address(address: str, *, timeout: float = 5.0) -> None:
     except ValueError:
         host = None
     if not host:
-        raise _engine_error(
+        raise EngineError(
             f"--address {address!r}: expected HOST:PORT of the Ray head (e.g. 10.0.0.5:6379), "
             "ray://HOST:10001 or auto"
         )
@@ -75,7 +71,7 @@ def check_address(address: str, *, timeout: float = 5.0) -> None:
             pass
     except OSError as exc:
         reason = exc.strerror.lower() if exc.strerror else (str(exc) or type(exc).__name__)
-        raise _engine_error(
+        raise EngineError(
             f"cannot reach the Ray cluster at {address} ({reason}); start one with "
             "`ray start --head` and pass the address it prints"
         ) from None
@@ -100,7 +96,7 @@ class RayEngine:
             import ray
             import ray.data  # noqa: F401
         except ImportError:
-            raise _engine_error("--engine ray needs Ray: pip install 'trajkit[ray]'") from None
+            raise EngineError("--engine ray needs Ray: pip install 'trajkit[ray]'") from None
         _quiet()
         os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "error")  # no C++ retry spam on stderr
         if ray.is_initialized():  # already connected in this process (tests, notebooks)
@@ -124,7 +120,7 @@ class RayEngine:
                     "; if the cluster uses token authentication (the default of `ray start`), "
                     "set RAY_AUTH_MODE=token and its token (RAY_AUTH_TOKEN or ~/.ray/auth_token)"
                 )
-            raise _engine_error(f"cannot start Ray on {where}: {first}{hint}") from None
+            raise EngineError(f"cannot start Ray on {where}: {first}{hint}") from None
         self._started = True
 
     @property

@@ -54,7 +54,7 @@ from trajkit.store.atomic import make_folder
 if TYPE_CHECKING:
     from trajkit.engine import Engine
 
-__all__ = ["TABLES", "ExportReport", "export_dataset"]
+__all__ = ["TABLES", "ExportReport", "export_dataset", "iter_inputs"]
 
 TABLES = ("conversations", "events")
 """The table folders inside OUT_DIR."""
@@ -474,24 +474,25 @@ def _batched(items: Iterable[Any], size: Callable[[], int]) -> Iterator[list[Any
         yield batch
 
 
+def iter_inputs(
+    paths: Iterable[str | os.PathLike[str]], *, from_v0: bool = False
+) -> Iterator[Input | SkippedInput]:
+    """What `export_dataset` looks at, one item each (`ExportReport.processed` when done):
+    the conversations under the paths and what is not read (V0 input too, unless `from_v0`).
+    """
+    v0: V0Policy = "read" if from_v0 else "skip"
+    return resolve_inputs(paths, v0=v0, note="pass --from-v0 to export it")
+
+
 def _locations(
     paths: Iterable[str | os.PathLike[str]], *, from_v0: bool, skipped: list[Skipped]
 ) -> Iterator[Input]:
-    """The conversations under the paths (`resolve_inputs`), lazily; what is not read is
-    recorded as skipped (V0 input too, unless `from_v0`).
-    """
-    v0: V0Policy = "read" if from_v0 else "skip"
-    for item in resolve_inputs(paths, v0=v0, note="pass --from-v0 to export it"):
+    """The conversations of `iter_inputs`, lazily; what is not read is recorded as skipped."""
+    for item in iter_inputs(paths, from_v0=from_v0):
         if isinstance(item, SkippedInput):
             skipped.append(Skipped(item.path, str(item)))
         else:
             yield item
-
-
-def count_inputs(paths: Iterable[str | os.PathLike[str]], *, from_v0: bool = False) -> int:
-    """How many inputs `export_dataset` looks at (`ExportReport.processed` when it is done)."""
-    skipped: list[Skipped] = []
-    return sum(1 for _ in _locations(paths, from_v0=from_v0, skipped=skipped)) + len(skipped)
 
 
 # -- OUT_DIR -------------------------------------------------------------------------------

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trajkit.errors import InputError, OutputError, OutputExists, TrajkitError
-from trajkit.shapes import ShapeRef, SkippedInput, resolve_inputs
+from trajkit.shapes import Input, ShapeRef, SkippedInput, resolve_inputs
 from trajkit.shapes.v0 import V0_KINDS
 from trajkit.shapes.v0.mapping import MigratedConversation, ToolNames
 from trajkit.shapes.v0.reader import read_v0
@@ -55,6 +55,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AlreadyMigrated",
     "Migrated",
+    "iter_inputs",
     "iter_v0_conversations",
     "migrate_paths",
     "write_conversation",
@@ -192,18 +193,17 @@ def migrate_paths(
         raise OutputError.from_os(out, exc) from None
     _remove_dead_temp_folders(out)
     work = partial(_migrate_item, out=str(out), overwrite=overwrite, tool_names=tool_names)
-    inputs = _inputs(engine.portable(paths), out)
+    inputs = iter_inputs(engine.portable(paths), out)
     yield from engine.map(work, inputs)
 
 
-def count_inputs(paths: Iterable[str | os.PathLike[str]], out_dir: str | os.PathLike[str]) -> int:
-    """How many outcomes `migrate_paths(paths, out_dir)` yields (a listing: nothing is written)."""
-    return sum(1 for _ in _inputs(paths, Path(out_dir)))
-
-
-def _inputs(paths: Iterable[str | os.PathLike[str]], out: Path) -> Iterator[Any]:
-    """What migrate reads: the tree whole, each stray JSON file reported, never OUT_DIR."""
-    return resolve_inputs(paths, strays=True, exclude=out)
+def iter_inputs(
+    paths: Iterable[str | os.PathLike[str]], out_dir: str | os.PathLike[str]
+) -> Iterator[Input | SkippedInput]:
+    """What `migrate_paths(paths, out_dir)` reads, one outcome each: the tree whole, each
+    stray JSON file reported, never OUT_DIR.
+    """
+    return resolve_inputs(paths, strays=True, exclude=out_dir)
 
 
 def _migrate_item(

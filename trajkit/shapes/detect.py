@@ -35,7 +35,7 @@ from typing import Any
 import orjson
 
 from trajkit.errors import InputError
-from trajkit.shapes._files import open_input
+from trajkit.shapes._files import json_object, open_input, read_head
 from trajkit.shapes.archive import archive_refs, open_archive_conversation
 from trajkit.shapes.eval_output import eval_record_conversation
 from trajkit.shapes.memory import (
@@ -65,7 +65,6 @@ __all__ = [
     "shape_refs",
 ]
 
-_SNIFF = 64 * 1024
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
 
 
@@ -82,14 +81,6 @@ class Shape:
 
 
 # -- sniffing ------------------------------------------------------------------------------
-
-
-def _head(path: Path) -> bytes:
-    try:
-        with open_input(path) as fh:
-            return fh.read(_SNIFF)
-    except (OSError, InputError):
-        return b""
 
 
 def _first_line(path: Path) -> Any:
@@ -122,17 +113,18 @@ def _is_v1_history(history: Any) -> bool:
     return isinstance(history, list) and bool(history) and all(is_v1_event(e) for e in history[:3])
 
 
+def _jsonl_head(path: Path) -> Any:
+    """The first record of a `.jsonl` file (None for any other file)."""
+    return _first_line(path) if path.suffix == ".jsonl" and path.is_file() else None
+
+
 def _takes_eval(path: Path) -> bool:
-    if not path.is_file() or path.suffix != ".jsonl":
-        return False
-    record = _first_line(path)
+    record = _jsonl_head(path)
     return isinstance(record, dict) and _is_v1_history(record.get("history"))
 
 
 def _takes_events_jsonl(path: Path) -> bool:
-    if not path.is_file() or path.suffix != ".jsonl":
-        return False
-    return is_v1_event(_first_line(path))
+    return is_v1_event(_jsonl_head(path))
 
 
 def _load_json(path: Path) -> Any:
@@ -148,20 +140,20 @@ def _load_json(path: Path) -> Any:
 def _takes_events_json(path: Path) -> bool:
     if not path.is_file() or path.suffix != ".json":
         return False
-    head = _head(path).lstrip()
+    head = read_head(path).lstrip()
     if not head.startswith(b"["):
         return False
     try:
         value = _load_json(path)
     except InputError:
         return False
-    return isinstance(value, list) and bool(value) and all(is_v1_event(e) for e in value[:3])
+    return _is_v1_history(value)
 
 
 def _takes_state_doc(path: Path) -> bool:
     if not path.is_file() or path.suffix != ".json":
         return False
-    head = _head(path)
+    head = read_head(path)
     if (
         not head.lstrip().startswith(b"{")
         or b'"baseState"' not in head
@@ -222,21 +214,15 @@ def _open_events_jsonl(ref: ShapeRef) -> MemoryConversation:
                 raise InputError(f"{path}:{number}", "", f"line of {size} bytes above the limit")
             if line.strip():
                 h.update(line)
-                _check_object(f"{path}:{number}", line)
+                json_object(
+                    f"{path}:{number}",
+                    line,
+                    bad_json="not valid JSON ({exc}); expected one event per line",
+                    not_object="expected one event object per line",
+                )
                 events.append(line.strip())
     notes = ["base state unknown: the file holds events only (no base_state.json)"]
     return _events_conversation(ref, events, None, h.hexdigest(), notes=notes)
-
-
-def _check_object(label: str, line: bytes) -> None:
-    try:
-        value = orjson.loads(line)
-    except orjson.JSONDecodeError as exc:
-        raise InputError(
-            label, "", f"not valid JSON ({exc}); expected one event per line"
-        ) from None
-    if not isinstance(value, dict):
-        raise InputError(label, "", "expected one event object per line")
 
 
 def _open_events_json(ref: ShapeRef) -> MemoryConversation:

@@ -22,9 +22,8 @@ import hashlib
 import os
 from typing import Any
 
-import orjson
-
 from trajkit.errors import InputError
+from trajkit.shapes._files import json_object
 from trajkit.shapes.memory import MemoryConversation, ShapeRef, derived_id
 
 __all__ = ["eval_record_conversation", "eval_record_state"]
@@ -36,14 +35,12 @@ _SECRET_KEYS = ("api_key", "aws_access_key_id", "aws_secret_access_key", "aws_se
 def eval_record_conversation(ref: ShapeRef, data: bytes) -> MemoryConversation:
     """The conversation of one record (`data`: the record's JSON line)."""
     label = ref.label
-    try:
-        record = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        raise InputError(
-            label, "", f"line is not valid JSON ({exc}); expected one record"
-        ) from None
-    if not isinstance(record, dict):
-        raise InputError(label, "", "expected an evaluation record (a JSON object)")
+    record = json_object(
+        label,
+        data,
+        bad_json="line is not valid JSON ({exc}); expected one record",
+        not_object="expected an evaluation record (a JSON object)",
+    )
     history = record.get("history")
     if not isinstance(history, list) or not all(isinstance(e, dict) for e in history):
         raise InputError(label, "/history", "expected a list of V1 event objects")

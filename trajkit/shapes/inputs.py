@@ -40,6 +40,7 @@ from typing import Any, Literal
 import orjson
 
 from trajkit.errors import InputError
+from trajkit.shapes._files import open_input, read_head
 from trajkit.shapes.detect import ARCHIVE_SUFFIXES, SHAPES, is_v1_event, shape_at, shape_of
 from trajkit.shapes.memory import ShapeRef
 from trajkit.shapes.v0.containers import V0_KINDS
@@ -282,13 +283,13 @@ def _lone_v1_file(path: Location) -> str | None:
 def _not_read(path: Path) -> str:
     """Why a file named alone that no shape takes is not read (under `v0="skip"`)."""
     try:
-        with path.open("rb") as fh:
+        with open_input(path) as fh:  # a FIFO is refused, never waited on
             head = fh.read(_HEAD + 1)
         if len(head) <= _HEAD:  # a small file is parsed to say so; a large one is not read
             orjson.loads(head)
     except orjson.JSONDecodeError as exc:
         return f"not valid JSON ({exc}); {_A_FILE}"
-    except OSError:
+    except (OSError, InputError):
         pass
     return _A_FILE
 
@@ -296,9 +297,8 @@ def _not_read(path: Path) -> str:
 def _head_json(path: Path) -> Any:
     """The file's JSON when its first 256 KiB hold all of it (an event file), else None."""
     try:
-        with path.open("rb") as fh:
-            return orjson.loads(fh.read(_HEAD))
-    except (OSError, orjson.JSONDecodeError):
+        return orjson.loads(read_head(path, _HEAD))  # a FIFO is refused, never waited on
+    except orjson.JSONDecodeError:
         return None
 
 

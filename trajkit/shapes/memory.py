@@ -28,7 +28,7 @@ import orjson
 from trajkit.store.reader import ConversationHeader, EventFile, StoredConversation
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    pass
 
 __all__ = [
     "BareFolderConversation",
@@ -192,10 +192,6 @@ class MemoryConversation(StoredConversation):
         return ConversationHeader(
             **{**header.__dict__, "has_base_state": self._state_raw is not None}
         )
-
-    def iter_raw(self) -> Iterator[bytes]:
-        """The events' bytes in order."""
-        yield from self._events
 
 
 def _peek_id(data: bytes) -> str:

@@ -16,7 +16,7 @@ from trajkit.validate.conversation import (
     validate_conversation,
     validate_file,
 )
-from trajkit.validate.corpus import Summary, count_targets, iter_targets, validate_paths
+from trajkit.validate.corpus import Summary, iter_targets, validate_paths
 from trajkit.validate.files import MAX_FILE_BYTES, check_base_state_file, check_event_file
 from trajkit.validate.problems import Problem, Severity
 
@@ -29,7 +29,6 @@ __all__ = [
     "check_base_state_file",
     "check_event_file",
     "iter_conversation_problems",
-    "count_targets",
     "iter_targets",
     "validate_conversation",
     "validate_file",

@@ -148,11 +148,6 @@ def iter_targets(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Target]:
 _V0_NOTE = "`trajkit migrate PATH -o OUT` writes V1 folders to validate"
 
 
-def count_targets(paths: Iterable[str | os.PathLike[str]]) -> int:
-    """How many reports `validate_paths(paths)` gives (a listing: no file is checked)."""
-    return sum(1 for _ in iter_targets(paths))
-
-
 def check_target(
     target: Target, *, strict: bool, max_file_bytes: int, thorough: bool = False
 ) -> ConversationReport:
@@ -222,7 +217,6 @@ __all__ = [
     "Summary",
     "Target",
     "check_target",
-    "count_targets",
     "iter_targets",
     "names_nothing",
     "validate_paths",

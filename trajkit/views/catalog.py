@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trajkit.errors import TrajkitError
 from trajkit.shapes.memory import ShapeRef
 from trajkit.store import open_conversation
 from trajkit.store.layout import conversation_parts
@@ -112,13 +111,9 @@ def source_row(source: Location | ShapeRef) -> CatalogRow:
     texts = _Texts()
     conv = open_conversation(source)
     ls_row = summary._row(conv)
-    stats = summary.ConversationStats(id=conv.id)
-    try:
-        stats.totals = summary.conversation_totals(conv.base_state())
-    except TrajkitError as exc:
-        stats.problems.append(str(exc))
+    stats = summary._new_stats(conv)
     outcome = eval_outcome(getattr(conv, "record", None))[0]  # an evaluation record's verdict
-    summary._count(stats, texts.watch(_v1_events(conv, stats)))
+    summary._count(stats, texts.watch(summary._parsed_events(conv, stats.problems)))
     t = stats.totals
     return CatalogRow(
         key=key,
@@ -141,18 +136,6 @@ def source_row(source: Location | ShapeRef) -> CatalogRow:
         problems=len(ls_row.problems) + len(stats.problems),
         text=texts.text(),
     )
-
-
-def _v1_events(conv: Any, stats: summary.ConversationStats) -> Iterator[Event | None]:
-    from trajkit.errors import InputError
-    from trajkit.store.reader import parse_event_bytes
-
-    for event_file in conv.iter_event_files():
-        try:
-            yield parse_event_bytes(event_file.path, event_file.read_bytes())
-        except InputError as exc:
-            stats.problems.append(str(exc))
-            yield None
 
 
 class _Texts:

@@ -63,6 +63,19 @@ class SiteReport:
     """Pages of an earlier run kept because their conversation did not change."""
     problems: list[str] = field(default_factory=list)
 
+    def summary(self, index: str) -> str:
+        """The line `trajkit view` ends with (`index`: the site's index.html as shown)."""
+        kept = f" ({self.unchanged:,} unchanged, kept)" if self.unchanged else ""
+        pages = f"{self.pages:,} conversation page{'s' if self.pages != 1 else ''}"
+        return f"wrote {index} and {pages}{kept}"
+
+    def interrupted(self, index: str) -> str:
+        """The line said after Ctrl-C."""
+        return (
+            f"interrupted: {self.pages:,} conversation page(s) written in this run are listed "
+            f"in {index}; run the same command again to continue"
+        )
+
 
 class SiteInterrupted(KeyboardInterrupt):
     """Ctrl-C while writing a site: the pages written are listed in its index (`report`).

@@ -21,7 +21,6 @@ import os
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -257,24 +256,31 @@ class ConversationStats:
 @paused_gc()
 def conversation_stats(folder: str | os.PathLike[str]) -> ConversationStats:
     """Read one conversation folder, one event at a time, and count what it holds."""
-    from trajkit.store.reader import parse_event_bytes
-
     conv = open_conversation(folder)
+    stats = _new_stats(conv)
+    return _count(stats, _parsed_events(conv, stats.problems))
+
+
+def _new_stats(conv: StoredConversation) -> ConversationStats:
+    """Stats with the base state's totals, not yet counted (`_count`)."""
     stats = ConversationStats(id=conv.id)
     try:
         stats.totals = conversation_totals(conv.base_state())
     except TrajkitError as exc:
         stats.problems.append(str(exc))
+    return stats
 
-    def events() -> Iterator[Event | None]:
-        for event_file in conv.iter_event_files():
-            try:
-                yield parse_event_bytes(event_file.path, event_file.read_bytes())
-            except InputError as exc:
-                stats.problems.append(str(exc))
-                yield None
 
-    return _count(stats, events())
+def _parsed_events(conv: StoredConversation, problems: list[str]) -> Iterator[Event | None]:
+    """Each event parsed, one file at a time; None for one that cannot be (why: `problems`)."""
+    from trajkit.store.reader import parse_event_bytes
+
+    for event_file in conv.iter_event_files():
+        try:
+            yield parse_event_bytes(event_file.path, event_file.read_bytes())
+        except InputError as exc:
+            problems.append(str(exc))
+            yield None
 
 
 def source_stats(source: Input | Skipped) -> ConversationStats | Skipped:
@@ -296,6 +302,7 @@ def _count(stats: ConversationStats, events: Iterator[Event | None]) -> Conversa
         ObservationEvent,
         UserRejectObservation,
     )
+    from trajkit.views.entries import seconds_between  # lazy, as the event model: not for ls
 
     stats.status, stats.model = stats.totals.status, stats.totals.model
     first: str | None = None
@@ -316,7 +323,7 @@ def _count(stats: ConversationStats, events: Iterator[Event | None]) -> Conversa
             stats.tool_errors[event.tool_name] += 1
         elif isinstance(event, UserRejectObservation):
             stats.tool_rejections[event.tool_name] += 1
-    stats.duration_s = _seconds_between(first, last)
+    stats.duration_s = seconds_between(first, last)
     return stats
 
 
@@ -328,15 +335,6 @@ def iter_stats(
 
     engine = engine or LocalEngine(1)
     yield from engine.map(source_stats, iter_sources(engine.portable(paths)), chunksize=4)
-
-
-def _seconds_between(first: str | None, last: str | None) -> float | None:
-    if not first or not last:
-        return None
-    try:
-        return (datetime.fromisoformat(last) - datetime.fromisoformat(first)).total_seconds()
-    except ValueError:
-        return None
 
 
 @dataclass

@@ -188,26 +188,26 @@ def conversation_summary(loaded: LoadedConversation) -> dict[str, Any]:
 
 
 def _header(loaded: LoadedConversation) -> RenderableType:
-    t = _totals(loaded)
-    meta = loaded.meta
+    facts = conversation_summary(loaded)
     text = Text()
     text.append(f"Conversation {visible_controls(loaded.id, keep_layout=False)}\n", style="bold")
-    rows = [("title", meta.title)] if meta is not None and meta.title else []
+    rows = [("title", facts["title"])] if facts["title"] else []
+    seconds = facts["duration_s"]
     rows += [
         ("path", str(loaded.path) + ("" if loaded.origin == "v1" else f"  [{loaded.origin}]")),
-        ("model", t.model or MISSING),
-        ("status", t.status or MISSING),
+        ("model", facts["model"] or MISSING),
+        ("status", facts["status"] or MISSING),
         ("events", f"{loaded.total_events:,}" + _range_note(loaded)),
-        ("errors", str(sum(1 for e in iter_entries(loaded.items) if e.error))),
-        ("duration", _duration(loaded)),
-        ("tokens", _tokens(t)),
-        ("cost", format_cost(t.cost)),
+        ("errors", str(facts["errors"])),
+        ("duration", MISSING if seconds is None else f"{seconds:.1f}s"),
+        ("tokens", _tokens(facts["tokens"])),
+        ("cost", format_cost(facts["cost"])),
     ]
-    if meta is not None and (meta.created_at or meta.updated_at):
-        created, updated = meta.created_at or MISSING, meta.updated_at or MISSING
+    if facts["created_at"] or facts["updated_at"]:
+        created, updated = facts["created_at"] or MISSING, facts["updated_at"] or MISSING
         rows.append(("created", f"{created}, updated {updated}"))
-    if meta is not None and meta.tags:
-        rows.append(("tags", ", ".join(f"{k}={v}" for k, v in sorted(meta.tags.items()))))
+    if facts["tags"]:
+        rows.append(("tags", ", ".join(f"{k}={v}" for k, v in sorted(facts["tags"].items()))))
     if loaded.outcome:
         rows.append(("outcome", loaded.outcome))
     for key, value in rows:
@@ -216,16 +216,10 @@ def _header(loaded: LoadedConversation) -> RenderableType:
     return text
 
 
-def _duration(loaded: LoadedConversation) -> str:
-    times = [t for _, ev in loaded.items if (t := getattr(ev, "timestamp", ""))]
-    seconds = seconds_between(min(times), max(times)) if times else None
-    return MISSING if seconds is None else f"{seconds:.1f}s"
-
-
-def _tokens(t: Totals) -> str:
-    if not (t.prompt_tokens or t.completion_tokens):
+def _tokens(tokens: dict[str, int]) -> str:
+    if not (tokens["prompt"] or tokens["completion"]):
         return MISSING  # no usage recorded: the one mark, not "0 prompt, 0 completion"
-    return f"{t.prompt_tokens:,} prompt, {t.completion_tokens:,} completion"
+    return f"{tokens['prompt']:,} prompt, {tokens['completion']:,} completion"
 
 
 def _range_note(loaded: LoadedConversation) -> str:

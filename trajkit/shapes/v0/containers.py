@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from trajkit.errors import InputError
-from trajkit.shapes._files import open_input
+from trajkit.shapes._files import open_input, read_head
 from trajkit.shapes.memory import ShapeRef
 from trajkit.shapes.v0.history import looks_like_history
 from trajkit.store.guard import open_regular, outside_error
@@ -50,7 +50,6 @@ __all__ = [
     "takes_session",
 ]
 
-_SNIFF_BYTES = 64 * 1024
 MAX_V0_BYTES = int(os.environ.get("TRAJKIT_MAX_V0_BYTES", 256 * 2**20))
 """Largest V0 JSON document loaded: a trajectory file, one .jsonl line, one session event file.
 Above it the input is skipped unread (parsing costs several times the size in memory)."""
@@ -101,14 +100,6 @@ def load_v0(ref: ShapeRef) -> V0Source:
     if ref.shape == "v0-jsonl":
         return _load_jsonl_line(ref, read_record(ref))
     return _load_json(Path(ref.file))
-
-
-def _head(path: Path) -> bytes:
-    try:
-        with open_input(path) as fh:
-            return fh.read(_SNIFF_BYTES)
-    except InputError:
-        return b""
 
 
 # -- session folder ------------------------------------------------------------------------
@@ -189,7 +180,7 @@ def takes_jsonl(path: Path) -> bool:
     if not path.is_file():
         return False
     if path.suffix != ".jsonl":
-        first, sep, rest = _head(path).partition(b"\n")
+        first, sep, rest = read_head(path).partition(b"\n")
         if not sep or not rest.strip() or not first.strip().startswith(b"{"):
             return False  # one line only: a compact JSON file, read whole
         try:
@@ -380,7 +371,7 @@ def takes_json(path: Path) -> bool:
     """A JSON document that names V0 keys near its start (`action`, `history`, ...)."""
     if not path.is_file():
         return False
-    head = _head(path)
+    head = read_head(path)
     return head.lstrip()[:1] in (b"[", b"{") and _V0_SNIFF.search(head) is not None
 
 

@@ -86,8 +86,6 @@ class NormalizedHistory:
     """Things a reader should know (synthesized ids, dropped non-events, ...)."""
     dropped: dict[str, int] = field(default_factory=dict)
     """Items that were not events (or only fillers), by reason."""
-    synthesized_ids: bool = False
-    """True when V0 ids were missing and were numbered by position."""
     synthesized_timestamps: bool = False
     """True when timestamps were missing (resolver records)."""
 
@@ -199,7 +197,7 @@ _RESOLVER_OBS_TOP = ("content",)
 
 def _from_resolver(items: list[Any]) -> NormalizedHistory:
     """Resolver `dataclasses.asdict` records: no ids, sources, timestamps or tool calls."""
-    hist = NormalizedHistory(events=[], shape="resolver", synthesized_ids=True)
+    hist = NormalizedHistory(events=[], shape="resolver")
     hist.synthesized_timestamps = True
     hist.warnings.append(
         "lossy resolver records: ids, sources, causes and timestamps were inferred "
@@ -244,7 +242,6 @@ def _ensure_ids(hist: NormalizedHistory) -> None:
     ):
         return
     missing = sum(1 for i in ids if not isinstance(i, int))
-    hist.synthesized_ids = True
     if missing:
         hist.warnings.append(f"{missing} event(s) had no V0 id; all events numbered by position")
     else:
