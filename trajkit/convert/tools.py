@@ -24,6 +24,7 @@ from trajkit.events.tools import field_of, plain_value, recorded_function, tool_
 
 __all__ = [
     "BUILTIN_PARAMETERS",
+    "offered_parameters",
     "simplify_schema",
     "tool_name",
     "tool_parameters",
@@ -263,15 +264,24 @@ def tool_parameters(tool: Any, *, security_risk: bool = True) -> dict[str, Any]:
         schema["properties"] = {**first, **{k: v for k, v in props.items() if k not in first}}
         return schema
     action = _known_action(tool)
-    base = BUILTIN_PARAMETERS[action] if action else _schema({}, [])
+    return offered_parameters(
+        BUILTIN_PARAMETERS[action] if action else _schema({}, []), security_risk=add_risk
+    )
+
+
+def offered_parameters(own: Mapping[str, Any], *, security_risk: bool) -> dict[str, Any]:
+    """A tool's own parameter schema as the LLM is offered it: ``security_risk`` (unless
+    ``security_risk`` is false: a read-only tool) and ``summary`` first, then its own fields;
+    the runtime offers its tools through this too.
+    """
     properties: dict[str, Any] = {}
-    if add_risk:
+    if security_risk:
         properties["security_risk"] = _copy(_SECURITY_RISK)
     properties["summary"] = _copy(_SUMMARY)
-    properties.update(_copy(base["properties"]))
-    if "required" not in base:  # the SDK writes no `required` when no field is required
+    properties.update(_copy(dict(own.get("properties", {}))))
+    if "required" not in own:  # the SDK writes no `required` when no field is required
         return {"type": "object", "properties": properties}
-    return _schema(properties, list(base["required"]))
+    return _schema(properties, list(own["required"]))
 
 
 def simplify_schema(
