@@ -24,7 +24,9 @@ from trajkit.events.tools import field_of, plain_value, recorded_function, tool_
 
 __all__ = [
     "BUILTIN_PARAMETERS",
+    "chat_tool",
     "offered_parameters",
+    "responses_tool",
     "simplify_schema",
     "tool_name",
     "tool_parameters",
@@ -340,28 +342,31 @@ def unknown_tools(tools: Iterable[Any]) -> list[str]:
 
 def tools_to_chat(tools: Sequence[Any], *, security_risk: bool = True) -> list[dict[str, Any]]:
     """Chat Completions ``tools`` from ``SystemPromptEvent.tools``, in stored order."""
-    return [
-        {
-            "type": "function",
-            "function": {
-                "name": tool_name(t),
-                "description": field_of(t, "description") or "",
-                "parameters": tool_parameters(t, security_risk=security_risk),
-            },
-        }
-        for t in tools
-    ]
+    return [chat_tool(*_offered(t, security_risk)) for t in tools]
 
 
 def tools_to_responses(tools: Sequence[Any], *, security_risk: bool = True) -> list[dict[str, Any]]:
     """Responses API ``tools`` from ``SystemPromptEvent.tools``, in stored order."""
-    return [
-        {
-            "type": "function",
-            "name": tool_name(t),
-            "description": field_of(t, "description") or "",
-            "parameters": tool_parameters(t, security_risk=security_risk),
-            "strict": False,
-        }
-        for t in tools
-    ]
+    return [responses_tool(*_offered(t, security_risk)) for t in tools]
+
+
+def _offered(tool: Any, security_risk: bool) -> tuple[str, str, dict[str, Any]]:
+    parameters = tool_parameters(tool, security_risk=security_risk)
+    return tool_name(tool), field_of(tool, "description") or "", parameters
+
+
+def chat_tool(name: str, description: str, parameters: dict[str, Any]) -> dict[str, Any]:
+    """One Chat Completions ``tools`` entry (the runtime offers its live tools through it)."""
+    function = {"name": name, "description": description, "parameters": parameters}
+    return {"type": "function", "function": function}
+
+
+def responses_tool(name: str, description: str, parameters: dict[str, Any]) -> dict[str, Any]:
+    """One Responses API ``tools`` entry, ``strict`` off as the SDK sends it."""
+    return {
+        "type": "function",
+        "name": name,
+        "description": description,
+        "parameters": parameters,
+        "strict": False,
+    }

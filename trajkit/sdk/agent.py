@@ -95,7 +95,7 @@ class Agent(BaseModel):
     """MCP servers by name (``{"name": {"command", "args", "env"}}``)."""
     filter_tools_regex: str | None = None
     """Only offer tools whose name matches."""
-    include_default_tools: list[str] = Field(default_factory=lambda: ["FinishTool", "ThinkTool"])
+    include_default_tools: list[str] = Field(default_factory=lambda: list(DEFAULT_TOOL_NAMES))
     """Built-in tools: ``FinishTool``, ``ThinkTool``."""
     agent_context: AgentContext | None = None
     """Skills (keyword-triggered or always on) and prompt suffixes."""
@@ -208,7 +208,7 @@ class Agent(BaseModel):
             )
         tools = persisted_agent.get("tools") or []
         persisted = {t.get("name") for t in tools if isinstance(t, dict)}
-        defaults = persisted_agent.get("include_default_tools", ["FinishTool", "ThinkTool"])
+        defaults = persisted_agent.get("include_default_tools", list(DEFAULT_TOOL_NAMES))
         persisted |= {DEFAULT_TOOL_NAMES.get(d, d) for d in defaults or []}
         missing = sorted(str(n) for n in persisted - set(self.tool_names()))
         if missing:
@@ -245,7 +245,7 @@ class Agent(BaseModel):
         pending = conversation.pending_actions()
         if pending:  # actions the user confirmed by calling run() again
             for action_event in pending:
-                self._execute(conversation, action_event)
+                conversation.emit(self._run_one(conversation, action_event))
             if any(isinstance(e.action, FinishAction) for e in pending):
                 conversation.finish()
             return
@@ -390,9 +390,6 @@ class Agent(BaseModel):
         with ThreadPoolExecutor(max_workers=limit, thread_name_prefix="trajkit-tool") as pool:
             results = list(pool.map(run, events))
         return {e.id: r for e, r in zip(events, results, strict=True)}
-
-    def _execute(self, conversation: BaseConversation, event: ActionEvent) -> None:
-        conversation.emit(self._run_one(conversation, event))
 
     def _run_one(
         self, conversation: BaseConversation, event: ActionEvent

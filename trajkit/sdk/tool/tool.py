@@ -31,7 +31,12 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from trajkit.convert.tools import offered_parameters, simplify_schema
+from trajkit.convert.tools import (
+    chat_tool,
+    offered_parameters,
+    responses_tool,
+    simplify_schema,
+)
 from trajkit.events import Action as _PayloadAction
 from trajkit.events import ImageContent, TextContent, UnknownAction, UnknownObservation
 from trajkit.events import Observation as _PayloadObservation
@@ -132,24 +137,11 @@ class RuntimeTool(ABC):
 
     def to_chat_tool(self) -> dict[str, Any]:
         """Chat Completions ``tools`` entry."""
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": self.parameters_schema(),
-            },
-        }
+        return chat_tool(self.name, self.description, self.parameters_schema())
 
     def to_responses_tool(self) -> dict[str, Any]:
         """Responses API ``tools`` entry."""
-        return {
-            "type": "function",
-            "name": self.name,
-            "description": self.description,
-            "parameters": self.parameters_schema(),
-            "strict": False,
-        }
+        return responses_tool(self.name, self.description, self.parameters_schema())
 
     def definition(self) -> _ToolEntry:
         """What the SystemPromptEvent records for this tool."""
