@@ -62,6 +62,7 @@ import threading
 import uuid
 import weakref
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, wait
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -635,25 +636,19 @@ class Conversation(BaseConversation):
         if self._interrupt.is_set():
             raise StepInterrupted
         context = contextvars.copy_context()
-        box: dict[str, Any] = {}
-        done = threading.Event()
+        answer: Future[_R] = Future()
 
         def work() -> None:
             try:
-                box["value"] = context.run(call)
+                answer.set_result(context.run(call))
             except BaseException as e:  # noqa: BLE001 (re-raised in the waiting thread)
-                box["error"] = e
-            finally:
-                done.set()
+                answer.set_exception(e)
 
         threading.Thread(target=work, name="trajkit-llm-call", daemon=True).start()
-        while not done.wait(0.05):
+        while not wait([answer], timeout=0.05).done:
             if self._interrupt.is_set():
                 raise StepInterrupted
-        if "error" in box:
-            raise box["error"]
-        result: _R = box["value"]
-        return result
+        return answer.result()
 
     def _record_interrupt(self) -> None:
         with self.state:
