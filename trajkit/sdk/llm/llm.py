@@ -54,7 +54,6 @@ if TYPE_CHECKING:
 
 __all__ = ["LLM", "LLMError", "LLMResponse", "llm_secret_values"]
 
-MASK = "**********"
 _SECRET_FIELDS = ("api_key", "aws_access_key_id", "aws_secret_access_key", "aws_session_token")
 
 
