@@ -133,7 +133,8 @@ class RuntimeTool(ABC):
 
     def parameters_schema(self) -> dict[str, Any]:
         """The schema sent to the LLM: security_risk (unless read-only), summary, own args."""
-        return offered_parameters(self.parameters, security_risk=not self.read_only)
+        own = {k: v for k, v in self.parameters.items() if k != "required" or v}  # none: no key
+        return offered_parameters(own, security_risk=not self.read_only)
 
     def to_chat_tool(self) -> dict[str, Any]:
         """Chat Completions ``tools`` entry."""
