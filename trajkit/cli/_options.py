@@ -266,3 +266,24 @@ def conversion_options(f: F) -> F:
     for option in reversed(options):
         decorated = option(decorated)
     return decorated  # type: ignore[no-any-return]
+
+
+def redact_option(f: F) -> F:
+    """`--no-redact`: every output masks provider keys and JSON Web Tokens unless this is given.
+
+    The command receives `masker`: a `trajkit.redact.SecretMasker` of API keys whose `count`
+    says how many were masked (the summary says it; `cli._output.masked_note`), or None.
+    """
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from trajkit.redact import SecretMasker
+
+        kwargs["masker"] = None if kwargs.pop("no_redact") else SecretMasker((), api_keys=True)
+        return f(*args, **kwargs)
+
+    return click.option(  # type: ignore[return-value]
+        "--no-redact",
+        is_flag=True,
+        help="Show secrets as they are (default: API keys and tokens are masked as **********).",
+    )(wrapper)

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -28,6 +28,7 @@ from trajkit.cli._options import (
     jobs_option,
     json_option,
     paths_argument,
+    redact_option,
 )
 
 if TYPE_CHECKING:
@@ -61,7 +62,6 @@ def _lean_arrow_pool() -> None:
 @click.option("--view", type=click.Choice(["condensed", "full"]), default="condensed",
               show_default=True, help="Messages the model saw after condensation, or every event.")  # fmt: skip
 @click.option("--overwrite", is_flag=True, help="Start over: remove an earlier export in OUT_DIR.")
-@click.option("--no-redact", is_flag=True, help="Keep secrets and API-key-looking strings.")
 @click.option("--keep-invalid", is_flag=True, help="Export conversations validate rejects, their errors in the row's problems (default: skip them).")  # fmt: skip
 @click.option("--from-v0", is_flag=True, help="Inputs are OpenHands V0 trajectories (migrated).")
 @filter_options
@@ -69,12 +69,12 @@ def _lean_arrow_pool() -> None:
 @jobs_alias("--workers")  # the former name of --jobs here; kept so scripts keep working
 @json_option("Print the report as one JSON document on stdout (the summary line still goes to stderr).")  # fmt: skip
 @engine_options
+@redact_option
 def export_command(
     paths: tuple[Path, ...],
     out_dir: Path,
     view: str,
     overwrite: bool,
-    no_redact: bool,
     keep_invalid: bool,
     from_v0: bool,
     filters: ConversationFilters,
@@ -82,6 +82,7 @@ def export_command(
     as_json: bool,
     engine: str,
     address: str | None,
+    masker: Any,
 ) -> None:
     """Export conversations to Parquet tables for training and analysis."""
     _lean_arrow_pool()
@@ -100,7 +101,7 @@ def export_command(
     if local:
         check_output_folder(Path(out_dir))
     key = os.environ.get("TRAJKIT_SECRET_KEY") or None
-    options = RowOptions(view=view, redact=not no_redact, keep_invalid=keep_invalid,  # type: ignore[arg-type]
+    options = RowOptions(view=view, redact=masker is not None, keep_invalid=keep_invalid,  # type: ignore[arg-type]
                          filters=filters, secret_key=key)  # fmt: skip
     out = display_path(out_dir)
     with (
@@ -125,7 +126,7 @@ def export_command(
     if as_json:
         echo_json(report.to_json(out))
     created = not local or Path(out_dir).exists()
-    click.echo(report.summary(out, created=created, redact=not no_redact), err=True)
+    click.echo(report.summary(out, created=created, redact=masker is not None), err=True)
     if report.skipped:
         sys.exit(1)
 

@@ -21,20 +21,24 @@ from trajkit.cli._options import (
     jobs_option,
     json_option,
     paths_argument,
+    redact_option,
     verbosity_options,
 )
 
 if TYPE_CHECKING:
     from trajkit.filters import ConversationFilters
+    from trajkit.redact import SecretMasker
 
 _SORT_KEYS = ("time", "last", "events", "cost", "status", "model", "id")
 
 
 def _report_skipped(problems: Iterable[object]) -> int:
     """Print each problem on stderr; return the exit code (1 when anything was skipped)."""
+    from trajkit.redact import mask_api_keys
+
     code = 0
     for problem in problems:
-        click.echo(f"skipped: {problem}", err=True)
+        click.echo(f"skipped: {mask_api_keys(str(problem))}", err=True)
         code = 1
     return code
 
@@ -68,6 +72,7 @@ def _stdout_is_terminal() -> bool:
 )
 @filter_options
 @json_option("Print the rows as one JSON document (trajkit.ls/1).")
+@redact_option
 def ls_command(
     paths: tuple[Path, ...],
     sort_key: str,
@@ -75,9 +80,11 @@ def ls_command(
     header: bool | None,
     as_json: bool,
     filters: ConversationFilters,
+    masker: SecretMasker | None,
 ) -> None:
     """List the conversations under PATH...: one line each."""
-    from trajkit.cli._output import echo_json, select_paths
+    from trajkit.cli._output import echo_json, echo_masked_note, select_paths
+    from trajkit.views.load import mask_fields
     from trajkit.views.summary import ConversationRow, iter_rows
     from trajkit.views.tables import format_rows, sort_rows
 
@@ -85,8 +92,8 @@ def ls_command(
     problems: list[object] = []
     for item in iter_rows(select_paths(paths, filters)):
         if isinstance(item, ConversationRow):
-            rows.append(item)
-            problems.extend(item.problems)
+            rows.append(mask_fields(item, masker))
+            problems.extend(rows[-1].problems)
         else:
             problems.append(item)
     rows = sort_rows(rows, sort_key, reverse=reverse)
@@ -103,6 +110,7 @@ def ls_command(
         show_header = _stdout_is_terminal() if header is None else header
         for line in format_rows(rows, width=width, header=show_header):
             click.echo(line)
+    echo_masked_note(masker)
     sys.exit(_report_skipped(problems))
 
 
@@ -128,15 +136,17 @@ def _width() -> int | None:
 @click.option("--table", "as_table", is_flag=True, help="Print tables even when not on a terminal.")
 @filter_options
 @jobs_option
+@redact_option
 def stats_command(
     paths: tuple[Path, ...],
     as_json: bool,
     as_table: bool,
     jobs: int | None,
     filters: ConversationFilters,
+    masker: SecretMasker | None,
 ) -> None:
     """Summarize the conversations under PATH...: statuses, models, events, tools, tokens, cost."""
-    from trajkit.cli._output import echo_json, progress, select_paths
+    from trajkit.cli._output import echo_json, echo_masked_note, progress, select_paths
     from trajkit.engine import LocalEngine
     from trajkit.views.summary import CorpusStats, Skipped, iter_sources, iter_stats
 
@@ -150,14 +160,15 @@ def stats_command(
             else:
                 corpus.add(item)
             bar.advance(note="" if isinstance(item, Skipped) else item.id)
+    data = corpus.to_dict() if masker is None else masker.data(corpus.to_dict())
     if as_json or not (as_table or _stdout_is_terminal()):
-        data = corpus.to_dict()
         data["problems"] = [*map(str, skipped), *data["problems"]]
-        echo_json({"schema": "trajkit.stats/1", **data})
+        echo_json({"schema": "trajkit.stats/1", **data}, masker)
     else:
         from trajkit.views.tables import print_stats
 
-        print_stats(corpus.to_dict(), _console())
+        print_stats(data, _console())
+    echo_masked_note(masker)
     sys.exit(_report_skipped([*skipped, *corpus.problems]))
 
 
@@ -204,9 +215,16 @@ def _table_width() -> int | None:
     "Print the conversation's summary (the header: model, status, counts, tokens, cost, "
     "title, kinds of events) as one JSON document (trajkit.inspect/1), not its events."
 )
+@redact_option
 @verbosity_options
 def inspect_command(
-    path: Path, full: bool, start: int, stop: int | None, pager: bool | None, as_json: bool
+    path: Path,
+    full: bool,
+    start: int,
+    stop: int | None,
+    pager: bool | None,
+    as_json: bool,
+    masker: SecretMasker | None,
 ) -> None:
     """Show one conversation in the terminal.
 
@@ -219,13 +237,17 @@ def inspect_command(
 
     if stop is not None and stop < start:
         raise UsageError(f"--to {stop} is before --from {start}")
-    loaded = load_conversation(path, event_range=(start, stop))
+    from trajkit.cli._output import echo_masked_note
+
+    loaded = load_conversation(path, event_range=(start, stop), masker=masker)
     if as_json:
         from trajkit.cli._output import echo_json
         from trajkit.views.terminal import conversation_summary
 
         problems = [*loaded.problems, *_empty(loaded)]
-        echo_json({**conversation_summary(loaded), "problems": [str(p) for p in problems]})
+        summary = conversation_summary(loaded)
+        echo_json({**summary, "problems": [str(p) for p in problems]}, masker)
+        echo_masked_note(masker)
         sys.exit(_report_skipped(problems))
     console = _console()
     use_pager = pager if pager is not None else (_stdout_is_terminal() and len(loaded.items) > 30)
@@ -233,6 +255,7 @@ def inspect_command(
         page_conversation(loaded, console, full=full)
     else:
         print_conversation(loaded, console, full=full)
+    echo_masked_note(masker)
     sys.exit(_report_skipped([*loaded.problems, *_empty(loaded)]))
 
 
@@ -277,16 +300,28 @@ def _empty(loaded: Any) -> list[str]:
 )
 @filter_options
 @json_option("Print what was written as one JSON document (trajkit.view/1).")
+@redact_option
 @verbosity_options
 def view_command(
-    path: Path, output: Path | None, overwrite: bool, as_json: bool, filters: ConversationFilters
+    path: Path,
+    output: Path | None,
+    overwrite: bool,
+    as_json: bool,
+    filters: ConversationFilters,
+    masker: SecretMasker | None,
 ) -> None:
     """Write one self-contained HTML report of a conversation (no network, no external assets).
 
     PATH holding many conversations gives a static site: index.html (sortable, filterable,
     searchable) and one report per conversation, all opening from disk.
     """
-    from trajkit.cli._output import check_output_file, display_path, echo_json, writing
+    from trajkit.cli._output import (
+        check_output_file,
+        display_path,
+        echo_json,
+        echo_masked_note,
+        writing,
+    )
     from trajkit.filters import filter_paths
     from trajkit.store import atomic_write
     from trajkit.store.guard import refuse_output_inside
@@ -294,7 +329,7 @@ def view_command(
     from trajkit.views.load import holds_many, load_conversation
 
     if holds_many(path):
-        _write_site(path, output, overwrite, as_json, filters)
+        _write_site(path, output, overwrite, as_json, filters, masker)
         return
     out = output if output is not None else Path(f"{path.resolve().name}.html")
     refuse_output_inside(out, [path])
@@ -303,7 +338,7 @@ def view_command(
         if reason is not None:
             click.echo(f"{display_path(path)}: filtered out ({reason}); nothing written", err=True)
             return
-    loaded = load_conversation(path)
+    loaded = load_conversation(path, masker=masker)
     with writing(out):
         atomic_write(out, conversation_to_html(loaded).encode("utf-8"))
     problems = [*loaded.problems, *_empty(loaded)]
@@ -313,21 +348,29 @@ def view_command(
                 "schema": "trajkit.view/1",
                 "output": display_path(out),
                 "events": len(loaded.items),
+                "masked": masker.count if masker else None,
                 "problems": [str(p) for p in problems],
             }
         )
     else:
         click.echo(f"wrote {display_path(out)} ({len(loaded.items):,} events)")
+    echo_masked_note(masker)
     sys.exit(_report_skipped(problems))
 
 
 def _write_site(
-    path: Path, output: Path | None, overwrite: bool, as_json: bool, filters: ConversationFilters
+    path: Path,
+    output: Path | None,
+    overwrite: bool,
+    as_json: bool,
+    filters: ConversationFilters,
+    masker: SecretMasker | None,
 ) -> None:
     from trajkit.cli import EXIT_INTERRUPTED
     from trajkit.cli._output import (
         display_path,
         echo_json,
+        echo_masked_note,
         progress,
         select_paths,
         stop_on_ctrl_c,
@@ -346,7 +389,9 @@ def _write_site(
         progress("writing pages", total=total, enabled=not as_json) as bar,
     ):
         try:
-            report = write_site(selected, out, overwrite=overwrite, on_source=bar.advance)
+            report = write_site(
+                selected, out, overwrite=overwrite, on_source=bar.advance, masker=masker
+            )
         except SiteInterrupted as stopped:
             interrupted = stopped.report
     if interrupted is not None:
@@ -364,6 +409,7 @@ def _write_site(
                 "output": display_path(out / "index.html"),
                 "pages": report.pages,
                 "unchanged": report.unchanged,
+                "masked": masker.count if masker else None,
                 "problems": [str(p) for p in report.problems],
             }
         )
@@ -373,4 +419,5 @@ def _write_site(
             f"wrote {display_path(out / 'index.html')} and {report.pages:,} conversation "
             f"page{'s' if report.pages != 1 else ''}{kept}"
         )
+    echo_masked_note(masker)
     sys.exit(_report_skipped(report.problems))

@@ -61,10 +61,10 @@ def load_source(catalog: Catalog, source: Source) -> LoadedConversation:
     from trajkit.views.load import load_conversation
 
     if "://" in source.path:  # s3://…: no local links to check
-        return load_conversation(source.path)
+        return load_conversation(source.path, masker=catalog.masker)
     folder = Path(source.path)
     _check_inside(catalog, folder)
-    return load_conversation(folder)
+    return load_conversation(folder, masker=catalog.masker)
 
 
 def entries_at(catalog: Catalog, source: Source, at: list[int]) -> list[dict[str, Any]]:
@@ -91,7 +91,7 @@ def load_source_range(
 
     folder = Path(source.path)
     _check_inside(catalog, folder)
-    return load_conversation(folder, event_range=event_range)
+    return load_conversation(folder, event_range=event_range, masker=catalog.masker)
 
 
 def _check_inside(catalog: Catalog, folder: Path) -> None:
@@ -201,7 +201,7 @@ def create_app(catalog: Catalog, *, token: str | None = None, loopback: bool = T
             after = -1
         after = max(-1, after)  # `Last-Event-ID: -1000` would index the file list from its end
         folder = Path(source.path)
-        tail = Tail(folder, after)
+        tail = Tail(folder, after, masker=catalog.masker)
 
         async def stream() -> Any:
             yield "retry: 1000\n\n"
