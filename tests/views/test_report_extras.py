@@ -110,8 +110,7 @@ def test_final_diff_folds_file_editor_edits_per_file(tmp_path: Path) -> None:
             ),
         ]
     loaded = load_conversation(write_conversation(tmp_path / ("cd" * 16), events))
-    entries = list(iter_entries(loaded.items))
-    diff, label = final_diff(loaded, entries)
+    diff, label = final_diff(loaded)
     assert label == "final diff of the files edited (1 file)"
     assert "-a" in diff.splitlines() and "+c" in diff.splitlines() and "+b" not in diff.splitlines()
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Callable, Container, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -84,6 +85,21 @@ class LoadedConversation:
     not problems: nothing was skipped."""
     meta: ServerMeta | None = None
     """The agent server's `meta.json` (title, times, tags, metrics), when the folder has one."""
+    read_items: Callable[[Container[int] | None], Iterator[tuple[int, Event | Broken]]] | None = (
+        None
+    )
+    """Loaded with `lazy`: reads the items one at a time (`items` stays empty), for a view
+    that draws them in one pass without holding every event (serve's pages)."""
+
+    def iter_items(
+        self, wanted: Container[int] | None = None
+    ) -> Iterator[tuple[int, Event | Broken]]:
+        """The items in order (those at the `wanted` positions): `items`, or, when loaded
+        `lazy`, read now (problems added as they are met).
+        """
+        if self.read_items is not None:
+            return self.read_items(wanted)
+        return (item for item in self.items if wanted is None or item[0] in wanted)
 
 
 def eval_outcome(record: dict[str, object] | None) -> tuple[str | None, str | None]:
@@ -136,6 +152,7 @@ def load_conversation(
     *,
     event_range: tuple[int, int | None] = (0, None),
     masker: SecretMasker | None = None,
+    lazy: bool = False,
 ) -> LoadedConversation:
     """Load the one conversation `path` holds (`trajkit.shapes.resolve_inputs`: a folder, any
     shape, a V0 trajectory migrated in memory, or a `file#key` address as `ls` prints it).
@@ -162,7 +179,7 @@ def load_conversation(
             f"not one conversation: it holds {n} conversations; pass one of them, e.g. "
             f"{found[0]} (`trajkit ls` lists them)",
         )
-    loaded = _load_v1(found[0], event_range, masker)
+    loaded = _load_v1(found[0], event_range, masker, lazy)
     loaded.problems[:0] = [str(s) for s in skipped]
     return loaded
 
@@ -178,7 +195,10 @@ def holds_many(path: str | os.PathLike[str]) -> bool:
 
 
 def _load_v1(
-    folder: Input, event_range: tuple[int, int | None], masker: SecretMasker | None
+    folder: Input,
+    event_range: tuple[int, int | None],
+    masker: SecretMasker | None,
+    lazy: bool,
 ) -> LoadedConversation:
     from trajkit.shapes.agent_server import read_server_meta
     from trajkit.shapes.memory import MemoryConversation
@@ -198,17 +218,24 @@ def _load_v1(
     files = conv.event_files()
     loaded.total_events = len(files)
     start, stop = event_range
-    for pos, event_file in enumerate(files):
-        if pos < start or (stop is not None and pos > stop):
-            continue
-        try:
-            event = read_event(event_file, masker, conv.upgrades)
-        except InputError as exc:
-            loaded.problems.append(str(exc))
-            loaded.items.append((pos, Broken(str(event_file.path), str(exc))))
-            continue
-        loaded.items.append((pos, event))
-    loaded.notes.extend(conv.upgrade_notes())
+
+    def read(wanted: Container[int] | None = None) -> Iterator[tuple[int, Event | Broken]]:
+        for pos, event_file in enumerate(files):
+            if pos < start or (stop is not None and pos > stop):
+                continue
+            if wanted is not None and pos not in wanted:
+                continue
+            try:
+                yield pos, read_event(event_file, masker, conv.upgrades)
+            except InputError as exc:
+                loaded.problems.append(str(exc))
+                yield pos, Broken(str(event_file.path), str(exc))
+
+    if lazy:
+        loaded.read_items = read
+    else:
+        loaded.items.extend(read())
+        loaded.notes.extend(conv.upgrade_notes())
     if isinstance(folder, Path) and not isinstance(conv, MemoryConversation):
         try:
             loaded.meta = mask_fields(read_server_meta(folder), masker)
