@@ -70,3 +70,31 @@ def test_a_key_used_as_a_field_name_is_masked_in_error_lines(tmp_path: Path, com
     assert not [k for k in FIELD_KEYS if k in r.output or k[8:30] in r.output], r.output[-3000:]
     if command in ("validate", "convert", "inspect"):
         assert "/action/**********" in r.output, r.output[-3000:]  # still says where
+
+
+def test_a_folder_symlink_leading_outside_the_path_is_refused_by_every_command(
+    tmp_path: Path,
+) -> None:
+    """One rule for ls, stats, convert and the static site, as serve has: a conversation folder
+    reached through a symlink that leads outside the PATH given is not read, and one line names
+    it (on 8bb7cc8 ls, stats, convert and the site read it)."""
+    inside = copy_fixture(tmp_path)  # tmp_path/corpus/<id>
+    elsewhere = copy_fixture(tmp_path / "elsewhere", "a_text")
+    link = inside.parent / "link"
+    link.symlink_to(elsewhere, target_is_directory=True)
+    outside_id = str(uuid.UUID(hex=elsewhere.name))
+    for args in (
+        ["ls", str(inside.parent)],
+        ["stats", str(inside.parent), "--json"],
+        ["convert", str(inside.parent), "-o", str(tmp_path / "out.jsonl")],
+        ["view", str(inside.parent), "-o", str(tmp_path / "site")],
+    ):
+        r = invoke(*args)
+        assert r.exit_code == 1, (args, r.output)
+        named = [line for line in r.stderr.splitlines() if f"{link}: symlink to" in line]
+        assert len(named) == 1 and "outside" in named[0], (args, r.stderr)
+        assert outside_id not in r.stdout, args
+    assert outside_id not in (tmp_path / "out.jsonl").read_text()
+    inner = inside.parent / "inner"  # a link that stays inside the PATH is followed
+    inner.symlink_to(inside, target_is_directory=True)
+    assert invoke("ls", str(inner)).exit_code == 0
