@@ -368,13 +368,14 @@ class MaskedWriter:
     """A binary stream that writes to `out` with secrets masked by `masker` (`SecretMasker`).
 
     The trailing run of `_KEY_BYTES` of each write waits for the next one (up to 64 KiB), so a
-    key cut between two writes is seen whole; `close()` writes what is left. Bytes in which the
-    fast scan finds nothing are written as they came; the others are masked as UTF-8 text
-    (invalid bytes kept as they were).
+    key cut between two writes is seen whole; `finish()` writes what is left. Bytes the fast
+    scan clears are written as they came; the others are masked as UTF-8 text (invalid bytes
+    kept as they were).
     """
 
     def __init__(self, out: Any, masker: Any) -> None:
         self._out, self._masker, self._held = out, masker, b""
+        self.flush = out.flush
 
     def write(self, chunk: bytes) -> int:
         data = self._held + bytes(chunk)
@@ -392,14 +393,10 @@ class MaskedWriter:
         text = data.decode("utf-8", "surrogateescape")
         return self._masker.text(text).encode("utf-8", "surrogateescape")  # type: ignore[no-any-return]
 
-    def flush(self) -> None:
-        self._out.flush()
-
     def finish(self) -> None:
         """Write what was held back."""
         self._out.write(self._mask(self._held))
         self._held = b""
-        self._out.flush()
 
 
 @contextmanager

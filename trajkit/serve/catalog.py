@@ -269,12 +269,6 @@ class Catalog:
             return None
         return Source(found[0], found[1], found[2])
 
-    def row(self, key: str) -> dict[str, Any] | None:
-        """One row as JSON-able values."""
-        cur = self._db().execute(f"SELECT {', '.join(_ROW_FIELDS)} FROM rows WHERE key=?", (key,))
-        found = cur.fetchone()
-        return dict(zip(_ROW_FIELDS, found, strict=True)) if found else None
-
     def query(
         self,
         *,
