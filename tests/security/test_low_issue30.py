@@ -98,3 +98,23 @@ def test_a_folder_symlink_leading_outside_the_path_is_refused_by_every_command(
     inner = inside.parent / "inner"  # a link that stays inside the PATH is followed
     inner.symlink_to(inside, target_is_directory=True)
     assert invoke("ls", str(inner)).exit_code == 0
+
+
+@pytest.mark.parametrize("scheme", ["file", "FILE", "ftp"])
+def test_a_lookup_secret_reads_no_local_file(tmp_path: Path, scheme: str) -> None:
+    """A `LookupSecret` in a folder from someone else named `file:///…`, and resuming it read
+    that file into the agent's environment (8bb7cc8): only http(s) is fetched now."""
+    from trajkit.sdk.secret.secrets import LookupSecret, SecretError, SecretRegistry
+
+    private = tmp_path / "private.txt"
+    private.write_text("the-contents-of-a-private-file")
+    url = f"{scheme}://{private}" if scheme != "ftp" else "ftp://127.0.0.1:9/x"
+    registry = SecretRegistry.model_validate(
+        {"secret_sources": {"TOKEN": {"kind": "LookupSecret", "url": url}}}
+    )
+    source = registry.secret_sources["TOKEN"]
+    assert isinstance(source, LookupSecret)
+    with pytest.raises(SecretError, match="only http"):
+        source.get_value()
+    env = registry.env_for_command("echo $TOKEN")
+    assert "the-contents-of-a-private-file" not in json.dumps(env)
