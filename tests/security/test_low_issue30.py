@@ -118,3 +118,26 @@ def test_a_lookup_secret_reads_no_local_file(tmp_path: Path, scheme: str) -> Non
         source.get_value()
     env = registry.env_for_command("echo $TOKEN")
     assert "the-contents-of-a-private-file" not in json.dumps(env)
+
+
+def test_an_archive_bomb_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    """A small .tar.gz whose conversation declares 80 MiB (spaces compress 1000 to 1): on
+    8bb7cc8 every command read it all into memory; now each says so in one line, reads nothing."""
+    import io
+    import tarfile
+
+    from trajkit.shapes.archive import BOMB_FLOOR_BYTES
+
+    conv = copy_fixture(tmp_path)
+    bomb = tmp_path / "bomb.tar.gz"
+    size = BOMB_FLOOR_BYTES + 16 * 2**20
+    with tarfile.open(bomb, "w:gz") as tar:
+        tar.add(conv, arcname=conv.name)
+        info = tarfile.TarInfo(f"{conv.name}/events/event-00099-{uuid.UUID(int=9)}.json")
+        info.size = size
+        tar.addfile(info, io.BytesIO(b" " * size))
+    assert bomb.stat().st_size < size // 500
+    for args in (["ls", str(bomb)], ["convert", str(bomb)], ["inspect", str(bomb)]):
+        r = invoke(*args)
+        assert r.exit_code == 1, (args, r.output)
+        assert "times the archive's size: an archive bomb? not read" in r.stderr, (args, r.stderr)
