@@ -38,14 +38,7 @@ from trajkit.shapes.memory import MemoryConversation, ShapeRef
 from trajkit.store.layout import AGENT_SERVER_DIR, BASE_STATE, EVENTS_DIR, parse_event_file_name
 from trajkit.store.reader import MAX_FILE_BYTES
 
-__all__ = [
-    "BOMB_FLOOR_BYTES",
-    "MAX_ARCHIVE_BYTES",
-    "MAX_MEMBERS",
-    "MAX_RATIO",
-    "archive_refs",
-    "open_archive_conversation",
-]
+__all__ = ["MAX_ARCHIVE_BYTES", "MAX_MEMBERS", "archive_refs", "open_archive_conversation"]
 
 MAX_ARCHIVE_BYTES = int(os.environ.get("TRAJKIT_MAX_ARCHIVE_BYTES", 2 * 2**30))
 MAX_RATIO = 200

@@ -55,7 +55,6 @@ __all__ = [
     "entry_data",
     "markdown_to_html",
     "new_nonce",
-    "final_diff",
     "report_data",
     "stub_data",
 ]
@@ -244,19 +243,10 @@ def _fact(key: str, value: str, kind: str, outcome: str | None, n_errors: int) -
     return f'<div class="{cls}"><dt>{key}</dt><dd>{shown}</dd></div>'
 
 
-def final_diff(loaded: LoadedConversation) -> tuple[str, str]:
-    """The workspace's final change: the evaluation's `git_patch`, else the file editor's edits
-    folded into one diff per file (first content seen -> last); `("", "")` when there is none.
-    """
-    edits = _FileEdits()
-    for _ in edits.watch(loaded.iter_items()):
-        pass
-    return edits.diff(loaded)
-
-
 class _FileEdits:
-    """The workspace's final change, gathered while the items pass (`watch`): the file
-    editor's edits folded into one diff per file (first content seen -> last).
+    """The workspace's final change, gathered while the items pass (`watch`): the evaluation's
+    `git_patch`, else the file editor's edits folded into one diff per file (first content
+    seen -> last).
     """
 
     def __init__(self) -> None:
