@@ -277,12 +277,14 @@ def test_convert_says_migrated_in_memory_once_for_80_records(tmp_path: Path) -> 
     assert result.stderr.splitlines() == [
         "warning: OpenHands V0 trajectory (eval-jsonl) migrated in memory "
         "(80 conversations; -v lists each)",
-        "converted 80 conversation(s), skipped 0",
+        "converted 80 conversation(s), skipped 0; 0 secret(s) masked",
     ]
     verbose = invoke("convert", "-v", v0, "-o", tmp_path / "v.jsonl")
     assert sum("migrated in memory" in line for line in verbose.stderr.splitlines()) == 80
     quiet = invoke("convert", "-q", v0, "-o", tmp_path / "q.jsonl")
-    assert quiet.stderr.splitlines() == ["converted 80 conversation(s), skipped 0"]
+    assert quiet.stderr.splitlines() == [
+        "converted 80 conversation(s), skipped 0; 0 secret(s) masked"
+    ]
 
 
 def test_a_warning_seen_once_is_printed_as_before() -> None:

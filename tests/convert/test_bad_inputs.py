@@ -61,5 +61,6 @@ def test_bad_conversations_are_skipped_in_a_corpus() -> None:
     assert len(errors) == len(invalid)
     assert len(result.stdout.splitlines()) == len(BAD) - len(invalid)
     assert result.stderr.splitlines()[-1] == (
-        f"converted {len(BAD) - len(invalid)} conversation(s), skipped {len(invalid)}"
+        f"converted {len(BAD) - len(invalid)} conversation(s), skipped {len(invalid)}; "
+        "0 secret(s) masked"
     )

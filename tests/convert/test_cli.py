@@ -75,7 +75,10 @@ def test_folder_of_many_gives_jsonl_and_skips_bad_ones(tmp_path: Path) -> None:
     assert len(error_lines) == 1
     assert error_lines[0].startswith(f"Error: {bad}/")  # validate's first error, shared (issue 16)
     assert "Traceback" not in err
-    assert err.splitlines()[-1] == f"converted {len(lines)} conversation(s), skipped 1"
+    assert (
+        err.splitlines()[-1]
+        == f"converted {len(lines)} conversation(s), skipped 1; 0 secret(s) masked"
+    )
 
 
 def test_output_file_and_overwrite(tmp_path: Path) -> None:

@@ -70,3 +70,74 @@ def test_a_key_used_as_a_field_name_is_masked_in_error_lines(tmp_path: Path, com
     assert not [k for k in FIELD_KEYS if k in r.output or k[8:30] in r.output], r.output[-3000:]
     if command in ("validate", "convert", "inspect"):
         assert "/action/**********" in r.output, r.output[-3000:]  # still says where
+
+
+def test_a_folder_symlink_leading_outside_the_path_is_refused_by_every_command(
+    tmp_path: Path,
+) -> None:
+    """One rule for ls, stats, convert and the static site, as serve has: a conversation folder
+    reached through a symlink that leads outside the PATH given is not read, and one line names
+    it (on 8bb7cc8 ls, stats, convert and the site read it)."""
+    inside = copy_fixture(tmp_path)  # tmp_path/corpus/<id>
+    elsewhere = copy_fixture(tmp_path / "elsewhere", "a_text")
+    link = inside.parent / "link"
+    link.symlink_to(elsewhere, target_is_directory=True)
+    outside_id = str(uuid.UUID(hex=elsewhere.name))
+    for args in (
+        ["ls", str(inside.parent)],
+        ["stats", str(inside.parent), "--json"],
+        ["convert", str(inside.parent), "-o", str(tmp_path / "out.jsonl")],
+        ["view", str(inside.parent), "-o", str(tmp_path / "site")],
+    ):
+        r = invoke(*args)
+        assert r.exit_code == 1, (args, r.output)
+        named = [line for line in r.stderr.splitlines() if f"{link}: symlink to" in line]
+        assert len(named) == 1 and "outside" in named[0], (args, r.stderr)
+        assert outside_id not in r.stdout, args
+    assert outside_id not in (tmp_path / "out.jsonl").read_text()
+    inner = inside.parent / "inner"  # a link that stays inside the PATH is followed
+    inner.symlink_to(inside, target_is_directory=True)
+    assert invoke("ls", str(inner)).exit_code == 0
+
+
+@pytest.mark.parametrize("scheme", ["file", "FILE", "ftp"])
+def test_a_lookup_secret_reads_no_local_file(tmp_path: Path, scheme: str) -> None:
+    """A `LookupSecret` in a folder from someone else named `file:///…`, and resuming it read
+    that file into the agent's environment (8bb7cc8): only http(s) is fetched now."""
+    from trajkit.sdk.secret.secrets import LookupSecret, SecretError, SecretRegistry
+
+    private = tmp_path / "private.txt"
+    private.write_text("the-contents-of-a-private-file")
+    url = f"{scheme}://{private}" if scheme != "ftp" else "ftp://127.0.0.1:9/x"
+    registry = SecretRegistry.model_validate(
+        {"secret_sources": {"TOKEN": {"kind": "LookupSecret", "url": url}}}
+    )
+    source = registry.secret_sources["TOKEN"]
+    assert isinstance(source, LookupSecret)
+    with pytest.raises(SecretError, match="only http"):
+        source.get_value()
+    env = registry.env_for_command("echo $TOKEN")
+    assert "the-contents-of-a-private-file" not in json.dumps(env)
+
+
+def test_an_archive_bomb_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    """A small .tar.gz whose conversation declares 80 MiB (spaces compress 1000 to 1): on
+    8bb7cc8 every command read it all into memory; now each says so in one line, reads nothing."""
+    import io
+    import tarfile
+
+    from trajkit.shapes.archive import BOMB_FLOOR_BYTES
+
+    conv = copy_fixture(tmp_path)
+    bomb = tmp_path / "bomb.tar.gz"
+    size = BOMB_FLOOR_BYTES + 16 * 2**20
+    with tarfile.open(bomb, "w:gz") as tar:
+        tar.add(conv, arcname=conv.name)
+        info = tarfile.TarInfo(f"{conv.name}/events/event-00099-{uuid.UUID(int=9)}.json")
+        info.size = size
+        tar.addfile(info, io.BytesIO(b" " * size))
+    assert bomb.stat().st_size < size // 500
+    for args in (["ls", str(bomb)], ["convert", str(bomb)], ["inspect", str(bomb)]):
+        r = invoke(*args)
+        assert r.exit_code == 1, (args, r.output)
+        assert "times the archive's size: an archive bomb? not read" in r.stderr, (args, r.stderr)

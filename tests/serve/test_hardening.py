@@ -327,3 +327,42 @@ def test_concurrent_heavy_pages_are_built_a_few_at_a_time(tmp_path: Path, serve:
     assert [a[0] for a in answers] == [200] * 8
     grown = _peak_mb(server.proc.pid) - base
     assert grown < 3 * max(one, 30), (one, grown)
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads VmHWM from /proc")
+def test_ten_requests_on_a_20000_event_conversation_fit_the_budget(
+    tmp_path: Path, serve: Any
+) -> None:
+    """Issue 30, medium 6: ten page requests at once on one 20,000-event conversation (its
+    report, its comparison with itself, its entries) are all answered within 90 s, and the
+    server's peak resident memory (VmHWM) stays under 700 MB.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    folder = _big_conversation(tmp_path / "corpus" / uuid.UUID(int=7).hex, 20_000)
+    server = serve([folder.parent])
+    server.wait_indexed(1, timeout=300)
+    key = server.rows()["rows"][0]["key"]
+    paths = [f"/c/{key}?n={i}" for i in range(6)]
+    paths += [f"/compare?a={key}&b={key}"] * 2
+    paths += [f"/api/c/{key}/entries?at={','.join(map(str, range(i, 20_000, 40)))}" for i in (0, 1)]
+    started = time.monotonic()
+
+    def get(path: str) -> tuple[int, bytes, float]:
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=90)
+        try:
+            conn.request("GET", path)
+            resp = conn.getresponse()
+            return resp.status, resp.read(), time.monotonic() - started
+        finally:
+            conn.close()
+
+    with ThreadPoolExecutor(10) as pool:
+        answers = list(pool.map(get, paths))
+    took = max(a[2] for a in answers)
+    assert [a[0] for a in answers] == [200] * 10, [a[1][:200] for a in answers if a[0] != 200]
+    assert b"event-count" in answers[0][1] and b"diff-count" in answers[6][1]
+    assert took < 90, took
+    peak = _peak_mb(server.proc.pid)
+    assert peak < 700, peak
+    print(f"10 requests in {[round(a[2], 1) for a in answers]} s, server peak {peak:.0f} MB")

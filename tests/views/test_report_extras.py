@@ -21,7 +21,7 @@ from trajkit.events import (
     TextContent,
 )
 from trajkit.views.entries import add_step_times, iter_entries
-from trajkit.views.html import conversation_to_html, final_diff, markdown_to_html
+from trajkit.views.html import conversation_to_html, markdown_to_html
 from trajkit.views.load import load_conversation
 from trajkit.views.site import SITE_MANIFEST
 
@@ -110,10 +110,11 @@ def test_final_diff_folds_file_editor_edits_per_file(tmp_path: Path) -> None:
             ),
         ]
     loaded = load_conversation(write_conversation(tmp_path / ("cd" * 16), events))
-    entries = list(iter_entries(loaded.items))
-    diff, label = final_diff(loaded, entries)
-    assert label == "final diff of the files edited (1 file)"
-    assert "-a" in diff.splitlines() and "+c" in diff.splitlines() and "+b" not in diff.splitlines()
+    page = conversation_to_html(loaded)
+    shown = page.split('id="final-diff"', 1)[1].split("</details>", 1)[0]
+    assert "<summary>final diff of the files edited (1 file)</summary>" in shown
+    text = re.sub(r"<[^>]+>", "", shown).splitlines()
+    assert "-a" in text and "+c" in text and "+b" not in text
 
 
 def test_markdown_is_rendered_without_raw_html() -> None:

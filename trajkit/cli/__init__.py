@@ -107,10 +107,13 @@ class TrajkitGroup(click.Group):
 
 
 def _one_line(exc: Exception) -> str:
-    """The error as one line: control characters from a file name or data shown escaped."""
+    """The error as one line: control characters from a file name or data shown escaped, API
+    keys masked (`trajkit.redact`; an error line has no `--no-redact`).
+    """
     from trajkit.controls import visible_controls
+    from trajkit.redact import mask_api_keys
 
-    return visible_controls(str(exc), keep_layout=False)
+    return visible_controls(mask_api_keys(str(exc)), keep_layout=False)
 
 
 EXIT_INTERRUPTED = 130

@@ -98,13 +98,6 @@ def json_option(help_text: str = "Print a machine-readable JSON report.") -> Cal
     return click.option("--json", "as_json", is_flag=True, help=help_text)
 
 
-def redact_option(f: F) -> F:
-    """`--no-redact`: keep secrets in what a command writes (masked by default)."""
-    return click.option(
-        "--no-redact", is_flag=True, help="Keep secrets and API-key-looking strings."
-    )(f)
-
-
 def jobs_option(f: F) -> F:
     """`--jobs N`: worker processes for many conversations (default: the number of cores, at most 2)."""
     return click.option(
@@ -284,3 +277,24 @@ def conversion_options(f: F) -> F:
                      help="Unanswered tool calls: drop them, add an error result, or only report them."),
     ]  # fmt: skip
     return _stack(wrapper, options)  # type: ignore[no-any-return]
+
+
+def redact_option(f: F) -> F:
+    """`--no-redact`: every output masks provider keys and JSON Web Tokens unless this is given.
+
+    The command receives `masker`: a `trajkit.redact.SecretMasker` of API keys whose `count`
+    says how many were masked (the summary says it; `cli._output.masked_note`), or None.
+    """
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from trajkit.redact import SecretMasker
+
+        kwargs["masker"] = None if kwargs.pop("no_redact") else SecretMasker((), api_keys=True)
+        return f(*args, **kwargs)
+
+    return click.option(  # type: ignore[return-value]
+        "--no-redact",
+        is_flag=True,
+        help="Show secrets as they are (default: API keys and tokens are masked as **********).",
+    )(wrapper)

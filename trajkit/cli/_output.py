@@ -133,8 +133,10 @@ def _clock(seconds: float) -> str:
     return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
-def echo_json(data: Any) -> None:
-    """Print `data` as one indented JSON document on stdout."""
+def echo_json(data: Any, masker: Any = None) -> None:
+    """Print `data` as one indented JSON document on stdout (its secrets masked by `masker`)."""
+    if masker is not None:
+        data = masker.data(data)
     click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
 
@@ -339,3 +341,67 @@ class Notes:
                 "-v lists each)"
             )
         self._rules.clear()
+
+
+def masked_note(masker: Any) -> str:
+    """What a summary says of `--no-redact` (`cli._options.redact_option`)."""
+    if masker is None:
+        return "secrets not masked (--no-redact)"
+    return f"{masker.count:,} secret(s) masked"
+
+
+def echo_masked_note(masker: Any) -> None:
+    """Say on stderr how many secrets were masked, when any were (commands without a summary)."""
+    if masker is not None and masker.count:
+        click.echo(f"note: {masked_note(masker)} (--no-redact shows them)", err=True)
+
+
+_KEY_BYTES = bytes(range(48, 58)) + bytes(range(65, 91)) + bytes(range(97, 123)) + b"_-.+/="
+"""Every byte a key, a JSON Web Token or base64 is made of (`trajkit.redact`'s patterns)."""
+
+
+class MaskedWriter:
+    """A binary stream that writes to `out` with secrets masked by `masker` (`SecretMasker`).
+
+    The trailing run of `_KEY_BYTES` of each write waits for the next one (up to 64 KiB), so a
+    key cut between two writes is seen whole; `finish()` writes what is left. Bytes the fast
+    scan clears are written as they came; the others are masked as UTF-8 text (invalid bytes
+    kept as they were).
+    """
+
+    def __init__(self, out: Any, masker: Any) -> None:
+        self._out, self._masker, self._held = out, masker, b""
+        self.flush = out.flush
+
+    def write(self, chunk: bytes) -> int:
+        data = self._held + bytes(chunk)
+        cut = len(data.rstrip(_KEY_BYTES))
+        cut = cut if len(data) - cut <= 1 << 16 else len(data)
+        self._held = data[cut:]
+        self._out.write(self._mask(data[:cut]))
+        return len(chunk)
+
+    def _mask(self, data: bytes) -> bytes:
+        from trajkit.redact import may_hold_key
+
+        if not may_hold_key(data):
+            return data
+        text = data.decode("utf-8", "surrogateescape")
+        return self._masker.text(text).encode("utf-8", "surrogateescape")  # type: ignore[no-any-return]
+
+    def finish(self) -> None:
+        """Write what was held back."""
+        self._out.write(self._mask(self._held))
+        self._held = b""
+
+
+@contextmanager
+def masked_output(out: Any, masker: Any) -> Iterator[Any]:
+    """`out` as a `MaskedWriter` (itself when `masker` is None: `--no-redact`), finished and
+    flushed when the block ends without an error.
+    """
+    writer = MaskedWriter(out, masker) if masker is not None else out
+    yield writer
+    if masker is not None:
+        writer.finish()
+    out.flush()

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from trajkit.convert.corpus import ConvertReport
     from trajkit.convert.options import ConversionOptions, Target
     from trajkit.filters import ConversationFilters
+    from trajkit.redact import SecretMasker
 
 
 @click.command(
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
     "With -o: print what was written as one JSON document (trajkit.convert/1) on stdout (without -o the converted documents are the output)."
 )
 @opt.engine_options
+@opt.redact_option
 @opt.verbosity_options
 def convert_command(
     paths: tuple[Path, ...],
@@ -65,6 +67,7 @@ def convert_command(
     as_json: bool,
     engine: Callable[[], Any],
     filters: ConversationFilters,
+    masker: SecretMasker | None,
 ) -> None:
     """Turn conversations into the messages an LLM saw (JSON for one, JSONL for many)."""
     from trajkit.cli._output import check_output_file, display_path, echo_json, select_paths
@@ -88,13 +91,14 @@ def convert_command(
         return
     report = ConvertReport(to, display_path(output) if output else None, detailed=as_json)
     if one is not None:
-        _convert_one(one, output, to, options, keep_invalid=keep_invalid, report=report)
+        _convert_one(one, output, to, options, keep_invalid=keep_invalid, report=report,
+                     masker=masker)  # fmt: skip
     else:
         with engine() as runner:
             _convert_many(paths, output, to, options, engine=runner, keep_invalid=keep_invalid,
-                          report=report)  # fmt: skip
+                          report=report, masker=masker)  # fmt: skip
     if as_json:
-        echo_json(report.to_json())
+        echo_json({**report.to_json(), "masked": masker.count if masker else None})
     if report.failed:
         sys.exit(1)
 
@@ -107,17 +111,19 @@ def _convert_one(
     *,
     keep_invalid: bool,
     report: ConvertReport,
+    masker: SecretMasker | None,
 ) -> None:
-    from trajkit.cli._output import QUIET, verbosity
+    from trajkit.cli._output import QUIET, echo_masked_note, verbosity
     from trajkit.convert.stream import write_conversation
 
-    with _open_output(output) as out:  # validated before a byte is written; streamed
+    with _open_output(output, masker) as out:  # validated before a byte is written; streamed
         written = write_conversation(path, out, to=to, options=options, keep_invalid=keep_invalid)
     warnings = [f"{e} (kept: --keep-invalid)" for e in written.errors]
     warnings += [f"{path}: {p}" for p in written.problems]
     for warning in [] if verbosity() == QUIET else warnings:
         click.echo(f"warning: {warning}", err=True)
     report.converted = 1
+    echo_masked_note(masker)
     report.warnings = warnings if report.detailed else []
 
 
@@ -130,13 +136,14 @@ def _convert_many(
     engine: Any,
     keep_invalid: bool,
     report: ConvertReport,
+    masker: SecretMasker | None,
 ) -> None:
     """Write JSONL, one line per conversation; what was skipped is said on stderr."""
-    from trajkit.cli._output import Notes, progress, stopping
+    from trajkit.cli._output import Notes, masked_note, progress, stopping
     from trajkit.convert import convert_corpus
     from trajkit.convert.corpus import iter_inputs
 
-    with _open_output(output) as out:
+    with _open_output(output, masker) as out:
         items = convert_corpus(
             paths, to=to, options=options, engine=engine, keep_invalid=keep_invalid
         )
@@ -146,7 +153,8 @@ def _convert_many(
                 for problem in item.problems:
                     notes.add(str(item.path), problem)
                 if item.line is None:
-                    bar.echo(f"Error: {item.error}", err=True)
+                    error = masker.text(str(item.error)) if masker else item.error
+                    bar.echo(f"Error: {error}", err=True)
                 else:
                     out.write(item.line + b"\n")
                 report.add(item)
@@ -154,7 +162,7 @@ def _convert_many(
             notes.close()
         if not report.converted and output is not None:
             raise _Unpublished  # no empty file: the output stays as it was
-    click.echo(report.summary(), err=True)
+    click.echo(f"{report.summary()}; {masked_note(masker)}", err=True)
 
 
 class _Unpublished(Exception):
@@ -162,18 +170,23 @@ class _Unpublished(Exception):
 
 
 @contextmanager
-def _open_output(output: Path | None) -> Iterator[IO[bytes]]:
-    """stdout, or a temp file next to `output` that replaces it only when the block succeeds.
+def _open_output(output: Path | None, masker: SecretMasker | None) -> Iterator[IO[bytes]]:
+    """stdout, or a temp file next to `output` that replaces it only when the block succeeds;
+    with secrets masked by `masker` (`cli._output.MaskedWriter`).
 
     Raising `_Unpublished` in the block removes the temp file and leaves `output` as it was.
     """
-    if output is None:
-        stdout = sys.stdout.buffer
-        yield stdout
-        stdout.flush()
-        return
-    from trajkit.cli._output import writing
+    from trajkit.cli._output import masked_output, writing
     from trajkit.store import atomic_writer
 
-    with contextlib.suppress(_Unpublished), writing(output), atomic_writer(output) as f:
-        yield f
+    if output is None:
+        with masked_output(sys.stdout.buffer, masker) as out:
+            yield out
+        return
+    with (
+        contextlib.suppress(_Unpublished),
+        writing(output),
+        atomic_writer(output) as f,
+        masked_output(f, masker) as out,
+    ):
+        yield out

@@ -64,12 +64,12 @@ def export_command(
     out_dir: Path,
     view: str,
     overwrite: bool,
-    no_redact: bool,
     keep_invalid: bool,
     from_v0: bool,
     filters: ConversationFilters,
     as_json: bool,
     engine: Callable[[], Any],
+    masker: Any,
 ) -> None:
     """Export conversations to Parquet tables for training and analysis."""
     _lean_arrow_pool()
@@ -87,7 +87,7 @@ def export_command(
     if local:
         check_output_folder(Path(out_dir))
     key = os.environ.get("TRAJKIT_SECRET_KEY") or None
-    options = RowOptions(view=view, redact=not no_redact, keep_invalid=keep_invalid,  # type: ignore[arg-type]
+    options = RowOptions(view=view, redact=masker is not None, keep_invalid=keep_invalid,  # type: ignore[arg-type]
                          filters=filters, secret_key=key)  # fmt: skip
     out = display_path(out_dir)
     try:
@@ -108,7 +108,7 @@ def export_command(
     if as_json:
         echo_json(report.to_json(out))
     created = not local or Path(out_dir).exists()
-    click.echo(report.summary(out, created=created, redact=not no_redact), err=True)
+    click.echo(report.summary(out, created=created, redact=masker is not None), err=True)
     if report.skipped:
         sys.exit(1)
 

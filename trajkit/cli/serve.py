@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from trajkit.cli._options import examples, jobs_option, paths_argument
+from trajkit.cli._options import examples, jobs_option, paths_argument, redact_option
 
 
 def _is_loopback(host: str) -> bool:
@@ -45,6 +45,7 @@ def _is_loopback(host: str) -> bool:
 )
 @click.option("--rescan", default=2.0, show_default=True, help="Seconds between index rescans.")
 @jobs_option
+@redact_option
 def serve_command(
     paths: tuple[Path, ...],
     host: str,
@@ -52,6 +53,7 @@ def serve_command(
     cache: Path | None,
     rescan: float,
     jobs: int | None,
+    masker: Any,
 ) -> None:
     """Serve an index of the conversations under PATH..., their reports (followed live while
     they are written) and side-by-side comparisons.
@@ -81,7 +83,8 @@ def serve_command(
             raise InputError(name, "", "no such file or folder")
     from trajkit.corpus import DEFAULT_WORKERS
 
-    catalog = Catalog(names, cache or default_cache_path(names), workers=jobs or DEFAULT_WORKERS)
+    catalog = Catalog(names, cache or default_cache_path(names), workers=jobs or DEFAULT_WORKERS,
+                      redact=masker is not None)  # fmt: skip
     loopback = _is_loopback(host)
     token = None if loopback else secrets.token_urlsafe(24)
     try:

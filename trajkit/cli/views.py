@@ -19,15 +19,22 @@ from trajkit.cli import _options as opt
 
 if TYPE_CHECKING:
     from trajkit.filters import ConversationFilters
+    from trajkit.redact import SecretMasker
 
 _SORT_KEYS = ("time", "last", "events", "cost", "status", "model", "id")
 
 
-def _exit_after(problems: Iterable[object]) -> None:
-    """Print each problem on stderr as `skipped: …`; exit 1 when there was any, else 0."""
+def _exit_after(problems: Iterable[object], masker: SecretMasker | None = None) -> None:
+    """Say how many values were masked, print each problem on stderr as `skipped: …` (keys
+    masked); exit 1 when there was any, else 0.
+    """
+    from trajkit.cli._output import echo_masked_note
+    from trajkit.redact import mask_api_keys
+
+    echo_masked_note(masker)
     code = 0
     for problem in problems:
-        click.echo(f"skipped: {problem}", err=True)
+        click.echo(f"skipped: {mask_api_keys(str(problem))}", err=True)
         code = 1
     sys.exit(code)
 
@@ -86,6 +93,7 @@ def _console() -> Any:
 )
 @opt.filter_options
 @opt.json_option("Print the rows as one JSON document (trajkit.ls/1).")
+@opt.redact_option
 def ls_command(
     paths: tuple[Path, ...],
     sort_key: str,
@@ -93,9 +101,11 @@ def ls_command(
     header: bool | None,
     as_json: bool,
     filters: ConversationFilters,
+    masker: SecretMasker | None,
 ) -> None:
     """List the conversations under PATH...: one line each."""
     from trajkit.cli._output import echo_json, select_paths
+    from trajkit.views.load import mask_fields
     from trajkit.views.summary import ConversationRow, iter_rows
     from trajkit.views.tables import format_rows, sort_rows
 
@@ -103,8 +113,8 @@ def ls_command(
     problems: list[object] = []
     for item in iter_rows(select_paths(paths, filters)):
         if isinstance(item, ConversationRow):
-            rows.append(item)
-            problems.extend(item.problems)
+            rows.append(mask_fields(item, masker))
+            problems.extend(rows[-1].problems)
         else:
             problems.append(item)
     rows = sort_rows(rows, sort_key, reverse=reverse)
@@ -120,7 +130,7 @@ def ls_command(
         show_header = _on_terminal() if header is None else header
         for line in format_rows(rows, width=_columns(on_a_pipe=False), header=show_header):
             click.echo(line)
-    _exit_after(problems)
+    _exit_after(problems, masker)
 
 
 @click.command(
@@ -136,12 +146,14 @@ def ls_command(
 @click.option("--table", "as_table", is_flag=True, help="Print tables even when not on a terminal.")
 @opt.filter_options
 @opt.jobs_option
+@opt.redact_option
 def stats_command(
     paths: tuple[Path, ...],
     as_json: bool,
     as_table: bool,
     jobs: int | None,
     filters: ConversationFilters,
+    masker: SecretMasker | None,
 ) -> None:
     """Summarize the conversations under PATH...: statuses, models, events, tools, tokens, cost."""
     from trajkit.cli._output import echo_json, progress, select_paths
@@ -158,15 +170,15 @@ def stats_command(
             else:
                 corpus.add(item)
             bar.advance(note="" if isinstance(item, Skipped) else item.id)
+    data = corpus.to_dict() if masker is None else masker.data(corpus.to_dict())
     if as_json or not (as_table or _on_terminal()):
-        data = corpus.to_dict()
         data["problems"] = [*map(str, skipped), *data["problems"]]
-        echo_json({"schema": "trajkit.stats/1", **data})
+        echo_json({"schema": "trajkit.stats/1", **data}, masker)
     else:
         from trajkit.views.tables import print_stats
 
-        print_stats(corpus.to_dict(), _console())
-    _exit_after([*skipped, *corpus.problems])
+        print_stats(data, _console())
+    _exit_after([*skipped, *corpus.problems], masker)
 
 
 @click.command(
@@ -194,9 +206,16 @@ def stats_command(
     "Print the conversation's summary (the header: model, status, counts, tokens, cost, "
     "title, kinds of events) as one JSON document (trajkit.inspect/1), not its events."
 )
+@opt.redact_option
 @opt.verbosity_options
 def inspect_command(
-    path: Path, full: bool, start: int, stop: int | None, pager: bool | None, as_json: bool
+    path: Path,
+    full: bool,
+    start: int,
+    stop: int | None,
+    pager: bool | None,
+    as_json: bool,
+    masker: SecretMasker | None,
 ) -> None:
     """Show one conversation in the terminal.
 
@@ -209,21 +228,22 @@ def inspect_command(
 
     if stop is not None and stop < start:
         raise UsageError(f"--to {stop} is before --from {start}")
-    loaded = load_conversation(path, event_range=(start, stop))
+
+    loaded = load_conversation(path, event_range=(start, stop), masker=masker)
     if as_json:
         from trajkit.cli._output import echo_json
         from trajkit.views.terminal import conversation_summary
 
         problems = [*loaded.problems, *_empty(loaded)]
-        echo_json({**conversation_summary(loaded), "problems": [str(p) for p in problems]})
-        _exit_after(problems)
+        echo_json({**conversation_summary(loaded), "problems": [str(p) for p in problems]}, masker)
+        _exit_after(problems, masker)
     console = _console()
     use_pager = pager if pager is not None else (_on_terminal() and len(loaded.items) > 30)
     if use_pager:
         page_conversation(loaded, console, full=full)
     else:
         print_conversation(loaded, console, full=full)
-    _exit_after([*loaded.problems, *_empty(loaded)])
+    _exit_after([*loaded.problems, *_empty(loaded)], masker)
 
 
 def _empty(loaded: Any) -> list[str]:
@@ -267,9 +287,15 @@ def _empty(loaded: Any) -> list[str]:
 )
 @opt.filter_options
 @opt.json_option("Print what was written as one JSON document (trajkit.view/1).")
+@opt.redact_option
 @opt.verbosity_options
 def view_command(
-    path: Path, output: Path | None, overwrite: bool, as_json: bool, filters: ConversationFilters
+    path: Path,
+    output: Path | None,
+    overwrite: bool,
+    as_json: bool,
+    filters: ConversationFilters,
+    masker: SecretMasker | None,
 ) -> None:
     """Write one self-contained HTML report of a conversation (no network, no external assets).
 
@@ -284,7 +310,7 @@ def view_command(
     from trajkit.views.load import holds_many, load_conversation
 
     if holds_many(path):
-        _write_site(path, output, overwrite, as_json, filters)
+        _write_site(path, output, overwrite, as_json, filters, masker)
         return
     out = output if output is not None else Path(f"{path.resolve().name}.html")
     refuse_output_inside(out, [path])
@@ -293,15 +319,22 @@ def view_command(
         if reason is not None:
             click.echo(f"{display_path(path)}: filtered out ({reason}); nothing written", err=True)
             return
-    loaded = load_conversation(path)
+    loaded = load_conversation(path, masker=masker)
     with writing(out):
         atomic_write(out, conversation_to_html(loaded).encode("utf-8"))
     line = f"wrote {display_path(out)} ({len(loaded.items):,} events)"
-    _wrote(out, [*loaded.problems, *_empty(loaded)], line, as_json, events=len(loaded.items))
+    _wrote(
+        out, [*loaded.problems, *_empty(loaded)], line, as_json, masker, events=len(loaded.items)
+    )
 
 
 def _write_site(
-    path: Path, output: Path | None, overwrite: bool, as_json: bool, filters: ConversationFilters
+    path: Path,
+    output: Path | None,
+    overwrite: bool,
+    as_json: bool,
+    filters: ConversationFilters,
+    masker: SecretMasker | None,
 ) -> None:
     from trajkit.cli import EXIT_INTERRUPTED
     from trajkit.cli._output import display_path, progress, select_paths, stop_on_ctrl_c, writing
@@ -318,21 +351,35 @@ def _write_site(
             writing(out),
             progress("writing pages", total=total, enabled=not as_json) as bar,
         ):
-            report = write_site(selected, out, overwrite=overwrite, on_source=bar.advance)
+            report = write_site(
+                selected, out, overwrite=overwrite, on_source=bar.advance, masker=masker
+            )
     except SiteInterrupted as stopped:  # said once the bar is gone and Ctrl-C is the shell's
         click.echo(stopped.report.interrupted(index), err=True)
         sys.exit(EXIT_INTERRUPTED)
     counts = {"pages": report.pages, "unchanged": report.unchanged}
-    _wrote(out / "index.html", report.problems, report.summary(index), as_json, **counts)
+    _wrote(out / "index.html", report.problems, report.summary(index), as_json, masker, **counts)
 
 
-def _wrote(out: Path, problems: list[Any], line: str, as_json: bool, **counts: int) -> None:
+def _wrote(
+    out: Path,
+    problems: list[Any],
+    line: str,
+    as_json: bool,
+    masker: SecretMasker | None,
+    **counts: int,
+) -> None:
     """What `view` wrote: `line`, or the JSON document (`trajkit.view/1`); then the problems."""
     from trajkit.cli._output import display_path, echo_json
 
     if as_json:
-        output = {"output": display_path(out), **counts, "problems": [str(p) for p in problems]}
+        output = {
+            "output": display_path(out),
+            **counts,
+            "masked": masker.count if masker else None,
+            "problems": [str(p) for p in problems],
+        }
         echo_json({"schema": "trajkit.view/1", **output})
     else:
         click.echo(line)
-    _exit_after(problems)
+    _exit_after(problems, masker)

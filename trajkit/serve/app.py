@@ -56,15 +56,15 @@ _MAX_NUMBER = 10**9
 """Largest `page`/`size` taken from a query (a larger one is clamped to it)."""
 
 
-def load_source(catalog: Catalog, source: Source) -> LoadedConversation:
-    """Load what a catalog key names, for a page (a folder, or a `file#key` address)."""
+def load_source(catalog: Catalog, source: Source, *, lazy: bool = False) -> LoadedConversation:
+    """Load what a catalog key names, for a page (a folder, or a `file#key` address); `lazy`:
+    the events are read as the page is drawn (`views.load`), never all held at once.
+    """
     from trajkit.views.load import load_conversation
 
-    if "://" in source.path:  # s3://…: no local links to check
-        return load_conversation(source.path)
-    folder = Path(source.path)
-    _check_inside(catalog, folder)
-    return load_conversation(folder)
+    if "://" not in source.path:  # s3://…: no local links to check
+        _check_inside(catalog, Path(source.path))
+    return load_conversation(source.path, masker=catalog.masker, lazy=lazy)
 
 
 def entries_at(catalog: Catalog, source: Source, at: list[int]) -> list[dict[str, Any]]:
@@ -74,24 +74,9 @@ def entries_at(catalog: Catalog, source: Source, at: list[int]) -> list[dict[str
 
     if not at:
         return []
-    wanted = set(at)
-    if source.container is None and "://" not in source.path:
-        loaded = load_source_range(catalog, source, (at[0], at[-1]))
-    else:
-        loaded = load_source(catalog, source)
-    items = [(pos, ev) for pos, ev in loaded.items if pos in wanted]
+    loaded = load_source(catalog, source, lazy=True)  # only the events at `at` are parsed
+    items = loaded.iter_items(set(at))
     return [entry_data(e) for e in iter_entries(items, usage_by_response(loaded.state))]
-
-
-def load_source_range(
-    catalog: Catalog, source: Source, event_range: tuple[int, int]
-) -> LoadedConversation:
-    """`load_source` of a V1 folder, parsing only the events in `event_range`."""
-    from trajkit.views.load import load_conversation
-
-    folder = Path(source.path)
-    _check_inside(catalog, folder)
-    return load_conversation(folder, event_range=event_range)
 
 
 def _check_inside(catalog: Catalog, folder: Path) -> None:
@@ -155,7 +140,7 @@ def create_app(catalog: Catalog, *, token: str | None = None, loopback: bool = T
         def build(nonce: str) -> str:
             from trajkit.views.html import conversation_to_html
 
-            loaded = load_source(catalog, source)
+            loaded = load_source(catalog, source, lazy=True)
             local = source.container is None and "://" not in source.path
             return conversation_to_html(
                 loaded,
@@ -201,7 +186,7 @@ def create_app(catalog: Catalog, *, token: str | None = None, loopback: bool = T
             after = -1
         after = max(-1, after)  # `Last-Event-ID: -1000` would index the file list from its end
         folder = Path(source.path)
-        tail = Tail(folder, after)
+        tail = Tail(folder, after, masker=catalog.masker)
 
         async def stream() -> Any:
             yield "retry: 1000\n\n"
@@ -240,7 +225,8 @@ def create_app(catalog: Catalog, *, token: str | None = None, loopback: bool = T
         sources: list[Source] = found  # type: ignore[assignment]
 
         def build(nonce: str) -> str:
-            a, b = [load_source(catalog, s) for s in sources]
+            a = load_source(catalog, sources[0], lazy=True)
+            b = a if sources[1] == sources[0] else load_source(catalog, sources[1], lazy=True)
             links = (f"/c/{keys[0]}", f"/c/{keys[1]}")
             return compare_to_html(a, b, links=links, nonce=nonce)
 

@@ -30,7 +30,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trajkit.errors import TrajkitError
+from trajkit.redact import SecretMasker
 from trajkit.store.atomic import make_folder, make_private
+from trajkit.views.load import mask_fields
 from trajkit.views.summary import Skipped, iter_sources
 
 if TYPE_CHECKING:
@@ -99,8 +101,12 @@ def _make_private(db_path: Path) -> None:
 class Catalog:
     """The rows of every conversation under `paths`, cached in `db_path` (see the module)."""
 
-    def __init__(self, paths: list[str], db_path: Path, *, workers: int = 1) -> None:
+    def __init__(
+        self, paths: list[str], db_path: Path, *, workers: int = 1, redact: bool = True
+    ) -> None:
         self.paths = paths
+        self.masker = SecretMasker((), api_keys=True) if redact else None
+        """Masks secrets in rows and pages (`views.load`); None with `--no-redact`."""
         self.workers = workers
         self.roots = [os.path.realpath(p) for p in paths if "://" not in p]
         self.db_path = db_path
@@ -123,6 +129,7 @@ class Catalog:
             conn = sqlite3.connect(self.db_path, timeout=30)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA secure_delete=ON")  # a replaced row's text leaves the file
             self._local.conn = conn
         return conn
 
@@ -184,7 +191,7 @@ class Catalog:
                 self.scanned += 1
                 if self.scanned % 200 == 0:
                     time.sleep(0.002)  # let request threads have the GIL during long scans
-                fingerprint = source_fingerprint(source)
+                fingerprint = source_fingerprint(source) + ("" if self.masker else " clear")
                 if known.get(key) == fingerprint:  # remote (s3://) rows: read once per cache
                     continue
                 todo.append((source, where, fingerprint))
@@ -237,6 +244,7 @@ class Catalog:
         fingerprint: str,
     ) -> None:
         self._delete(db, row.key)
+        row = mask_fields(row, self.masker)
         values = {**row.to_dict(), "path": path, "container": container, "line": line}
         values["fingerprint"] = fingerprint
         cur = db.execute(
@@ -260,12 +268,6 @@ class Catalog:
         if found is None or not self.inside(found[0]):
             return None
         return Source(found[0], found[1], found[2])
-
-    def row(self, key: str) -> dict[str, Any] | None:
-        """One row as JSON-able values."""
-        cur = self._db().execute(f"SELECT {', '.join(_ROW_FIELDS)} FROM rows WHERE key=?", (key,))
-        found = cur.fetchone()
-        return dict(zip(_ROW_FIELDS, found, strict=True)) if found else None
 
     def query(
         self,

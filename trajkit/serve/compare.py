@@ -74,7 +74,16 @@ def split_turns(entries: list[Entry]) -> list[Turn]:
 
 
 def _entries(loaded: LoadedConversation) -> list[Entry]:
-    return list(iter_entries(loaded.items, usage_by_response(loaded.state)))
+    """The entries, without what a comparison never shows (tool results' text, reasoning), so
+    two long conversations are not held whole (their events are read one at a time).
+    """
+    out = []
+    for e in iter_entries(loaded.iter_items(), usage_by_response(loaded.state)):
+        if e.role not in ("user", "agent", "action"):
+            e.text, e.code, e.args, e.raw = "", [], None, None
+        e.reasoning, e.images = "", []
+        out.append(e)
+    return out
 
 
 def compare_to_html(
@@ -86,7 +95,8 @@ def compare_to_html(
 ) -> str:
     """The comparison page; `links` are the two reports' URLs (steps link to `#e<index>`)."""
     nonce = nonce or new_nonce()
-    ea, eb = _entries(a), _entries(b)
+    ea = _entries(a)
+    eb = ea if b is a else _entries(b)  # a conversation with itself: read once
     ta, tb = split_turns(ea), split_turns(eb)
     esc = html.escape
     out = [

@@ -17,10 +17,9 @@ from typing import Any
 
 from trajkit.errors import InputError, TrajkitError
 from trajkit.store import open_conversation
-from trajkit.store.reader import parse_event_bytes
 from trajkit.views.entries import iter_entries, seconds_between, usage_by_response
 from trajkit.views.html import entry_data
-from trajkit.views.load import Broken
+from trajkit.views.load import Broken, read_event
 
 __all__ = ["Tail"]
 
@@ -31,8 +30,11 @@ _SETTLE_S = 2.0
 class Tail:
     """New entries of one conversation folder (see the module docstring)."""
 
-    def __init__(self, folder: Path, after: int, status: str | None = None) -> None:
+    def __init__(
+        self, folder: Path, after: int, status: str | None = None, masker: Any = None
+    ) -> None:
         self.folder = folder
+        self.masker = masker
         self.next = after + 1
         self.status = status
         self._called: dict[str, str] = {}
@@ -46,7 +48,7 @@ class Tail:
         for pos in range(self.next, len(files)):
             event_file = files[pos]
             try:
-                items.append((pos, parse_event_bytes(event_file.path, event_file.read_bytes())))
+                items.append((pos, read_event(event_file, self.masker)))
             except InputError as exc:
                 if pos == len(files) - 1 and _young(event_file.path):
                     break  # still being written: next poll

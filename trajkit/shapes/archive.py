@@ -16,7 +16,9 @@ Safety, as for folders on disk:
   as is a conversation whose members add up to more than `MAX_ARCHIVE_BYTES`
   (`TRAJKIT_MAX_ARCHIVE_BYTES`, default 2 GiB uncompressed), or an archive of more than
   `MAX_MEMBERS` entries; a member that inflates beyond its declared size is cut at the limit
-  and refused (zip bombs).
+  and refused (zip bombs); a conversation above `BOMB_FLOOR_BYTES` that would expand more than
+  `MAX_RATIO` times the archive's size is refused before a byte of it is read (an archive of
+  583 KB held 0.8 GB in memory: every member of a conversation is read into memory).
 """
 
 from __future__ import annotations
@@ -39,6 +41,10 @@ from trajkit.store.reader import MAX_FILE_BYTES
 __all__ = ["MAX_ARCHIVE_BYTES", "MAX_MEMBERS", "archive_refs", "open_archive_conversation"]
 
 MAX_ARCHIVE_BYTES = int(os.environ.get("TRAJKIT_MAX_ARCHIVE_BYTES", 2 * 2**30))
+MAX_RATIO = 200
+"""Uncompressed bytes of one conversation per byte of archive, above `BOMB_FLOOR_BYTES`
+(gzip makes event JSON 5-20 times smaller)."""
+BOMB_FLOOR_BYTES = 64 * 2**20
 """Largest uncompressed size of one conversation read from an archive."""
 MAX_MEMBERS = 1_000_000
 """Most entries an archive may list."""
@@ -170,6 +176,7 @@ def open_archive_conversation(ref: ShapeRef) -> MemoryConversation:
     wanted: dict[str, _Member] = {}
     notes: list[str] = []
     total = 0
+    ratio_limit = max(BOMB_FLOOR_BYTES, MAX_RATIO * path.stat().st_size)
     for member in _members(path):
         if not member.name.startswith(prefix) or _folder_of(member.name) != (ref.key or _ROOT):
             continue
@@ -190,6 +197,13 @@ def open_archive_conversation(ref: ShapeRef) -> MemoryConversation:
                 "",
                 f"conversation is above {MAX_ARCHIVE_BYTES / 2**30:.1f} GiB uncompressed; "
                 "not read (set TRAJKIT_MAX_ARCHIVE_BYTES to raise it)",
+            )
+        if total > ratio_limit:
+            raise InputError(
+                ref.label,
+                "",
+                f"conversation expands to more than {ratio_limit / 2**20:.0f} MiB, over "
+                f"{MAX_RATIO} times the archive's size: an archive bomb? not read",
             )
         wanted[member.name] = member
     data = _read_members(path, wanted)

@@ -135,6 +135,8 @@ class _Walk:
     strays: bool
     exclude: tuple[int, int] | None
     seen: set[tuple[int, int]] = field(default_factory=set)
+    root: str = "/"
+    """The real path of the PATH being walked: a folder symlink below it stays inside it."""
 
     def named(self, raw: str | os.PathLike[str], path: Path) -> Iterator[Input | SkippedInput]:
         """One PATH as typed: a `#key` address, a file, a folder, or what is wrong with it."""
@@ -162,6 +164,7 @@ class _Walk:
                 yield path.parent
                 return
             any_item = False
+            self.root = os.path.realpath(path)
             for item in self.folder(path):
                 any_item = True
                 yield item
@@ -218,7 +221,7 @@ class _Walk:
             path = Path(child.path)
             try:
                 if child.is_dir():
-                    yield from self.folder(path)
+                    yield from self._outside(path) or self.folder(path)
                     continue
             except OSError:
                 continue
@@ -226,6 +229,17 @@ class _Walk:
                 continue  # the visualizer's pair: read with its events.json
             if child.name.endswith((".json", ".jsonl", *ARCHIVE_SUFFIXES)):
                 yield from self.loose(path, named=False)
+
+    def _outside(self, path: Path) -> list[SkippedInput]:
+        """A folder symlink below PATH leading outside it: refused by every command (as serve
+        refuses it), one line naming it.
+        """
+        real = os.path.realpath(path)
+        if not os.path.islink(path) or real == self.root or real.startswith(self.root + os.sep):
+            return []
+        return [
+            SkippedInput(os.fspath(path), "", f"symlink to {real}, outside {self.root}; not read")
+        ]
 
     def loose(self, path: Path, *, named: bool) -> Iterator[Input | SkippedInput]:
         """A file: a shape's conversations; else, named alone, the policy's answer (a file

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import Any
 
@@ -52,7 +53,6 @@ __all__ = [
     "content_security_policy",
     "conversation_to_html",
     "entry_data",
-    "final_diff",
     "markdown_to_html",
     "new_nonce",
     "report_data",
@@ -86,9 +86,15 @@ def conversation_to_html(
     with a per-request `nonce`.
     """
     nonce = nonce or new_nonce()
-    entries = list(iter_entries(loaded.items, usage_by_response(loaded.state)))
+    paged = remote is not None and max(len(loaded.items), loaded.total_events) > REMOTE_AFTER
+    edits = _FileEdits()
+    entries: list[Entry] = []
+    for entry in iter_entries(edits.watch(loaded.iter_items()), usage_by_response(loaded.state)):
+        if paged and len(entries) >= PAGE_SIZE:  # drawn as a stub: drop what a stub lacks
+            entry.text, entry.reasoning, entry.args, entry.raw = "", "", None, None
+            entry.code, entry.images, entry.notes = [], [], []
+        entries.append(entry)
     add_step_times(entries)
-    paged = remote is not None and len(entries) > REMOTE_AFTER
     data = report_data(loaded, entries, stubs_after=PAGE_SIZE if paged else None)
     if live:
         data["live"] = live
@@ -107,7 +113,7 @@ def conversation_to_html(
             f'<style nonce="{nonce}">\n{asset("theme.css")}\n{asset("report.css")}\n',
             f"{pygments_css()}\n</style>\n",
             "</head>\n<body>\n",
-            _header_html(loaded, entries, back=back, live=bool(live)),
+            _header_html(loaded, entries, edits.diff(loaded), back=back, live=bool(live)),
             '<main id="transcript" aria-live="polite"></main>\n',
             '<nav class="pager" id="pager-bottom"></nav>\n',
             "<noscript><p>This report needs JavaScript to show the events.</p></noscript>\n",
@@ -166,7 +172,12 @@ def entry_data(entry: Entry) -> dict[str, Any]:
 
 
 def _header_html(
-    loaded: LoadedConversation, entries: list[Entry], *, back: str | None, live: bool
+    loaded: LoadedConversation,
+    entries: list[Entry],
+    final_diff: tuple[str, str],
+    *,
+    back: str | None,
+    live: bool,
 ) -> str:
     t = conversation_totals(loaded.state)
     esc = html.escape
@@ -201,7 +212,7 @@ def _header_html(
         out.append("</ul>\n")
     if loaded.total_events == 0:
         out.append('<p class="problems">This conversation has no events.</p>\n')
-    diff, label = final_diff(loaded, entries)
+    diff, label = final_diff
     if diff:
         out.append(
             f'<details class="final-diff" id="final-diff"><summary>{esc(label)}</summary>'
@@ -232,36 +243,44 @@ def _fact(key: str, value: str, kind: str, outcome: str | None, n_errors: int) -
     return f'<div class="{cls}"><dt>{key}</dt><dd>{shown}</dd></div>'
 
 
-def final_diff(loaded: LoadedConversation, entries: list[Entry]) -> tuple[str, str]:
-    """The workspace's final change: the evaluation's `git_patch`, else the file editor's edits
-    folded into one diff per file (first content seen -> last); `("", "")` when there is none.
+class _FileEdits:
+    """The workspace's final change, gathered while the items pass (`watch`): the evaluation's
+    `git_patch`, else the file editor's edits folded into one diff per file (first content
+    seen -> last).
     """
-    if loaded.patch:
-        return loaded.patch.rstrip("\n"), "final patch (git_patch of the evaluation record)"
-    from trajkit.events import FileEditorObservation, ObservationEvent
-    from trajkit.views.entries import unified_diff
 
-    first: dict[str, str] = {}
-    last: dict[str, str] = {}
-    for _, ev in loaded.items:
-        if not isinstance(ev, ObservationEvent):
-            continue
-        obs = ev.observation
-        if not isinstance(obs, FileEditorObservation) or obs.path is None:
-            continue
-        if obs.old_content is not None:
-            first.setdefault(obs.path, obs.old_content)
-        if obs.new_content is not None:
-            last[obs.path] = obs.new_content
-    diffs = [
-        unified_diff(first.get(path, ""), new, path)
-        for path, new in last.items()
-        if first.get(path, "") != new
-    ]
-    if not diffs:
-        return "", ""
-    n = len(diffs)
-    return "\n".join(diffs), f"final diff of the files edited ({n} file{'s' if n != 1 else ''})"
+    def __init__(self) -> None:
+        self.first: dict[str, str] = {}
+        self.last: dict[str, str] = {}
+
+    def watch(self, items: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
+        from trajkit.events import FileEditorObservation, ObservationEvent
+
+        for item in items:
+            ev = item[1]
+            obs = ev.observation if isinstance(ev, ObservationEvent) else None
+            if isinstance(obs, FileEditorObservation) and obs.path is not None:
+                if obs.old_content is not None:
+                    self.first.setdefault(obs.path, obs.old_content)
+                if obs.new_content is not None:
+                    self.last[obs.path] = obs.new_content
+            yield item
+
+    def diff(self, loaded: LoadedConversation) -> tuple[str, str]:
+        """`(diff, label)`: the evaluation's `git_patch` if any, else the edits; `("", "")`."""
+        from trajkit.views.entries import unified_diff
+
+        if loaded.patch:
+            return loaded.patch.rstrip("\n"), "final patch (git_patch of the evaluation record)"
+        first = self.first
+        diffs = [
+            unified_diff(first.get(path, ""), new, path)
+            for path, new in self.last.items()
+            if first.get(path, "") != new
+        ]
+        n = len(diffs)
+        label = f"final diff of the files edited ({n} file{'s' if n != 1 else ''})"
+        return ("\n".join(diffs), label) if diffs else ("", "")
 
 
 def markdown_to_html(text: str) -> str:

@@ -28,7 +28,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -40,8 +40,11 @@ from trajkit.store.location import is_remote
 from trajkit.views.catalog import source_fingerprint, source_key, source_row
 from trajkit.views.html import conversation_to_html
 from trajkit.views.index_page import index_to_html, static_row
-from trajkit.views.load import load_conversation
+from trajkit.views.load import load_conversation, mask_fields
 from trajkit.views.summary import Skipped, iter_sources
+
+if TYPE_CHECKING:
+    from trajkit.redact import SecretMasker
 
 __all__ = ["SITE_MANIFEST", "SiteInterrupted", "SiteReport", "write_site"]
 
@@ -95,16 +98,20 @@ def write_site(
     *,
     overwrite: bool = False,
     on_source: Callable[[], None] | None = None,
+    masker: SecretMasker | None = None,
 ) -> SiteReport:
     """Write or continue the site in `out` (see the module docstring) and report what was done.
 
     `on_source` is called after each conversation (written, kept or skipped): a progress feed.
+    With `masker`, pages and rows have their secrets masked (`views.load`); a page written
+    with another choice is rewritten.
 
     Raises:
         OutputExists: `out` is a file, or a folder that holds no site, without `overwrite`.
         SiteInterrupted: Ctrl-C; what was written is listed.
     """
     site = _Site.open(out, overwrite=overwrite)
+    site.masker = masker
     report = SiteReport()
     try:
         for source in iter_sources(paths):
@@ -142,6 +149,7 @@ class _Site:
         """Conversation id -> where it was met first in this run."""
         self.copies: dict[str, list[str]] = {}
         """Conversation id -> the other places it was met."""
+        self.masker: SecretMasker | None = None
 
     @classmethod
     def open(cls, out: Path, *, overwrite: bool) -> _Site:
@@ -169,15 +177,15 @@ class _Site:
     def add(self, source: Any, report: SiteReport) -> None:
         """Keep or write the page of one conversation."""
         key = source_key(source)
-        fingerprint = source_fingerprint(source)
+        fingerprint = source_fingerprint(source) + ("" if self.masker else " clear")
         entry = None if is_remote(source) else self.earlier.get(key)  # no fingerprint: rewrite
         page = self.out / "c" / f"{key}.html"
         if entry is None or entry["fingerprint"] != fingerprint or not page.is_file():
             try:
-                row = source_row(source)
+                row = mask_fields(source_row(source), self.masker)
                 if self._is_copy(row.id, row.path):
                     return
-                loaded = load_conversation(source)
+                loaded = load_conversation(source, masker=self.masker)
             except TrajkitError as exc:
                 report.problems.append(str(exc))
                 return

@@ -18,6 +18,7 @@ for one value (the LLM's ``api_key`` uses them too); `SecretRegistry.to_json`/`f
 from __future__ import annotations
 
 import logging
+import urllib.parse
 import urllib.request
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
@@ -152,6 +153,9 @@ class LookupSecret(SecretSource):
     """Source class name."""
 
     def get_value(self, *, timeout: float = 10.0) -> str:
+        if urllib.parse.urlsplit(self.url).scheme.lower() not in ("http", "https"):
+            # a folder from someone else must not make its reader open `file:///…` (issue 30)
+            raise SecretError(f"secret lookup at {self.url} refused: only http(s) is fetched")
         request = urllib.request.Request(self.url, headers=self.headers)
         try:
             with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
