@@ -73,3 +73,44 @@ def test_a_failed_run_raises_from_arun(tmp_path: Path) -> None:
         with pytest.raises(ConversationRunError):
             asyncio.run(asyncio.wait_for(conversation.arun(), WAIT))
     assert conversation.state.execution_status.value == "error"
+
+
+def test_interrupt_ends_a_running_command_at_once(tmp_path: Path) -> None:
+    """Issue 27: ``interrupt()`` while ``sleep 600`` runs kills its process group and the run
+    ends paused within seconds (it used to wait for the terminal's own timeout)."""
+    import os
+    import subprocess
+    import threading
+    import time
+
+    marker = f"sleep 600{os.getpid() % 10}"
+    with ScriptedLLMServer() as server:
+        server.enqueue_tool_call(
+            "terminal", {"command": f"bash -c 'exec -a \"{marker}\" sleep 600'"}
+        )
+        conversation = Conversation(
+            agent=make_agent(server, tools=("terminal",), num_retries=0),
+            workspace=tmp_path / "ws",
+            visualizer=None,
+        )
+        conversation.send_message("Wait.")
+
+        def running() -> bool:
+            ps = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
+            return bool(ps.stdout.strip())
+
+        def interrupt_when_running() -> None:
+            deadline = time.monotonic() + 60
+            while not running() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            conversation.interrupt()
+
+        threading.Thread(target=interrupt_when_running, daemon=True).start()
+        started = time.monotonic()
+        conversation.run()
+        took = time.monotonic() - started
+        conversation.close()
+    assert took < 25, took
+    assert not running()
+    assert conversation.state.execution_status.value == "paused"
+    assert conversation.state.events[-1].kind == "InterruptEvent"

@@ -126,8 +126,9 @@ def ask_agent(conversation: Conversation, question: str) -> str:
         conversation._side_llms[ASK_AGENT_USAGE_ID] = llm
         # listed in the live stats; written with the next save, as the SDK does
         state.stats.usage_to_metrics[ASK_AGENT_USAGE_ID] = llm.metrics
-    with state:  # the view with its properties enforced, as the SDK's ask_agent sends
-        messages = events_to_messages(state.enforced_view_snapshot().events)
+    # the view with its properties enforced, as the SDK's ask_agent sends; answered at once,
+    # even while a step runs a tool (the snapshot does not wait for the state lock)
+    messages = events_to_messages(state.enforced_view_snapshot().events)
     messages.append(
         Message(role="user", content=[TextContent(text=ASK_TEMPLATE.format(question=question))])
     )

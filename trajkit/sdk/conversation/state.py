@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Sequence
-from enum import StrEnum
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -54,8 +54,9 @@ __all__ = ["ConversationExecutionStatus", "ConversationState", "LocalWorkspace"]
 logger = get_logger(__name__)
 
 
-class ConversationExecutionStatus(StrEnum):
-    """Where a conversation's run stands.
+class ConversationExecutionStatus(str, Enum):  # noqa: UP042 (prints as the SDK's: Class.NAME)
+    """Where a conversation's run stands (equal to its value; printed as
+    ``ConversationExecutionStatus.PAUSED``, as the SDK's prints).
 
     The values are ``trajkit.events.state.EXECUTION_STATUSES``, the one list, in its order;
     only the member names are written here (mypy reads them from the class body). A status
@@ -348,8 +349,13 @@ class ConversationState(BaseModel):
         query parameters (``base_url?api-key=...``) are masked (`trajkit.redact`).
         """
         text = self.model_dump_json(exclude_none=True, context={"cipher": self._cipher})
-        values = [*self.secret_registry.known_values(), *llm_secret_values(self.agent.llm)]
-        return mask_secret_query(SecretMasker(values).text(text))
+        return mask_secret_query(SecretMasker(self.secret_values()).text(text))
+
+    def secret_values(self) -> list[str]:
+        """Every registered secret value and LLM credential: hidden wherever they would be
+        written or printed.
+        """
+        return [*self.secret_registry.known_values(), *llm_secret_values(self.agent.llm)]
 
     def field_json(self, name: str) -> Any:
         """One field as JSON data (secrets masked), for ``ConversationStateUpdateEvent``."""
@@ -392,10 +398,11 @@ class ConversationState(BaseModel):
 
     def enforced_view_snapshot(self) -> View:
         """A separate copy of the view with the properties enforced on it (what the SDK's
-        ``ask_agent`` sends); the conversation's own view is not changed.
+        ``ask_agent`` sends); the conversation's own view is not changed. Taken without the
+        state lock, which a running step holds while its tools work: copying the event list is
+        atomic, and an action still waiting for its observation is left out by the view's rules.
         """
-        with self._lock:
-            return View.from_events(list(self.view.events))
+        return View.from_events(list(self.view.events))
 
     def active_leaf(self) -> str | None:
         """The HEAD: ``leaf_event_id``; none when ``head_is_empty``; else (a conversation

@@ -33,6 +33,7 @@ from trajkit.events import (
     TextContent,
     UserRejectObservation,
 )
+from trajkit.redact import SecretMasker
 
 if TYPE_CHECKING:
     from trajkit.sdk.conversation.state import ConversationState
@@ -129,6 +130,8 @@ class DefaultConversationVisualizer(ConversationVisualizerBase):
         if self._console is None:
             self._console = Console(highlight=False)
         title, body, colour = shown
+        if self._state is not None:  # a model may echo a key or secret: never printed
+            body = SecretMasker(self._state.secret_values()).text(body)
         subtitle = self._usage_line() if event.source == "agent" else None
         self._console.print(
             Panel(
