@@ -114,3 +114,34 @@ def test_interrupt_ends_a_running_command_at_once(tmp_path: Path) -> None:
     assert not running()
     assert conversation.state.execution_status.value == "paused"
     assert conversation.state.events[-1].kind == "InterruptEvent"
+
+
+def test_ask_agent_answers_at_once_while_a_tool_runs(tmp_path: Path) -> None:
+    """Issue 27 (SDK example 28): the side question does not wait for the running step, and
+    its request leaves out the tool call still waiting for its result, as the SDK's."""
+    import threading
+    import time
+
+    with ScriptedLLMServer() as server:
+        server.enqueue_tool_call("terminal", {"command": "sleep 6; ls"})
+        server.enqueue_text("Still listing.")
+        server.enqueue_text("Done.")
+        conversation = Conversation(
+            agent=make_agent(server, tools=("terminal",), num_retries=0),
+            workspace=tmp_path / "ws",
+            visualizer=None,
+        )
+        conversation.send_message("Explore.")
+        runner = threading.Thread(target=conversation.run)
+        runner.start()
+        server.wait_for_requests(1, timeout=60)
+        time.sleep(1.0)  # the command is running now
+        started = time.monotonic()
+        answer = conversation.ask_agent("How is it going?")
+        took = time.monotonic() - started
+        runner.join(WAIT)
+        side = server.requests[1].body["messages"]
+        conversation.close()
+    assert answer == "Still listing." and took < 4, took
+    assert [m["role"] for m in side] == ["system", "user", "user"]
+    assert conversation.state.execution_status.value == "finished"

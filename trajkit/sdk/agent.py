@@ -426,6 +426,12 @@ class Agent(BaseModel):
                     f"Error executing tool '{event.tool_name}': {type(e).__name__}: {e}"
                 ),
             )
+        if conversation.interrupted():  # the SDK cancels the call: an error, not its output
+            return AgentErrorEvent(
+                tool_name=event.tool_name,
+                tool_call_id=event.tool_call_id,
+                error="The tool call was cancelled: the conversation was interrupted.",
+            )
         return ObservationEvent(
             tool_name=event.tool_name,
             tool_call_id=event.tool_call_id,

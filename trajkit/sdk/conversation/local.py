@@ -664,6 +664,9 @@ class Conversation(BaseConversation):
         if not self._run_lock.locked():
             self.pause()
 
+    def interrupted(self) -> bool:
+        return self._interrupt.is_set()
+
     def call_llm(self, call: Callable[[], _R]) -> _R:
         """Run ``call`` (the step's model call) in a worker thread and wait for it, unless
         `interrupt` comes first (then `StepInterrupted`). The thread gets this thread's

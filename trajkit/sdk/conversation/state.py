@@ -398,11 +398,24 @@ class ConversationState(BaseModel):
 
     def enforced_view_snapshot(self) -> View:
         """A separate copy of the view with the properties enforced on it (what the SDK's
-        ``ask_agent`` sends); the conversation's own view is not changed. Taken without the
-        state lock, which a running step holds while its tools work: copying the event list is
-        atomic, and an action still waiting for its observation is left out by the view's rules.
+        ``ask_agent`` sends); the conversation's own view is not changed. It never waits for a
+        running step (which holds the state lock while its tools work): then it is the view
+        that step sent, and an action still waiting for its result is left out, as the SDK's
+        view leaves out a tool call without its result.
         """
-        return View.from_events(list(self.view.events))
+        if self._lock.acquire(blocking=False):
+            try:
+                events = list(self.view.events)
+            finally:
+                self._lock.release()
+        else:
+            events = list(self._view.events)  # a copy of a list is atomic
+        answered = {
+            getattr(e, "tool_call_id", None) for e in events if not isinstance(e, ActionEvent)
+        }
+        return View.from_events(
+            [e for e in events if not isinstance(e, ActionEvent) or e.tool_call_id in answered]
+        )
 
     def active_leaf(self) -> str | None:
         """The HEAD: ``leaf_event_id``; none when ``head_is_empty``; else (a conversation

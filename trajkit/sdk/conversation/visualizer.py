@@ -95,11 +95,11 @@ def describe(event: Event) -> tuple[str, str, str] | None:
         return "Agent Action", _cut(body), "yellow"
     if isinstance(event, ObservationEvent):
         body = _texts(event.to_llm_message().content)
-        return f"Observation ({event.tool_name})", _cut(body), "cyan"
+        return "Observation", _cut(f"{event.tool_name}: {body}"), "cyan"
     if isinstance(event, UserRejectObservation):
         return "User Rejected Action", event.rejection_reason, "red"
     if isinstance(event, AgentErrorEvent):
-        return f"Agent Error ({event.tool_name})", _cut(event.error), "red"
+        return "Agent Error", _cut(f"{event.tool_name}: {event.error}"), "red"
     if isinstance(event, ConversationErrorEvent):
         return f"Conversation Error ({event.code})", _cut(event.detail), "red"
     if isinstance(event, PauseEvent):

@@ -529,8 +529,9 @@ class LLM(BaseModel):
                 return float(header_cost)
         except (TypeError, ValueError, AttributeError):
             pass
-        for name in (self.model_canonical_name, self.model):
-            if not name:
+        # then the model the response names (an ``openhands/`` proxy name is not in the map)
+        for name in (self.model_canonical_name, self.model, _get(resp, "model")):
+            if not name or not isinstance(name, str):
                 continue
             try:
                 prompt_cost, completion_cost = litellm.cost_per_token(
