@@ -108,7 +108,7 @@ def main() -> int:
         conv.send_message("Create notes.txt with two lines and count them.")
         conv.run()
         cid, folder = conv.id, Path(conv.state.persistence_dir or "")
-        print(f"   -> {conv.state.execution_status}, {len(conv.state.events)} events saved")
+        print(f"   -> {conv.state.execution_status.value}, {len(conv.state.events)} events saved")
         conv.close()
         del conv
 
@@ -118,7 +118,7 @@ def main() -> int:
               "events), continued")  # fmt: skip
         restored.send_message("Now change beta to BETA.")
         restored.run()
-        print(f"   -> {restored.state.execution_status}, {len(restored.state.events)} events saved")
+        print(f"   -> {restored.state.execution_status.value}, {len(restored.state.events)} events saved")
         restored.close()
         sent = server.bodies("chat")
 

@@ -129,7 +129,16 @@ def test_toolkit_dependencies_leave_the_runtime_to_its_extra() -> None:
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     base = {d.split(">")[0].split("=")[0].split("[")[0] for d in project["dependencies"]}
     runtime = {d.split(">")[0] for d in project["optional-dependencies"]["runtime"]}
-    assert runtime == {"litellm", "mcp", "anyio", "cryptography", "pyyaml", "jinja2", "ptyprocess"}
+    assert runtime == {
+        "litellm",
+        "mcp",
+        "anyio",
+        "cryptography",
+        "pyyaml",
+        "jinja2",
+        "ptyprocess",
+        "pillow",
+    }
     assert not base & runtime
 
 

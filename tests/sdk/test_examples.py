@@ -126,10 +126,8 @@ def test_persistence_example(tmp_path: Path) -> None:
     events = list(open_conversation(folder).iter_events())
     kinds = [e.kind for e in events]
     assert kinds.count("MessageEvent") == 3 and kinds[0] == "SystemPromptEvent"
-    # the MCP server could not start: a clear error event each time the conversation opened,
-    # and the run went on without its tools
-    mcp_errors = [e for e in events if getattr(e, "code", None) == "MCPServerError"]
-    assert len(mcp_errors) == 2 and "fetch" in mcp_errors[0].detail
+    # the MCP server could not start: logged (not recorded, as the SDK), the run went on
+    assert not [e for e in events if getattr(e, "code", None) == "MCPServerError"]
     assert b"dummy-key" not in b"".join(p.read_bytes() for p in folder.rglob("*") if p.is_file())
 
 

@@ -31,7 +31,7 @@ def test_setup_logging_json_to_file(tmp_path: Path) -> None:
         get_logger("trajkit.test").info("hello %s", "world")
         for h in logging.getLogger("trajkit").handlers:
             h.flush()
-        lines = (tmp_path / "logs" / "trajkit.log").read_text().splitlines()
+        lines = (tmp_path / "logs" / "app.log").read_text().splitlines()
         record = json.loads(lines[-1])
         assert record["message"] == "hello world" and record["level"] == "INFO"
         assert record["logger"] == "trajkit.test"
@@ -58,6 +58,6 @@ def test_environment_configures_logging(tmp_path: Path) -> None:
         cwd=Path(__file__).resolve().parents[2],
     )  # fmt: skip
     assert out.stdout == ""  # logs go to stderr and the file, never stdout
-    file_lines = [json.loads(x) for x in (tmp_path / "d" / "trajkit.log").read_text().splitlines()]
+    file_lines = [json.loads(x) for x in (tmp_path / "d" / "app.log").read_text().splitlines()]
     assert [r["message"] for r in file_lines] == ["debug line", "warn line"]
     assert "warn line" in out.stderr

@@ -172,7 +172,7 @@ def test_result_to_observation_keeps_other_blocks_readable():
 # -- in a conversation ---------------------------------------------------------------------
 
 
-def test_conversation_uses_mcp_tools_and_restores_them(llm_server, tmp_path):
+def test_conversation_uses_mcp_tools_and_restores_them(llm_server, tmp_path, caplog):
     import json
     import uuid
     from pathlib import Path
@@ -213,9 +213,10 @@ def test_conversation_uses_mcp_tools_and_restores_them(llm_server, tmp_path):
     conv.run()
     assert conv.state.execution_status == "finished"
     events = conv.state.events
-    errors = [e for e in events if isinstance(e, ConversationErrorEvent)]
-    assert [e.code for e in errors] == ["MCPServerError"]
-    assert "MCP server 'fetch'" in errors[0].detail and "not found" in errors[0].detail
+    # the server that cannot start is logged, not recorded (as the SDK)
+    assert not [e for e in events if isinstance(e, ConversationErrorEvent)]
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert any("MCP server 'fetch'" in m and "not found" in m for m in warned), warned
     action = next(e for e in events if isinstance(e, ActionEvent))
     assert action.action == MCPToolAction(data={"a": 2, "b": 3})
     obs = next(e for e in events if isinstance(e, ObservationEvent))

@@ -150,14 +150,12 @@ def test_no_secret_form_anywhere(
         setup_logging(log_to_file=False)
     # positive controls: each place was exercised
     assert (tmp_path / "ws" / "escaped.txt").read_text().strip() == TOKEN
-    assert (
-        "Incorrect API key" in stderr or "Incorrect API key" in (logs / "trajkit.log").read_text()
-    )
-    log_text = (logs / "trajkit.log").read_text()
+    assert "Incorrect API key" in stderr or "Incorrect API key" in (logs / "app.log").read_text()
+    log_text = (logs / "app.log").read_text()
     assert "a record with" in log_text
 
     leaks: list[str] = []
-    for path in sorted(persist.rglob("*")) + sorted(scratch.rglob("*")) + [logs / "trajkit.log"]:
+    for path in sorted(persist.rglob("*")) + sorted(scratch.rglob("*")) + [logs / "app.log"]:
         if path.is_file() and not path.is_symlink():
             leaks += _hits(str(path.relative_to(tmp_path)), path.read_bytes())
     leaks += _hits("stderr", stderr)

@@ -27,6 +27,7 @@ One `Agent.step` is one LLM call plus the tool calls it asks for:
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -219,18 +220,28 @@ class Agent(BaseModel):
             )
 
     # -- prompt ----------------------------------------------------------------------
+    @property
+    def static_system_message(self) -> str:
+        """The system prompt without what a conversation adds (the agent context's skills and
+        suffix), for the current directory as the workspace.
+        """
+        return self._static_prompt(os.getcwd(), self.tool_names())
+
+    def _static_prompt(self, working_dir: str, tool_names: list[str]) -> str:
+        if self.system_prompt is not None:
+            return self.system_prompt
+        return render_system_prompt(
+            working_dir=working_dir,
+            tool_names=tool_names,
+            system_prompt_filename=self.system_prompt_filename,
+            security_policy_filename=self.security_policy_filename,
+            system_prompt_kwargs=self.system_prompt_kwargs,
+        )
+
     def system_prompt_event(
         self, tools: dict[str, RuntimeTool], ctx: ToolContext
     ) -> SystemPromptEvent:
-        text = self.system_prompt
-        if text is None:
-            text = render_system_prompt(
-                working_dir=ctx.working_dir,
-                tool_names=list(tools),
-                system_prompt_filename=self.system_prompt_filename,
-                security_policy_filename=self.security_policy_filename,
-                system_prompt_kwargs=self.system_prompt_kwargs,
-            )
+        text = self._static_prompt(ctx.working_dir, list(tools))
         suffix = self.agent_context.system_prompt_suffix() if self.agent_context else None
         if suffix:
             text = f"{text}\n\n{suffix}"
@@ -405,6 +416,12 @@ class Agent(BaseModel):
                 error=conversation.mask_secrets(
                     f"Error executing tool '{event.tool_name}': {type(e).__name__}: {e}"
                 ),
+            )
+        if conversation.interrupted():  # the SDK cancels the call: an error, not its output
+            return AgentErrorEvent(
+                tool_name=event.tool_name,
+                tool_call_id=event.tool_call_id,
+                error="The tool call was cancelled: the conversation was interrupted.",
             )
         return ObservationEvent(
             tool_name=event.tool_name,

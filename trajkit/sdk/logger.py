@@ -4,7 +4,7 @@ Configured from the environment on first use, as the SDK's examples expect:
 
 - ``LOG_LEVEL`` (default ``INFO``): level of trajkit's loggers (and of ``__main__``'s);
 - ``LOG_JSON`` (``true``/``1``): one JSON object per line instead of plain text;
-- ``LOG_TO_FILE`` (``true``/``1``): also write ``<LOG_DIR>/trajkit.log``;
+- ``LOG_TO_FILE`` (``true``/``1``): also write ``<LOG_DIR>/app.log`` (the SDK's name);
 - ``LOG_DIR`` (default ``logs``): folder for the log file.
 
 Console output goes to stderr, so a program's own stdout stays clean. `setup_logging` can be
@@ -114,7 +114,7 @@ def setup_logging(
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if to_file:
         folder.mkdir(parents=True, exist_ok=True)
-        handlers.append(logging.FileHandler(folder / "trajkit.log", encoding="utf-8"))
+        handlers.append(logging.FileHandler(folder / "app.log", encoding="utf-8"))
     for name in (*_ROOT_NAMES, "__main__"):
         lg = logging.getLogger(name)
         for h in [h for h in lg.handlers if getattr(h, _HANDLER_FLAG, False)]:

@@ -6,14 +6,14 @@ two interleaved branches and a `base_state.json` that the last writer wins. So t
 holds a second lock for as long as a `Conversation` object is live, and `trajkit repair` takes
 it before changing anything:
 
-- the file is `<conversation>/.trajkit-writer.lock` (a dot name: every reader treats it as a
-  sidecar), opened with `O_NOFOLLOW` (a planted link is refused, never written through) and
-  checked to be a regular file;
-- `flock(LOCK_EX | LOCK_NB)` on it: a second writer fails at once with
-  `ConversationLockedError` naming the holder's pid (written in the file by the holder);
+- the lock is a `flock(LOCK_EX | LOCK_NB)` on the conversation folder itself (an open
+  descriptor of the directory, close-on-exec, so tool subprocesses do not inherit it): no file
+  is added to the folder, which holds what the SDK writes and nothing else. A lock file inside
+  would be an extra file; `base_state.json` cannot carry it, as each save replaces that file;
+- a second writer fails at once with `ConversationLockedError` naming the holder's pid (read
+  from `/proc/locks` on Linux; unknown elsewhere);
 - the kernel drops a `flock` when its holder dies, so a lock left by a killed process never
-  blocks anyone (the stale pid in the file is just overwritten); the descriptor is
-  close-on-exec, so tool subprocesses (bash) do not inherit it;
+  blocks anyone;
 - like the SDK's lock, it is not reliable on NFS.
 
 `ProcessWriterLock(folder)` is one object's share of that lock: within a process, objects for
@@ -33,10 +33,8 @@ from pathlib import Path
 from typing import ClassVar
 
 from trajkit.errors import ConversationLockedError
-from trajkit.store.guard import check_regular, open_lock_file
 
 __all__ = [
-    "WRITER_LOCK",
     "ProcessWriterLock",
     "WriterLock",
     "acquire_writer_lock",
@@ -44,9 +42,7 @@ __all__ = [
     "writer_lock",
 ]
 
-WRITER_LOCK = ".trajkit-writer.lock"
-
-_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 class WriterLock:
@@ -58,34 +54,27 @@ class WriterLock:
 
     def release(self) -> None:
         fd, self._fd = self._fd, None
-        if fd is None:
-            return
-        with contextlib.suppress(OSError):
-            os.ftruncate(fd, 0)
-        os.close(fd)  # closing drops the flock
+        if fd is not None:
+            os.close(fd)  # closing drops the flock
 
     @property
     def held(self) -> bool:
         return self._fd is not None
 
 
-def _open(folder: Path) -> tuple[Path, int]:
-    path = folder / WRITER_LOCK
-    fd = open_lock_file(path, _FLAGS | getattr(os, "O_NONBLOCK", 0), 0o600, "the writer lock")
+def _pid_holding(fd: int) -> int | None:
+    """The pid /proc/locks gives for a FLOCK on this descriptor's file (Linux), else None."""
+    st = os.fstat(fd)
+    key = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
     try:
-        check_regular(path, os.fstat(fd))
-    except BaseException:
-        os.close(fd)
-        raise
-    return path, fd
-
-
-def _pid_in(fd: int) -> int | None:
-    try:
-        text = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
+        with open("/proc/locks", encoding="ascii", errors="replace") as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) > 5 and parts[1] == "FLOCK" and parts[5] == key:
+                    return int(parts[4]) if parts[4].isdigit() else None
     except OSError:
-        return None
-    return int(text) if text.isdigit() else None
+        pass
+    return None
 
 
 def acquire_writer_lock(folder: str | os.PathLike[str]) -> WriterLock:
@@ -96,19 +85,17 @@ def acquire_writer_lock(folder: str | os.PathLike[str]) -> WriterLock:
     """
     root = Path(folder)
     root.mkdir(parents=True, exist_ok=True)
-    path, fd = _open(root)
+    fd = os.open(root, _FLAGS)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        pid = _pid_in(fd)
+        pid = _pid_holding(fd)
         os.close(fd)
         raise ConversationLockedError(root, pid) from None
     except BaseException:
         os.close(fd)
         raise
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-    return WriterLock(path, fd)
+    return WriterLock(root, fd)
 
 
 @contextlib.contextmanager
@@ -122,21 +109,18 @@ def writer_lock(folder: str | os.PathLike[str]) -> Iterator[WriterLock]:
 
 
 def lock_holder(folder: str | os.PathLike[str]) -> int | None:
-    """The pid of the live writer of `folder`, or None when nobody holds the lock (reads only:
-    the lock file is not created when missing).
+    """The pid of the live writer of `folder` (-1 when it cannot be told), or None when nobody
+    holds the lock.
     """
-    path = Path(folder) / WRITER_LOCK
-    if not path.is_file() or path.is_symlink():
-        return None
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | os.O_NONBLOCK)
+        fd = os.open(folder, _FLAGS)
     except OSError:
         return None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except BlockingIOError:
-            return _pid_in(fd) or -1
+            return _pid_holding(fd) or -1
         return None
     finally:
         os.close(fd)

@@ -84,19 +84,23 @@ class Skill(BaseModel):
 
 
 def render_skill_knowledge(matches: Sequence[tuple[Skill, str]]) -> str:
-    """The ``<EXTRA_INFO>`` blocks for activated skills (the SDK's skill_knowledge_info)."""
+    """The ``<EXTRA_INFO>`` blocks for activated skills, laid out blank line for blank line as
+    the SDK's skill_knowledge_info (the skill's content as written, not stripped).
+    """
     blocks = []
     for skill, keyword in matches:
-        lines = [
-            "<EXTRA_INFO>",
-            f'The following information has been included based on a keyword match for "{keyword}".',
-            "It may or may not be relevant to the user's request.",
-        ]
+        head = (
+            "<EXTRA_INFO>\n"
+            f'The following information has been included based on a keyword match for "{keyword}".\n'
+            "It may or may not be relevant to the user's request.\n\n"
+        )
         if skill.source:
-            lines.append(f"Skill location: {skill.source}")
-        lines += ["", skill.content.strip(), "</EXTRA_INFO>"]
-        blocks.append("\n".join(lines))
-    return "\n".join(blocks)
+            head += (
+                f"Skill location: {skill.source}\n"
+                "(Use this path to resolve relative file references in the skill content below)\n\n"
+            )
+        blocks.append(f"{head}\n{skill.content}\n</EXTRA_INFO>")
+    return "\n\n".join(blocks).strip()
 
 
 class AgentContext(BaseModel):

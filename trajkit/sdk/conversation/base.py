@@ -114,6 +114,10 @@ class BaseConversation(ABC):
     def llm_messages(self) -> list[Message]:
         """The messages of the next LLM request."""
 
+    def interrupted(self) -> bool:
+        """Whether `interrupt` was called during this run (a tool's result is then dropped)."""
+        return False
+
     @abstractmethod
     def call_llm(self, call: Callable[[], _R]) -> _R:
         """Run the step's model call, unless the conversation is interrupted first."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from trajkit.events import Event, Message, MessageEvent, TextContent
 from trajkit.sdk.llm import LLM, LLMError
@@ -29,6 +29,7 @@ from trajkit.sdk.logger import get_logger
 
 if TYPE_CHECKING:  # the conversation calls these functions: named for the type checker only
     from trajkit.sdk.conversation.local import Conversation
+    from trajkit.sdk.tool import RuntimeTool
 
 __all__ = ["ASK_AGENT_USAGE_ID", "ask_agent", "fork_conversation", "generate_title"]
 
@@ -125,20 +126,45 @@ def ask_agent(conversation: Conversation, question: str) -> str:
     llm = conversation._side_llms.get(ASK_AGENT_USAGE_ID)
     if llm is None:
         llm = conversation.agent.llm.model_copy(update={"usage_id": ASK_AGENT_USAGE_ID})
+        llm._metrics = None  # the copy shared the agent's metrics: it counts its own (SDK)
         conversation._side_llms[ASK_AGENT_USAGE_ID] = llm
         # listed in the live stats; written with the next save, as the SDK does
         state.stats.usage_to_metrics[ASK_AGENT_USAGE_ID] = llm.metrics
-    with state:  # the view with its properties enforced, as the SDK's ask_agent sends
-        messages = events_to_messages(state.enforced_view_snapshot().events)
+    # the view with its properties enforced, as the SDK's ask_agent sends; answered at once,
+    # even while a step runs a tool (the snapshot does not wait for the state lock)
+    messages = events_to_messages(state.enforced_view_snapshot().events)
     messages.append(
         Message(role="user", content=[TextContent(text=ASK_TEMPLATE.format(question=question))])
     )
     with call_context(str(conversation.id)):
-        response = llm.call(messages, list(conversation.tools.values()))
-    text = response.message.text  # a model answer has one text part at most
+        tools = [cast("RuntimeTool", _WithoutRisk(t)) for t in conversation.tools.values()]
+        response = llm.call(messages, tools)
+    text = "".join(c.text for c in response.message.content if isinstance(c, TextContent))
     if not text:
         raise ValueError("the model answered the question without text")
     return text
+
+
+class _WithoutRisk:
+    """A tool as the SDK offers it to a side question: without the ``security_risk`` argument
+    (only the agent's step asks the model to rate its actions).
+    """
+
+    def __init__(self, tool: RuntimeTool) -> None:
+        self._tool = tool
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._tool, name)
+
+    def to_chat_tool(self) -> dict[str, Any]:
+        entry = self._tool.to_chat_tool()
+        entry["function"]["parameters"]["properties"].pop("security_risk", None)
+        return entry
+
+    def to_responses_tool(self) -> dict[str, Any]:
+        entry = self._tool.to_responses_tool()
+        entry["parameters"]["properties"].pop("security_risk", None)
+        return entry
 
 
 def first_user_text(events: list[Event]) -> str | None:

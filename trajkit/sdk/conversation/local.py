@@ -24,7 +24,7 @@ not one per event. A SIGKILL at any point leaves every completed event on disk a
 Everything else the state holds is restored too (v1-format §2):
 
 - MCP servers of ``agent.mcp_config`` are started with the conversation (`trajkit.sdk.mcp`);
-  one that fails gives a ``ConversationErrorEvent`` (code ``MCPServerError``) and the run goes on;
+  one that fails is logged as a warning (nothing recorded, as the SDK) and the run goes on;
 - secrets (``secrets=``, `Conversation.update_secrets`) reach the terminal for commands that
   name them and are hidden in every observation; on disk they are encrypted with ``cipher=``
   (a `trajkit.sdk.secret.secrets.Cipher`) or masked and then lost on restore;
@@ -115,6 +115,7 @@ from trajkit.sdk.conversation.visualizer import (
     DefaultConversationVisualizer,
 )
 from trajkit.sdk.llm import LLM, LLMError, LLMProfileStore
+from trajkit.sdk.llm._litellm import import_litellm
 from trajkit.sdk.llm.options import call_context
 from trajkit.sdk.logger import get_logger, register_log_secrets
 from trajkit.sdk.mcp import MCPTimeouts, MCPToolset
@@ -179,6 +180,9 @@ class Conversation(BaseConversation):
     ) -> None:
         # Keyword arguments the SDK accepts for features trajkit does not have (plugins,
         # hooks, observability, token streaming) are ignored, as the SDK ignores unknown ones.
+        # litellm takes seconds to import: pay it here, as the SDK pays it at import, so that a
+        # script's timer (an interrupt after N seconds) starts after it, not before the call
+        import_litellm()
         max_iterations = max_iteration_per_run or max_iterations or 500
         working_dir = _working_dir(workspace)
         cid = _conversation_id(conversation_id, persistence_dir)
@@ -270,12 +274,8 @@ class Conversation(BaseConversation):
                     update = {"dynamic_context": TextContent(text=dynamic)}
                     prompt = prompt.model_copy(update=update)
                 self.emit(prompt)
-            for error in self._mcp.errors:
-                self.emit(
-                    ConversationErrorEvent(
-                        source="environment", code="MCPServerError", detail=str(error)
-                    )
-                )
+            for error in self._mcp.errors:  # logged, not recorded, as the SDK does
+                logger.warning("%s; the conversation goes on without its tools", error)
 
     # -- construction ----------------------------------------------------------------
     def _bind_metrics(self) -> None:
@@ -620,13 +620,22 @@ class Conversation(BaseConversation):
         """Stop now (safe from another thread or a signal handler), unlike `pause`, which
         lets the step finish: a model call in flight is abandoned (its answer, when it comes,
         is discarded; its cost still counts), the run ends with status ``paused`` and an
-        ``InterruptEvent``, as the SDK's interrupted ``arun``. A tool already running
-        finishes first. Without a run in progress this is `pause`, as in the SDK.
+        ``InterruptEvent``, as the SDK's interrupted ``arun``. A running terminal command's
+        process group is killed at once (its observation says so). Without a run in progress
+        this is `pause`, as in the SDK.
         """
         self._interrupt.set()
         self._pause.set()
+        for tool in list(self.tools.values()):
+            stop = getattr(tool, "interrupt", None)
+            if callable(stop):
+                with contextlib.suppress(Exception):  # best effort, from any thread
+                    stop()
         if not self._run_lock.locked():
             self.pause()
+
+    def interrupted(self) -> bool:
+        return self._interrupt.is_set()
 
     def call_llm(self, call: Callable[[], _R]) -> _R:
         """Run ``call`` (the step's model call) in a worker thread and wait for it, unless
@@ -780,13 +789,15 @@ class Conversation(BaseConversation):
         """Persist a failed step (error event, status ``error``) and the error to raise."""
         event = self._fail(code, detail, classification)
         masker = self._masker()
-        text = masker.text(str(error)) if masker else str(error)
+        if masker:
+            _mask_chain(error, masker)
+        text = str(error)
         return ConversationRunError(
             self.id,
             error,
             persistence_dir=self.state.persistence_dir,
-            # the message is logged and printed: credentials in a provider's error body are
-            # hidden as in the files (the chained original keeps its text, in memory only)
+            # the message and the chained errors are logged and printed (a traceback shows
+            # them all): credentials in a provider's error body are hidden as in the files
             message=f"conversation {self.id} failed: {text}"
             + (
                 f" (its events are in {self.state.persistence_dir})"
@@ -822,6 +833,22 @@ def _make_visualizer(
         f"visualizer must be a ConversationVisualizerBase subclass or instance, or None; "
         f"got {value!r}"
     )
+
+
+def _mask_chain(error: BaseException, masker: SecretMasker) -> None:
+    """Hide secret values in ``error`` and every exception chained to it, in place: their
+    arguments and string or JSON-like attributes (litellm keeps the body in ``message``).
+    """
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        current.args = tuple(masker.data(a) for a in current.args)
+        for name, value in list(getattr(current, "__dict__", {}).items()):
+            if isinstance(value, str | dict | list):
+                with contextlib.suppress(Exception):  # a read-only attribute stays as it is
+                    setattr(current, name, masker.data(value))
+        current = current.__cause__ or current.__context__
 
 
 def _close_tools(

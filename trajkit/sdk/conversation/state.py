@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from enum import StrEnum
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -54,8 +54,9 @@ __all__ = ["ConversationExecutionStatus", "ConversationState", "LocalWorkspace"]
 logger = get_logger(__name__)
 
 
-class ConversationExecutionStatus(StrEnum):
-    """Where a conversation's run stands.
+class ConversationExecutionStatus(str, Enum):  # noqa: UP042 (prints as the SDK's: Class.NAME)
+    """Where a conversation's run stands (equal to its value; printed as
+    ``ConversationExecutionStatus.PAUSED``, as the SDK's prints).
 
     The values are ``trajkit.events.state.EXECUTION_STATUSES``, the one list, in its order;
     only the member names are written here (mypy reads them from the class body). A status
@@ -377,10 +378,24 @@ class ConversationState(BaseModel):
 
     def enforced_view_snapshot(self) -> View:
         """A separate copy of the view with the properties enforced on it (what the SDK's
-        ``ask_agent`` sends); the conversation's own view is not changed.
+        ``ask_agent`` sends); the conversation's own view is not changed. It never waits for a
+        running step (which holds the state lock while its tools work): then it is the view
+        that step sent, and an action still waiting for its result is left out, as the SDK's
+        view leaves out a tool call without its result.
         """
-        with self._lock:
-            return View.from_events(list(self.view.events))
+        if self._lock.acquire(blocking=False):
+            try:
+                events = list(self.view.events)
+            finally:
+                self._lock.release()
+        else:
+            events = list(self._view.events)  # a copy of a list is atomic
+        answered = {
+            getattr(e, "tool_call_id", None) for e in events if not isinstance(e, ActionEvent)
+        }
+        return View.from_events(
+            [e for e in events if not isinstance(e, ActionEvent) or e.tool_call_id in answered]
+        )
 
     def active_leaf(self) -> str | None:
         """The HEAD: ``leaf_event_id``; none when ``head_is_empty``; else (a conversation

@@ -33,6 +33,7 @@ from trajkit.events import (
     TextContent,
     UserRejectObservation,
 )
+from trajkit.redact import SecretMasker
 
 if TYPE_CHECKING:
     from trajkit.sdk.conversation.state import ConversationState
@@ -94,11 +95,11 @@ def describe(event: Event) -> tuple[str, str, str] | None:
         return "Agent Action", _cut(body), "yellow"
     if isinstance(event, ObservationEvent):
         body = _texts(event.to_llm_message().content)
-        return f"Observation ({event.tool_name})", _cut(body), "cyan"
+        return "Observation", _cut(f"{event.tool_name}: {body}"), "cyan"
     if isinstance(event, UserRejectObservation):
         return "User Rejected Action", event.rejection_reason, "red"
     if isinstance(event, AgentErrorEvent):
-        return f"Agent Error ({event.tool_name})", _cut(event.error), "red"
+        return "Agent Error", _cut(f"{event.tool_name}: {event.error}"), "red"
     if isinstance(event, ConversationErrorEvent):
         return f"Conversation Error ({event.code})", _cut(event.detail), "red"
     if isinstance(event, PauseEvent):
@@ -129,6 +130,8 @@ class DefaultConversationVisualizer(ConversationVisualizerBase):
         if self._console is None:
             self._console = Console(highlight=False)
         title, body, colour = shown
+        if self._state is not None:  # a model may echo a key or secret: never printed
+            body = SecretMasker(self._state.secret_values()).text(body)
         subtitle = self._usage_line() if event.source == "agent" else None
         self._console.print(
             Panel(

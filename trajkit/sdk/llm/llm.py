@@ -55,6 +55,8 @@ if TYPE_CHECKING:
 __all__ = ["LLM", "LLMError", "LLMResponse", "llm_secret_values"]
 
 _SECRET_FIELDS = ("api_key", "aws_access_key_id", "aws_secret_access_key", "aws_session_token")
+OPENHANDS_PROXY_URL = "https://llm-proxy.app.all-hands.dev"
+"""Where an ``openhands/<model>`` goes when no ``base_url`` is given."""
 
 
 @dataclass
@@ -441,8 +443,12 @@ class LLM(BaseModel):
         return effort if supported else None
 
     def _common_kwargs(self) -> dict[str, Any]:
+        model, base_url = self.model, self.base_url
+        if model.startswith("openhands/"):  # the OpenHands proxy is a litellm proxy
+            model = "litellm_proxy/" + model.removeprefix("openhands/")
+            base_url = base_url or OPENHANDS_PROXY_URL
         kwargs: dict[str, Any] = {
-            "model": self.model,
+            "model": model,
             "timeout": self.timeout,
             "drop_params": self.drop_params,
             "num_retries": 0,
@@ -450,8 +456,8 @@ class LLM(BaseModel):
         }
         if self.api_key is not None:
             kwargs["api_key"] = self.api_key.get_secret_value()
-        if self.base_url:
-            kwargs["api_base"] = self.base_url
+        if base_url:
+            kwargs["api_base"] = base_url
         if self.api_version:
             kwargs["api_version"] = self.api_version
         if self.extra_headers:
@@ -517,8 +523,9 @@ class LLM(BaseModel):
                 return float(header_cost)
         except (TypeError, ValueError, AttributeError):
             pass
-        for name in (self.model_canonical_name, self.model):
-            if not name:
+        # then the model the response names (an ``openhands/`` proxy name is not in the map)
+        for name in (self.model_canonical_name, self.model, _get(resp, "model")):
+            if not name or not isinstance(name, str):
                 continue
             try:
                 prompt_cost, completion_cost = import_litellm().cost_per_token(

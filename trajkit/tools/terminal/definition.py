@@ -113,6 +113,11 @@ class TerminalTool(RuntimeTool):
             self._session = TerminalSession(self.ctx.working_dir, env=self.ctx.env)
         return self._session
 
+    def interrupt(self) -> None:
+        """`Conversation.interrupt`: end the running command's process group at once."""
+        if self._session is not None:
+            self._session.interrupt()
+
     def close(self) -> None:
         if self._session is not None:
             self._session.close()

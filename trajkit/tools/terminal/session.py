@@ -249,6 +249,18 @@ class TerminalSession:
             proc.close(force=True)
         self.running = False
 
+    def interrupt(self) -> None:
+        """End the running command now: SIGKILL to the terminal's foreground process group
+        (the command's, as bash runs with job control); bash stays and reports the exit.
+        """
+        proc = self._proc
+        if proc is None or not self.running:
+            return
+        with contextlib.suppress(OSError):
+            group = os.tcgetpgrp(proc.fd)
+            if group > 0 and group != proc.pid:
+                os.killpg(group, signal.SIGKILL)
+
     def reset(self) -> None:
         """Replace bash with a fresh session in the initial directory (jobs are killed)."""
         with self._lock:
