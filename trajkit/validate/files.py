@@ -202,7 +202,7 @@ def check_scanned(f: ScannedFile, *, thorough: bool = False) -> tuple[FileCheck,
         return check, facts
     if not check.raw:
         return check, facts
-    path = facts.path
+    path = f.path  # not kept in `facts`: 100k events would keep 100k `Path`s
     data = decode_object(path, check)
     if data is None:
         return check, facts
@@ -274,9 +274,9 @@ def _upgraded_check(
     from trajkit.events.upgrade import upgrade_event
 
     check.upgrades = upgrade_event(data)
-    if not check.upgrades:
-        return False
     upgraded = FileCheck(raw=orjson.dumps(data))
+    if upgraded.raw == check.raw:
+        return False  # unchanged: what the strict model refused already
     event = strict_event(upgraded.raw)
     if event is None or not _event_check(upgraded, facts, event, thorough=thorough):
         return False
