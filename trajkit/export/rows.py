@@ -224,6 +224,7 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
         if files is None:
             files = [EventFile(s.index, s.event_id, s.path) for s in scanned]  # type: ignore[arg-type]
         reads = [(s.raw, s.stat, s.event) for s in scanned]
+        conv.upgrades.update(rule for s in scanned for rule in s.upgrades)
     if files is None:
         files = conv.event_files()
     for f, (raw, st, event) in zip(files, reads or map(_read_file, files), strict=True):

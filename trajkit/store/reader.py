@@ -428,6 +428,8 @@ def scanned_event(scanned: ScannedFile, upgrades: Counter[str] | None = None) ->
     parse, else its bytes upgraded and parsed (`InputError` naming the file and pointer).
     """
     if scanned.event is not None:
+        if scanned.upgrades and upgrades is not None:
+            upgrades.update(scanned.upgrades)
         return scanned.event
     return parse_event_bytes(scanned.path, scanned.raw, upgrades)
 

@@ -16,9 +16,10 @@ A local file that passes takes one `open` + `fstat` + `read`, and no `Path` is m
 A symlink leading outside the conversation folder is never read (`ScannedFile.outside`).
 
 The event is parsed strictly (JSON Schema's type rules, unknown keys refused, in one pass in
-pydantic-core) from the file's own bytes; None when the model refuses them (an older SDK's
-shape, an unknown kind, invalid content), and `reader.scanned_event()` then reads them as
-the reader does: upgraded, or an `InputError` naming the file and the JSON pointer.
+pydantic-core) from the file's own bytes, or from an older SDK's upgraded and dumped again
+(`ScannedFile.upgrades` names the rules); None when the model refuses them (an unknown kind,
+invalid content), and `reader.scanned_event()` then reads them as the reader does: upgraded,
+`UnknownEvent`, or an `InputError` naming the file and the JSON pointer.
 """
 
 from __future__ import annotations
@@ -26,10 +27,12 @@ from __future__ import annotations
 import errno
 import os
 import stat as stat_module
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from trajkit.errors import InputError
 from trajkit.store.guard import MAX_JSON_NODES, check_json_nodes
@@ -44,6 +47,7 @@ __all__ = [
     "ScannedFile",
     "list_event_files",
     "read_checked",
+    "read_event",
     "scan_event_file",
     "scan_events",
     "strict_event",
@@ -106,7 +110,10 @@ class ScannedFile:
     outside: Path | None = None
     """Where a symlink leads when that is outside the conversation folder (never read)."""
     event: Event | None = None
-    """The event the current model builds strictly from `raw`; None when it refuses them."""
+    """The event the current model builds strictly from `raw` (upgraded first when an older
+    SDK wrote it: `read_event`); None when it refuses them."""
+    upgrades: Sequence[str] = ()
+    """The upgrade rules (`trajkit.events.upgrade`) `event` needed."""
     _path: Path | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -145,7 +152,8 @@ def scan_events(
             yield scan_event_file(path, index=index, event_id=event_id, max_bytes=max_bytes)
         else:
             raw, st = read
-            yield ScannedFile(index, event_id, name, events, raw, st, event=strict_event(raw))
+            event, rules = read_event(raw)
+            yield ScannedFile(index, event_id, name, events, raw, st, event=event, upgrades=rules)
 
 
 def scan_event_file(
@@ -165,7 +173,7 @@ def scan_event_file(
     else:
         f.raw = raw
     if f.raw:
-        f.event = strict_event(f.raw)
+        f.event, f.upgrades = read_event(f.raw)
     return f
 
 
@@ -194,6 +202,7 @@ def _read_local(text: str, limit: int) -> tuple[bytes, os.stat_result] | None:
 
 _validators: dict[str, Any] = {}
 _kind_span: Any = None
+_upgrade: Any = None
 
 
 def strict_event(raw: bytes) -> Event | None:
@@ -215,6 +224,26 @@ def strict_event(raw: bytes) -> Event | None:
     return event
 
 
+def read_event(raw: bytes) -> tuple[Event | None, Sequence[str]]:
+    """`strict_event`, and for an older SDK's dump (``kind`` first, older shapes) the object
+    upgraded (`trajkit.events.upgrade`, which puts ``kind`` last) and dumped again: the event
+    and the rules it needed, or `(None, ())` when the model refuses it still.
+    """
+    event = strict_event(raw)
+    if event is not None or (len(raw) > MAX_JSON_NODES and not _nodes_ok(raw)):
+        return event, ()
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None, ()
+    if not isinstance(data, dict):
+        return None, ()
+    rules = _upgrade(data)
+    again = orjson.dumps(data)
+    event = None if again == raw else strict_event(again)
+    return (None, ()) if event is None else (event, rules)
+
+
 def _nodes_ok(raw: bytes) -> bool:
     try:
         check_json_nodes("", raw)
@@ -225,11 +254,12 @@ def _nodes_ok(raw: bytes) -> bool:
 
 def _load_parser() -> Any:
     """The event models, imported on first parse (listing stays cheap for `ls`)."""
-    global _kind_span
+    global _kind_span, _upgrade
     from trajkit.events.parse import EVENT_CLASSES, kind_span
+    from trajkit.events.upgrade import upgrade_event
 
     _validators.update((k, c.__pydantic_validator__) for k, c in EVENT_CLASSES.items())
-    _kind_span = kind_span
+    _kind_span, _upgrade = kind_span, upgrade_event
     return kind_span
 
 

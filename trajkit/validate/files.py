@@ -31,7 +31,7 @@ from trajkit.errors import InputError
 from trajkit.store.guard import check_json_nodes
 from trajkit.store.layout import BASE_STATE
 from trajkit.store.reader import MAX_FILE_BYTES  # the store's limit (100 MiB by default)
-from trajkit.store.scan import ScannedFile, read_checked, scan_event_file, strict_event
+from trajkit.store.scan import ScannedFile, read_checked, scan_event_file
 from trajkit.validate.diagnose import (
     base_state_problems,
     checker,
@@ -193,7 +193,7 @@ def check_scanned(f: ScannedFile, *, thorough: bool = False) -> tuple[FileCheck,
     upgraded form; the rules it needed are listed in `check.upgrades`.
     """
     facts = EventFacts(f.folder, f.index, f.event_id, file_name=f.name)
-    check = FileCheck(raw=f.raw)
+    check = FileCheck(raw=f.raw, upgrades=list(f.upgrades))
     if f.failure is not None:
         check.problems.append(error(facts.path, "", f.failure[1], f.failure[0]))
         return check, facts
@@ -206,10 +206,10 @@ def check_scanned(f: ScannedFile, *, thorough: bool = False) -> tuple[FileCheck,
     data = decode_object(path, check)
     if data is None:
         return check, facts
-    if not _upgraded_check(path, check, facts, data, thorough=thorough):
-        _fill_facts(facts, data)
-        raw = orjson.dumps(data) if check.upgrades else check.raw
-        check.problems.extend(_slow_event_problems(path, data, raw))
+    check.upgrades = _upgrade_event(data)
+    _fill_facts(facts, data)
+    raw = orjson.dumps(data) if check.upgrades else check.raw
+    check.problems.extend(_slow_event_problems(path, data, raw))
     _name_id_problem(check, facts)
     return check, facts
 
@@ -263,25 +263,15 @@ def _event_check(check: FileCheck, facts: EventFacts, event: Any, *, thorough: b
         path = facts.path
         data = decode_object(path, check)
         if data is not None:
+            _upgrade_event(data)  # what the model read (`store.scan.read_event`)
             check.problems.extend(schema_problems(path, checker().event_validator(kind), data))
     return True
 
 
-def _upgraded_check(
-    path: Path, check: FileCheck, facts: EventFacts, data: dict[str, Any], *, thorough: bool
-) -> bool:
-    """Upgrade `data` in place; True when the upgraded event passes the fast check."""
+def _upgrade_event(data: dict[str, Any]) -> list[str]:
     from trajkit.events.upgrade import upgrade_event
 
-    check.upgrades = upgrade_event(data)
-    upgraded = FileCheck(raw=orjson.dumps(data))
-    if upgraded.raw == check.raw:
-        return False  # unchanged: what the strict model refused already
-    event = strict_event(upgraded.raw)
-    if event is None or not _event_check(upgraded, facts, event, thorough=thorough):
-        return False
-    check.problems.extend(upgraded.problems)
-    return True
+    return upgrade_event(data)
 
 
 def _fill_facts(facts: EventFacts, data: dict[str, Any]) -> None:
