@@ -146,14 +146,12 @@ def scan_events(
             if real is not None:
                 yield ScannedFile(index, event_id, name, events, outside=real)
                 continue
-        read = None if prefix is None else _read_local(prefix + name, max_bytes)
-        if read is None:  # off the tight path: the whole ladder says why
-            path = events / name
-            yield scan_event_file(path, index=index, event_id=event_id, max_bytes=max_bytes)
-        else:
-            raw, st = read
-            event, rules = read_event(raw)
-            yield ScannedFile(index, event_id, name, events, raw, st, event=event, upgrades=rules)
+        where = events / name if prefix is None else prefix + name
+        raw, st, failure = read_checked(where, max_bytes=max_bytes, what="an event")
+        f = ScannedFile(index, event_id, name, events, raw, st, failure)
+        if raw:
+            f.event, f.upgrades = read_event(raw)
+        yield f
 
 
 def scan_event_file(
@@ -175,29 +173,6 @@ def scan_event_file(
     if f.raw:
         f.event, f.upgrades = read_event(f.raw)
     return f
-
-
-def _read_local(text: str, limit: int) -> tuple[bytes, os.stat_result] | None:
-    """The common case in one tight pass: open, fstat, read exactly the size seen.
-
-    None for a file off that path (unreadable, not a regular file, empty, above the limit,
-    changing size while read): `read_checked` then says why, as the whole ladder does.
-    """
-    try:
-        fd = os.open(text, _OPEN_FLAGS)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        size = st.st_size
-        if not (_S_ISREG(st.st_mode) and 0 < size <= limit):
-            return None
-        raw = os.read(fd, size + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    return (raw, st) if len(raw) == size else None
 
 
 _validators: dict[str, Any] = {}
@@ -267,7 +242,7 @@ def _load_parser() -> Any:
 
 
 def read_checked(
-    path: Path, *, max_bytes: int, what: str
+    path: str | Path, *, max_bytes: int, what: str
 ) -> tuple[bytes, os.stat_result | None, tuple[str, str] | None]:
     """Rungs 1-3 for one file: `(raw, fstat, None)`, or `(b"", fstat, (code, message))`.
 
@@ -342,7 +317,7 @@ def _too_large(size: int, max_bytes: int, what: str) -> str:
     )
 
 
-def _stat_reason(path: Path, exc: OSError) -> str:
+def _stat_reason(path: str | Path, exc: OSError) -> str:
     if exc.errno == errno.ELOOP:
         return "symlink loop: the path cannot be resolved"
     if exc.errno == errno.ENOENT and os.path.islink(path):

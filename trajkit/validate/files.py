@@ -86,15 +86,6 @@ class FileCheck:
 # --- rungs 1-3: read (the store's ladder, `trajkit.store.scan`) and decode -----------------------
 
 
-def read_file(path: Path, *, max_bytes: int = MAX_FILE_BYTES, what: str) -> FileCheck:
-    """Rungs 1-2 and emptiness: the file's bytes in `raw`, or a problem saying why not."""
-    raw, _, failure = read_checked(path, max_bytes=max_bytes, what=what)
-    check = FileCheck(raw=raw)
-    if failure is not None:
-        check.problems.append(error(path, "", failure[1], failure[0]))
-    return check
-
-
 def decode_object(path: Path, check: FileCheck) -> dict[str, Any] | None:
     """Rung 3: decode `check.raw` as one JSON object, or add a problem saying why not."""
     try:
@@ -119,8 +110,11 @@ def decode_object(path: Path, check: FileCheck) -> dict[str, Any] | None:
 
 def read_json_object(path: Path, *, max_bytes: int = MAX_FILE_BYTES, what: str) -> FileCheck:
     """Rungs 1-3: read `path` and decode one JSON object into `data`, or say precisely why not."""
-    check = read_file(path, max_bytes=max_bytes, what=what)
-    if check.raw:
+    raw, _, failure = read_checked(path, max_bytes=max_bytes, what=what)
+    check = FileCheck(raw=raw)
+    if failure is not None:
+        check.problems.append(error(path, "", failure[1], failure[0]))
+    elif raw:
         decode_object(path, check)
     return check
 
@@ -206,7 +200,9 @@ def check_scanned(f: ScannedFile, *, thorough: bool = False) -> tuple[FileCheck,
     data = decode_object(path, check)
     if data is None:
         return check, facts
-    check.upgrades = _upgrade_event(data)
+    from trajkit.events.upgrade import upgrade_event
+
+    check.upgrades = upgrade_event(data)
     _fill_facts(facts, data)
     raw = orjson.dumps(data) if check.upgrades else check.raw
     check.problems.extend(_slow_event_problems(path, data, raw))
@@ -263,15 +259,11 @@ def _event_check(check: FileCheck, facts: EventFacts, event: Any, *, thorough: b
         path = facts.path
         data = decode_object(path, check)
         if data is not None:
-            _upgrade_event(data)  # what the model read (`store.scan.read_event`)
+            from trajkit.events.upgrade import upgrade_event
+
+            upgrade_event(data)  # what the model read (`store.scan.read_event`)
             check.problems.extend(schema_problems(path, checker().event_validator(kind), data))
     return True
-
-
-def _upgrade_event(data: dict[str, Any]) -> list[str]:
-    from trajkit.events.upgrade import upgrade_event
-
-    return upgrade_event(data)
 
 
 def _fill_facts(facts: EventFacts, data: dict[str, Any]) -> None:
@@ -375,6 +367,5 @@ __all__ = [
     "check_event_file",
     "check_scanned",
     "decode_object",
-    "read_file",
     "read_json_object",
 ]
