@@ -13,6 +13,7 @@ import pytest
 
 from tests.support import fixtures as fx
 from trajkit.errors import InputError
+from trajkit.events import UnknownEvent
 from trajkit.store.reader import MAX_FILE_BYTES, open_conversation, scanned_event
 from trajkit.store.scan import list_event_files, scan_event_file, scan_events
 
@@ -81,10 +82,29 @@ def test_a_file_the_strict_model_refuses_is_parsed_as_the_reader_does(tmp_path: 
     path = tmp_path / "event-00000-0123abcd.json"
     first = sorted((fx.sdk_conversation("b_terminal") / "events").glob("event-*"))[0]
     data = json.loads(first.read_bytes())
-    path.write_text(json.dumps({"kind": data.pop("kind"), **data}))  # kind first
+    data["kind"] = "SystemPromptUpdateEvent"  # a kind this model does not know
+    path.write_text(json.dumps(data, separators=(",", ":")))
     scanned = scan_event_file(path, index=0, event_id="0123abcd", max_bytes=1 << 20)
-    assert scanned.event is None and scanned.failure is None  # not a compact dump
-    assert scanned_event(scanned) == scan_event_file(first, max_bytes=1 << 20).event is not None
+    assert scanned.event is None and scanned.failure is None and not scanned.upgrades
+    assert isinstance(scanned_event(scanned), UnknownEvent)
     path.write_bytes(b"[1, 2]")
     with pytest.raises(InputError, match="must be a JSON object"):
         scanned_event(scan_event_file(path, max_bytes=1 << 20))
+
+
+def test_an_older_sdks_dump_is_upgraded_by_the_scan(tmp_path: Path) -> None:
+    """SDKs before 1.0 wrote `kind` first: the scan upgrades, re-dumps and reads it strictly."""
+    first = sorted((fx.sdk_conversation("b_terminal") / "events").glob("event-*"))[0]
+    data = json.loads(first.read_bytes())
+    path = tmp_path / first.name
+    path.write_text(json.dumps({"kind": data.pop("kind"), **data}))  # kind first, spaced
+    scanned = scan_event_file(path, max_bytes=1 << 20)
+    assert scanned.event == scan_event_file(first, max_bytes=1 << 20).event is not None
+    assert not scanned.upgrades  # the current shape: nothing to rewrite, kind moved only
+    older = next((fx.FIXTURES / "shapes" / "agent_server").glob("*/event_service/events"))
+    counted: Counter[str] = Counter()
+    for name in sorted(p.name for p in older.glob("event-*")):
+        scanned = scan_event_file(older / name, max_bytes=1 << 20)
+        assert scanned.event is not None, name
+        assert scanned_event(scanned, counted) is scanned.event
+    assert counted  # the rules each event needed, counted as the reader counts them

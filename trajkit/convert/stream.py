@@ -220,14 +220,14 @@ def _write(
         if target == "responses" and options.system:  # instructions come first
             for e in view:
                 if e.pos in index.system:
-                    loaded[e.pos] = event = _load(e)
+                    loaded[e.pos] = event = _load(e, index.folder)
                     text = message_to_responses(event.to_llm_message(), [])  # type: ignore[attr-defined]
                     if text:
                         instructions = join_instructions(instructions, text)
         out.write(layout.head(target, instructions))
         for e in view:
             kept = loaded.pop(e.pos, None) if e.pos >= 0 else None
-            converter.add(kept if kept is not None else _load(e))
+            converter.add(kept if kept is not None else _load(e, index.folder))
         found = converter.finish()
     listed = tools_to_chat(tools) if target == "chat" else tools_to_responses(tools)
     items = spec.converter.items if spec and spec.used else converter.items
@@ -359,6 +359,8 @@ class _Index:
         self.error: InputError | None = None
         """What the reader would have raised on a file (the first such file)."""
         self.speculation = speculation
+        self.folder = Path()
+        """The scanned files' folder (``events/``): entries keep names."""
 
     def add(self, scanned: ScannedFile) -> None:
         raw = scanned.raw
@@ -369,12 +371,13 @@ class _Index:
         except InputError as exc:
             self.error = exc
             return
-        self._note(event, scanned.path)
+        self.folder = scanned.folder
+        self._note(event, scanned.name)
 
-    def _note(self, event: Event, path: Path) -> None:
+    def _note(self, event: Event, name: str) -> None:
         pos = len(self.entries)
         entry = entry_of(event, pos)
-        entry.path = path
+        entry.path = name  # the listing's name: no `Path` kept per event
         self.entries.append(entry)
         flags = entry.flags
         calls: list[str] | tuple[()] = ()
@@ -566,12 +569,13 @@ class _Converter:
         return self._fixer.found
 
 
-def _load(entry: ViewEntry) -> Event:
+def _load(entry: ViewEntry, folder: Path) -> Event:
     from trajkit.store.reader import parse_event_bytes, read_file_bytes
 
     if entry.pos < 0:
         return summary_event(entry)
-    return parse_event_bytes(entry.path, read_file_bytes(entry.path))  # nodes checked there
+    path = folder / entry.path
+    return parse_event_bytes(path, read_file_bytes(path))  # nodes checked there
 
 
 class _Items:

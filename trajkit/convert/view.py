@@ -98,7 +98,7 @@ class ViewEntry:
     condensation: Condensed | None = None
     """Condensations (and the summaries they place): what the condensation does."""
     path: Any = None
-    """Where the event was read from, when the entry was made from a file (streaming)."""
+    """The name of the event's file in `events/`, when the entry was made from one (streaming)."""
 
 
 @dataclass(slots=True, frozen=True)

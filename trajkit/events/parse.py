@@ -136,20 +136,9 @@ def peek_kind(data: str | bytes | bytearray) -> str | None:
     None when ``kind`` is not the top-level object's last key or its value holds an escape: the
     caller then lets the full parser decide (the answer is a hint, never trusted alone).
     """
-    if not isinstance(data, str):
-        span = kind_span(data)
-        return None if span is None else data[span[0] : span[1]].decode("ascii", "replace")
-    tail_b = data[-96:].encode("utf-8", "surrogatepass")
-    idx = tail_b.rfind(b'"kind":"')
-    if idx < 0:
-        return None
-    end = tail_b.find(b'"', idx + 8)
-    if end < 0 or tail_b[end + 1 :].strip() != b"}":
-        return None
-    value = tail_b[idx + 8 : end]
-    if b"\\" in value:
-        return None
-    return value.decode("ascii", "replace")
+    raw = data[-96:].encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    span = kind_span(raw)
+    return None if span is None else raw[span[0] : span[1]].decode("ascii", "replace")
 
 
 def kind_span(raw: bytes | bytearray) -> tuple[int, int] | None:

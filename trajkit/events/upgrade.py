@@ -442,8 +442,15 @@ _STATE_RULES = tuple(r for r in RULES if r.target == "base_state")
 
 
 def upgrade_event(obj: Obj) -> list[str]:
-    """Apply every event rule to `obj` in place; the names of those that changed it."""
-    return _apply(_EVENT_RULES, obj)
+    """Apply every event rule to `obj` in place; the names of those that changed it.
+
+    `kind` is moved last, where the current SDK's dump has it, so the upgraded object dumped
+    again is read on the fast path (`parse.kind_span`); older SDKs wrote it first.
+    """
+    applied = _apply(_EVENT_RULES, obj)
+    if "kind" in obj:
+        obj["kind"] = obj.pop("kind")
+    return applied
 
 
 def upgrade_base_state(obj: Obj) -> list[str]:

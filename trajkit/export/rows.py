@@ -220,6 +220,7 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
         if fingerprint is None:
             stats = (f"{s.name}:{s.stat.st_size}:{s.stat.st_mtime_ns}\n" for s in scanned if s.stat)
             fingerprint = _fingerprint_files([conv.base_state_path], "".join(stats))
+        conv.upgrades.update(rule for s in scanned for rule in s.upgrades)
     if files is None:
         files = conv.event_files()
     if fingerprint is None:

@@ -32,7 +32,7 @@ import contextlib
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -62,6 +62,7 @@ __all__ = [
     "MAX_FILE_BYTES",
     "ConversationHeader",
     "EventFile",
+    "ListedFiles",
     "StoredConversation",
     "input_error_from_validation",
     "open_conversation",
@@ -95,6 +96,32 @@ class EventFile:
         return read_file_bytes(self.path, max_bytes=max_bytes)
 
 
+@dataclass(frozen=True, slots=True)
+class ListedFiles:
+    """The event files of one listing, each `EventFile` (and its `Path`) made when asked for:
+    `ls` reads the first few of 100,000 files and counts the rest.
+    """
+
+    entries: list[tuple[int, str, str, bool]]
+    """The listing's `(index, name, id from the name, is a symlink)`."""
+    events_dir: Path
+    root: Path
+    """The conversation folder no file may link out of."""
+    linked_dir: bool
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __getitem__(self, i: int) -> EventFile:
+        index, name, event_id, linked = self.entries[i]
+        path = self.events_dir / name
+        outside = link_outside(path, self.root) if self.linked_dir or linked else None
+        return EventFile(index, event_id, path, outside)
+
+    def __iter__(self) -> Iterator[EventFile]:
+        return map(self.__getitem__, range(len(self.entries)))
+
+
 @dataclass(frozen=True)
 class ConversationHeader:
     """What `ls` shows: cheap facts from `base_state.json` and the first and last event files."""
@@ -109,6 +136,8 @@ class ConversationHeader:
     leaf_event_id: str | None
     accumulated_cost: float | None
     has_base_state: bool
+    files: ListedFiles | list[EventFile] = field(default_factory=list, repr=False, compare=False)
+    """The event files, made as read (`ls` reads the first user message from them)."""
 
 
 class StoredConversation:
@@ -190,29 +219,17 @@ class StoredConversation:
 
     def iter_event_files(self) -> Iterator[EventFile]:
         """Event files sorted by integer index (then name); sidecars and strangers left out."""
-        yield from self.event_files()
+        return iter(self._listed_files())
 
     def event_files(self) -> list[EventFile]:
-        """`iter_event_files()` as a list: names only (about 150 bytes each), needed to sort."""
-        files: list[EventFile] = []
-        remote = isinstance(self.events_dir, RemotePath)
-        linked_dir = not remote and self.events_dir.is_symlink()
-        found = self.listing().entries
-        # `Path.iterdir()` (public API) makes each child without re-parsing the folder's path,
-        # cheaper than `folder / name` even with a second listing: listing a 2,000-event folder
-        # costs 3.8 us of CPU per file this way, 4.6 with `/` (CPython's private
-        # `_make_child_relpath`, used before: 2.7; loaded 2-core machine, best of 9).
-        children: dict[str, Path] = {}
-        if found and not remote:
-            with contextlib.suppress(OSError):
-                children = {p.name: p for p in self.events_dir.iterdir()}
-        for index, name, event_id, linked in found:
-            path = children.get(name) or self.events_dir / name
-            outside = None
-            if linked_dir or linked:
-                outside = link_outside(path, self.path)
-            files.append(EventFile(index, event_id, path, outside))
-        return files
+        """`iter_event_files()` as a list."""
+        return list(self._listed_files())
+
+    def _listed_files(self) -> ListedFiles | list[EventFile]:
+        if type(self).event_files is not StoredConversation.event_files:
+            return self.event_files()  # a shape's own files
+        linked_dir = not isinstance(self.events_dir, RemotePath) and self.events_dir.is_symlink()
+        return ListedFiles(self.listing().entries, self.events_dir, self.path, linked_dir)
 
     def listing(self) -> Listing:
         """The one listing of `events/` (`trajkit.store.scan`); empty when there is none."""
@@ -270,7 +287,7 @@ class StoredConversation:
 
     def header(self) -> ConversationHeader:
         """Cheap summary: reads `base_state.json` and at most two event files."""
-        files = self.event_files()
+        files = self._listed_files()
         state = self._base_state_json()
         state = state if isinstance(state, dict) else {}
         llm = _dig(state, "agent", "llm")
@@ -285,6 +302,7 @@ class StoredConversation:
             leaf_event_id=_str_or_none(state.get("leaf_event_id")),
             accumulated_cost=usage_totals(state).cost,
             has_base_state=self.base_state_path.is_file(),
+            files=files,
         )
 
     # helpers ----------------------------------------------------------------------------------
@@ -367,6 +385,8 @@ def scanned_event(scanned: ScannedFile, upgrades: Counter[str] | None = None) ->
     parse, else its bytes upgraded and parsed (`InputError` naming the file and pointer).
     """
     if scanned.event is not None:
+        if scanned.upgrades and upgrades is not None:
+            upgrades.update(scanned.upgrades)
         return scanned.event
     return parse_event_bytes(scanned.path, scanned.raw, upgrades)
 

@@ -16,9 +16,10 @@ A local file that passes takes one `open` + `fstat` + `read`, and no `Path` is m
 A symlink leading outside the conversation folder is never read (`ScannedFile.outside`).
 
 The event is parsed strictly (JSON Schema's type rules, unknown keys refused, in one pass in
-pydantic-core) from the file's own bytes; None when the model refuses them (an older SDK's
-shape, an unknown kind, invalid content), and `reader.scanned_event()` then reads them as
-the reader does: upgraded, or an `InputError` naming the file and the JSON pointer.
+pydantic-core) from the file's own bytes, or from an older SDK's upgraded and dumped again
+(`ScannedFile.upgrades` names the rules); None when the model refuses them (an unknown kind,
+invalid content), and `reader.scanned_event()` then reads them as the reader does: upgraded,
+`UnknownEvent`, or an `InputError` naming the file and the JSON pointer.
 """
 
 from __future__ import annotations
@@ -26,10 +27,12 @@ from __future__ import annotations
 import errno
 import os
 import stat as stat_module
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from trajkit.errors import InputError
 from trajkit.store.guard import MAX_JSON_NODES, check_json_nodes
@@ -44,6 +47,7 @@ __all__ = [
     "ScannedFile",
     "list_event_files",
     "read_checked",
+    "read_event",
     "scan_event_file",
     "scan_events",
     "strict_event",
@@ -106,7 +110,10 @@ class ScannedFile:
     outside: Path | None = None
     """Where a symlink leads when that is outside the conversation folder (never read)."""
     event: Event | None = None
-    """The event the current model builds strictly from `raw`; None when it refuses them."""
+    """The event the current model builds strictly from `raw` (upgraded first when an older
+    SDK wrote it: `read_event`); None when it refuses them."""
+    upgrades: Sequence[str] = ()
+    """The upgrade rules (`trajkit.events.upgrade`) `event` needed."""
     _path: Path | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -139,13 +146,12 @@ def scan_events(
             if real is not None:
                 yield ScannedFile(index, event_id, name, events, outside=real)
                 continue
-        read = None if prefix is None else _read_local(prefix + name, max_bytes)
-        if read is None:  # off the tight path: the whole ladder says why
-            path = events / name
-            yield scan_event_file(path, index=index, event_id=event_id, max_bytes=max_bytes)
-        else:
-            raw, st = read
-            yield ScannedFile(index, event_id, name, events, raw, st, event=strict_event(raw))
+        where = events / name if prefix is None else prefix + name
+        raw, st, failure = read_checked(where, max_bytes=max_bytes, what="an event")
+        f = ScannedFile(index, event_id, name, events, raw, st, failure)
+        if raw:
+            f.event, f.upgrades = read_event(raw)
+        yield f
 
 
 def scan_event_file(
@@ -165,35 +171,13 @@ def scan_event_file(
     else:
         f.raw = raw
     if f.raw:
-        f.event = strict_event(f.raw)
+        f.event, f.upgrades = read_event(f.raw)
     return f
-
-
-def _read_local(text: str, limit: int) -> tuple[bytes, os.stat_result] | None:
-    """The common case in one tight pass: open, fstat, read exactly the size seen.
-
-    None for a file off that path (unreadable, not a regular file, empty, above the limit,
-    changing size while read): `read_checked` then says why, as the whole ladder does.
-    """
-    try:
-        fd = os.open(text, _OPEN_FLAGS)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        size = st.st_size
-        if not (_S_ISREG(st.st_mode) and 0 < size <= limit):
-            return None
-        raw = os.read(fd, size + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    return (raw, st) if len(raw) == size else None
 
 
 _validators: dict[str, Any] = {}
 _kind_span: Any = None
+_upgrade: Any = None
 
 
 def strict_event(raw: bytes) -> Event | None:
@@ -215,6 +199,26 @@ def strict_event(raw: bytes) -> Event | None:
     return event
 
 
+def read_event(raw: bytes) -> tuple[Event | None, Sequence[str]]:
+    """`strict_event`, and for an older SDK's dump (``kind`` first, older shapes) the object
+    upgraded (`trajkit.events.upgrade`, which puts ``kind`` last) and dumped again: the event
+    and the rules it needed, or `(None, ())` when the model refuses it still.
+    """
+    event = strict_event(raw)
+    if event is not None or (len(raw) > MAX_JSON_NODES and not _nodes_ok(raw)):
+        return event, ()
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None, ()
+    if not isinstance(data, dict):
+        return None, ()
+    rules = _upgrade(data)
+    again = orjson.dumps(data)
+    event = None if again == raw else strict_event(again)
+    return (None, ()) if event is None else (event, rules)
+
+
 def _nodes_ok(raw: bytes) -> bool:
     try:
         check_json_nodes("", raw)
@@ -225,11 +229,12 @@ def _nodes_ok(raw: bytes) -> bool:
 
 def _load_parser() -> Any:
     """The event models, imported on first parse (listing stays cheap for `ls`)."""
-    global _kind_span
+    global _kind_span, _upgrade
     from trajkit.events.parse import EVENT_CLASSES, kind_span
+    from trajkit.events.upgrade import upgrade_event
 
     _validators.update((k, c.__pydantic_validator__) for k, c in EVENT_CLASSES.items())
-    _kind_span = kind_span
+    _kind_span, _upgrade = kind_span, upgrade_event
     return kind_span
 
 
@@ -237,7 +242,7 @@ def _load_parser() -> Any:
 
 
 def read_checked(
-    path: Path, *, max_bytes: int, what: str
+    path: str | Path, *, max_bytes: int, what: str
 ) -> tuple[bytes, os.stat_result | None, tuple[str, str] | None]:
     """Rungs 1-3 for one file: `(raw, fstat, None)`, or `(b"", fstat, (code, message))`.
 
@@ -312,7 +317,7 @@ def _too_large(size: int, max_bytes: int, what: str) -> str:
     )
 
 
-def _stat_reason(path: Path, exc: OSError) -> str:
+def _stat_reason(path: str | Path, exc: OSError) -> str:
     if exc.errno == errno.ELOOP:
         return "symlink loop: the path cannot be resolved"
     if exc.errno == errno.ENOENT and os.path.islink(path):

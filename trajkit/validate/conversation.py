@@ -207,11 +207,7 @@ def _base_state_problems(
     yield from check.problems
     if check.data is None:
         return check
-    clear = list(redact.find_clear_secrets(check.data))
-    for pointer, field_name in clear:
-        message = f"secret {field_name!r} in clear: expected {redact.MASK!r} or an encrypted (gAAAAA…) value"
-        yield error(path, pointer, message, "secret")
-    yield from state_secret_value_problems(path, check.data, check.raw, clear=clear)
+    yield from state_secret_problems(path, check.data, check.raw)
     folder_id = conversation_id_from_folder(folder.name)
     state_id = check.data.get("id")
     if (
@@ -228,21 +224,17 @@ def _base_state_problems(
     return check
 
 
-def state_secret_value_problems(
-    path: Path,
-    data: dict[str, Any],
-    raw: bytes = b"",
-    *,
-    clear: list[tuple[str, str]] | None = None,
-) -> Iterator[Problem]:
-    """Secrets found *by value* in `base_state.json`: a registered secret or a credential that
-    is in clear in its own field, found again anywhere else (an MCP `env` value, a URL); a
-    secret-looking URL query parameter in clear; a secret field holding a clear value that a
-    later duplicate key hides from the parsed object.
-
-    `clear` is `redact.find_clear_secrets(data)` when the caller has it already.
+def state_secret_problems(path: Path, data: dict[str, Any], raw: bytes = b"") -> Iterator[Problem]:
+    """Secrets in clear in `base_state.json`: a credential field neither masked nor encrypted;
+    found *by value*, a registered secret or such a credential found again anywhere else (an
+    MCP `env` value, a URL); a secret-looking URL query parameter in clear; a secret field
+    holding a clear value that a later duplicate key hides from the parsed object.
     """
-    fields = dict(redact.find_clear_secrets(data) if clear is None else clear)
+    clear = list(redact.find_clear_secrets(data))
+    for pointer, field_name in clear:
+        message = f"secret {field_name!r} in clear: expected {redact.MASK!r} or an encrypted (gAAAAA…) value"
+        yield error(path, pointer, message, "secret")
+    fields = dict(clear)
     values = dict(redact.registered_secret_values(data))
     for pointer, name in fields.items():
         value = value_at_pointer(data, pointer)
@@ -628,10 +620,7 @@ def validate_file(
         check = check_base_state_file(path, max_bytes=max_file_bytes, thorough=thorough)
         problems = list(check.problems)
         if check.data is not None:
-            clear = list(redact.find_clear_secrets(check.data))
-            for pointer, name in clear:
-                problems.append(error(path, pointer, f"secret {name!r} in clear", "secret"))
-            problems.extend(state_secret_value_problems(path, check.data, check.raw, clear=clear))
+            problems.extend(state_secret_problems(path, check.data, check.raw))
     else:
         parsed = parse_event_file_name(path.name)
         index, name_id = parsed if parsed else (None, None)

@@ -31,7 +31,7 @@ from trajkit.errors import InputError
 from trajkit.store.guard import check_json_nodes
 from trajkit.store.layout import BASE_STATE
 from trajkit.store.reader import MAX_FILE_BYTES  # the store's limit (100 MiB by default)
-from trajkit.store.scan import ScannedFile, read_checked, scan_event_file, strict_event
+from trajkit.store.scan import ScannedFile, read_checked, scan_event_file
 from trajkit.validate.diagnose import (
     base_state_problems,
     checker,
@@ -86,15 +86,6 @@ class FileCheck:
 # --- rungs 1-3: read (the store's ladder, `trajkit.store.scan`) and decode -----------------------
 
 
-def read_file(path: Path, *, max_bytes: int = MAX_FILE_BYTES, what: str) -> FileCheck:
-    """Rungs 1-2 and emptiness: the file's bytes in `raw`, or a problem saying why not."""
-    raw, _, failure = read_checked(path, max_bytes=max_bytes, what=what)
-    check = FileCheck(raw=raw)
-    if failure is not None:
-        check.problems.append(error(path, "", failure[1], failure[0]))
-    return check
-
-
 def decode_object(path: Path, check: FileCheck) -> dict[str, Any] | None:
     """Rung 3: decode `check.raw` as one JSON object, or add a problem saying why not."""
     try:
@@ -119,8 +110,11 @@ def decode_object(path: Path, check: FileCheck) -> dict[str, Any] | None:
 
 def read_json_object(path: Path, *, max_bytes: int = MAX_FILE_BYTES, what: str) -> FileCheck:
     """Rungs 1-3: read `path` and decode one JSON object into `data`, or say precisely why not."""
-    check = read_file(path, max_bytes=max_bytes, what=what)
-    if check.raw:
+    raw, _, failure = read_checked(path, max_bytes=max_bytes, what=what)
+    check = FileCheck(raw=raw)
+    if failure is not None:
+        check.problems.append(error(path, "", failure[1], failure[0]))
+    elif raw:
         decode_object(path, check)
     return check
 
@@ -193,7 +187,7 @@ def check_scanned(f: ScannedFile, *, thorough: bool = False) -> tuple[FileCheck,
     upgraded form; the rules it needed are listed in `check.upgrades`.
     """
     facts = EventFacts(f.folder, f.index, f.event_id, file_name=f.name)
-    check = FileCheck(raw=f.raw)
+    check = FileCheck(raw=f.raw, upgrades=list(f.upgrades))
     if f.failure is not None:
         check.problems.append(error(facts.path, "", f.failure[1], f.failure[0]))
         return check, facts
@@ -202,14 +196,16 @@ def check_scanned(f: ScannedFile, *, thorough: bool = False) -> tuple[FileCheck,
         return check, facts
     if not check.raw:
         return check, facts
-    path = facts.path
+    path = f.path  # not kept in `facts`: 100k events would keep 100k `Path`s
     data = decode_object(path, check)
     if data is None:
         return check, facts
-    if not _upgraded_check(path, check, facts, data, thorough=thorough):
-        _fill_facts(facts, data)
-        raw = orjson.dumps(data) if check.upgrades else check.raw
-        check.problems.extend(_slow_event_problems(path, data, raw))
+    from trajkit.events.upgrade import upgrade_event
+
+    check.upgrades = upgrade_event(data)
+    _fill_facts(facts, data)
+    raw = orjson.dumps(data) if check.upgrades else check.raw
+    check.problems.extend(_slow_event_problems(path, data, raw))
     _name_id_problem(check, facts)
     return check, facts
 
@@ -263,24 +259,10 @@ def _event_check(check: FileCheck, facts: EventFacts, event: Any, *, thorough: b
         path = facts.path
         data = decode_object(path, check)
         if data is not None:
+            from trajkit.events.upgrade import upgrade_event
+
+            upgrade_event(data)  # what the model read (`store.scan.read_event`)
             check.problems.extend(schema_problems(path, checker().event_validator(kind), data))
-    return True
-
-
-def _upgraded_check(
-    path: Path, check: FileCheck, facts: EventFacts, data: dict[str, Any], *, thorough: bool
-) -> bool:
-    """Upgrade `data` in place; True when the upgraded event passes the fast check."""
-    from trajkit.events.upgrade import upgrade_event
-
-    check.upgrades = upgrade_event(data)
-    if not check.upgrades:
-        return False
-    upgraded = FileCheck(raw=orjson.dumps(data))
-    event = strict_event(upgraded.raw)
-    if event is None or not _event_check(upgraded, facts, event, thorough=thorough):
-        return False
-    check.problems.extend(upgraded.problems)
     return True
 
 
@@ -385,6 +367,5 @@ __all__ = [
     "check_event_file",
     "check_scanned",
     "decode_object",
-    "read_file",
     "read_json_object",
 ]

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from trajkit.engine import Engine
     from trajkit.events import BaseState, Event
     from trajkit.store import StoredConversation
+    from trajkit.store.reader import EventFile
 
 __all__ = [
     "LENGTH_BUCKETS",
@@ -169,7 +170,7 @@ def _row(conv: StoredConversation) -> ConversationRow:
         title = tags.get("title")
         row.title = title if isinstance(title, str) and title else None
     _add_server_meta(conv, row)
-    row.first_message = _first_user_message(conv, row.problems)
+    row.first_message = _first_user_message(header.files, row.problems)
     return row
 
 
@@ -207,8 +208,8 @@ def _check_state_json(conv: StoredConversation, problems: list[str]) -> Any:
     return None
 
 
-def _first_user_message(conv: StoredConversation, problems: list[str]) -> str:
-    for n, event_file in enumerate(conv.iter_event_files()):
+def _first_user_message(files: Iterable[EventFile], problems: list[str]) -> str:
+    for n, event_file in enumerate(files):
         if n >= _FIRST_MESSAGE_SCAN:
             break
         try:
