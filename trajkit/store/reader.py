@@ -278,6 +278,8 @@ class StoredConversation:
             if s.failure is not None:
                 yield s, read_file_bytes(s.path), None
             else:
+                if s.event is not None and s.upgrades:
+                    self.upgrades.update(s.upgrades)  # upgraded once, in the scan
                 yield s, s.raw, s.event
 
     def _listed(self) -> Iterator[_Read]:
