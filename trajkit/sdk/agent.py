@@ -64,7 +64,7 @@ from trajkit.sdk.llm.exceptions import (
     LLMContextWindowExceedError,
     LLMMalformedConversationHistoryError,
 )
-from trajkit.sdk.mcp_config import protect_mcp_config, unprotect_mcp_config
+from trajkit.sdk.mcp_config import MCPServer, protect_mcp_config, unprotect_mcp_config
 from trajkit.sdk.prompt import DEFAULT_TEMPLATE, render_system_prompt
 from trajkit.sdk.security.llm_analyzer import LLMSecurityAnalyzer
 from trajkit.sdk.tool import (
@@ -153,7 +153,9 @@ class Agent(BaseModel):
         # Claude/Cursor-style configs (and the SDK docs) wrap servers in "mcpServers"; SDK 1.58
         # persists the plain map. Accept both, store the plain map.
         if isinstance(v, dict) and isinstance(v.get("mcpServers"), dict):
-            return dict(v["mcpServers"])
+            v = dict(v["mcpServers"])
+        if isinstance(v, dict):  # MCPServer models are stored as the plain map the SDK dumps
+            v = {k: s.as_config() if isinstance(s, MCPServer) else s for k, s in v.items()}
         return v
 
     @field_validator("mcp_config")
