@@ -73,3 +73,25 @@ def test_finish_and_think_never_wait(llm_server, tmp_path):
     assert conv.state.execution_status == "finished"
     assert conv.pending_actions() == []
     conv.close()
+
+
+def test_get_unmatched_actions_lists_what_waits_for_confirmation(llm_server, tmp_path):
+    from tests.sdk.helpers import make_agent
+    from trajkit.sdk import BaseConversation, Conversation
+    from trajkit.sdk.conversation.state import ConversationState
+
+    llm_server.enqueue_tool_call("terminal", {"command": "echo hi > made.txt"})
+    llm_server.enqueue_text("done")
+    conv = Conversation(agent=make_agent(llm_server), workspace=tmp_path / "ws")
+    assert isinstance(conv, BaseConversation)
+    conv.set_confirmation_policy(AlwaysConfirm())
+    conv.send_message("make a file")
+    conv.run()
+    assert conv.state.execution_status == "waiting_for_confirmation"
+    pending = ConversationState.get_unmatched_actions(conv.state.events)
+    assert [a.action.command for a in pending] == ["echo hi > made.txt"]
+    assert not (tmp_path / "ws" / "made.txt").exists()
+    conv.run()  # confirmed: runs the action, then the model answers
+    assert ConversationState.get_unmatched_actions(conv.state.events) == []
+    assert (tmp_path / "ws" / "made.txt").read_text() == "hi\n"
+    conv.close()

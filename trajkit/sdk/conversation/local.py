@@ -761,7 +761,7 @@ class Conversation(BaseConversation):
 
     def pending_actions(self) -> list[ActionEvent]:
         """Actions emitted but neither run nor rejected (waiting for confirmation)."""
-        return [e for e in unanswered_calls(self._branch()) if e.action is not None]
+        return ConversationState.get_unmatched_actions(self._branch())
 
     def reject_pending_actions(self, reason: str = "User rejected the action") -> None:
         """Answer every pending action with a UserRejectObservation; the conversation idles."""

@@ -32,7 +32,7 @@ from trajkit.events import (
 )
 from trajkit.events.base import ROOT_PARENT
 from trajkit.events.state import EXECUTION_STATUSES
-from trajkit.recovery import head_after_crash
+from trajkit.recovery import head_after_crash, unanswered_calls
 from trajkit.redact import SecretMasker, mask_secret_query
 from trajkit.sdk.agent import Agent
 from trajkit.sdk.context.view import View
@@ -311,6 +311,13 @@ class ConversationState(BaseModel):
         """The first event of the log that is a ``kind``, or None."""
         with self._lock:
             return next((e for e in self._events if isinstance(e, kind)), None)
+
+    @staticmethod
+    def get_unmatched_actions(events: Sequence[Event]) -> list[ActionEvent]:
+        """The executable actions of ``events`` that no observation, rejection or error answers
+        yet (those waiting for confirmation), in order.
+        """
+        return [e for e in unanswered_calls(events) if e.action is not None]
 
     def active_branch(self) -> list[Event]:
         """The events from the root to the HEAD (`trajkit.convert.active_branch`)."""
