@@ -27,6 +27,7 @@ require("runtime", *RUNTIME_MODULES, feature="trajkit.sdk (the runtime)")
 MOVED_MODULES = {
     "trajkit.sdk.condenser": "trajkit.sdk.context.condenser",
     "trajkit.sdk.confirmation": "trajkit.sdk.security",
+    "trajkit.sdk.conversation.conversation_stats": "trajkit.sdk.metrics",
     "trajkit.sdk.fifo_lock": "trajkit.sdk.conversation.fifo_lock",
     "trajkit.sdk.llm.profiles": "trajkit.sdk.llm",
     "trajkit.sdk.llm.registry": "trajkit.sdk.llm.llm_registry",
@@ -35,8 +36,9 @@ MOVED_MODULES = {
     "trajkit.sdk.state": "trajkit.sdk.conversation.state",
     "trajkit.sdk.stuck": "trajkit.sdk.conversation.stuck_detector",
 }
-"""Module paths of earlier trajkit versions and the SDK path that holds their code now: the
-old name still imports and gives that module itself (one table, no alias files)."""
+"""Module paths without code of their own and the module that holds it: earlier trajkit paths
+(their code is at the SDK's path now) and SDK paths whose code trajkit keeps with related code.
+The name imports and gives that module itself (one table, no alias files)."""
 
 
 class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -68,6 +70,7 @@ from trajkit.events import (  # noqa: E402
     ThinkingBlock,
 )
 from trajkit.sdk.agent import Agent  # noqa: E402
+from trajkit.sdk.context.condenser import LLMSummarizingCondenser  # noqa: E402
 from trajkit.sdk.context.skills import (  # noqa: E402
     AgentContext,
     KeywordTrigger,
@@ -117,6 +120,7 @@ __all__ = [
     "LLMProfileStore",
     "LLMRegistry",
     "LLMSecurityAnalyzer",
+    "LLMSummarizingCondenser",
     "LocalConversation",
     "LocalWorkspace",
     "LookupSecret",

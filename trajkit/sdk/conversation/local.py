@@ -113,7 +113,14 @@ from trajkit.sdk.conversation.visualizer import (
     ConversationVisualizerBase,
     DefaultConversationVisualizer,
 )
-from trajkit.sdk.llm import LLM, LLMError, LLMProfileStore, llm_secret_values
+from trajkit.sdk.llm import (
+    LLM,
+    LLMError,
+    LLMProfileStore,
+    LLMRegistry,
+    RegistryEvent,
+    llm_secret_values,
+)
 from trajkit.sdk.llm.options import call_context
 from trajkit.sdk.logger import get_logger, register_log_secrets
 from trajkit.sdk.mcp import MCPTimeouts, MCPToolset
@@ -237,6 +244,7 @@ class Conversation(BaseConversation):
         self._pause_recorded = False
         self._interrupt = threading.Event()
         self._side_llms: dict[str, LLM] = {}
+        self._llm_registry: LLMRegistry | None = None
         self._cipher = cipher
         self._stuck_thresholds = parse_stuck_thresholds(stuck_detection_thresholds)
         self.state = ConversationState.create(
@@ -386,6 +394,28 @@ class Conversation(BaseConversation):
     def conversation_stats(self) -> ConversationStats:
         """LLM usage by usage id (the persisted ``state.stats``)."""
         return self.state.stats
+
+    @property
+    def llm_registry(self) -> LLMRegistry:
+        """The conversation's LLMs by usage id (the SDK's ``conversation.llm_registry``): the
+        agent's, and each one added later, whose usage then counts in `conversation_stats`
+        (and is saved with it).
+        """
+        if self._llm_registry is None:
+            registry = LLMRegistry()
+            for llm in self.agent.llms():
+                if llm.usage_id not in registry.usage_to_llm:
+                    registry.add(llm)
+            registry.subscribe(self._count_llm)
+            self._llm_registry = registry
+        return self._llm_registry
+
+    def _count_llm(self, event: RegistryEvent) -> None:
+        with self.state as st:
+            recorded = st.stats.usage_to_metrics.get(event.llm.usage_id)
+            if isinstance(recorded, Metrics) and recorded is not event.llm.metrics:
+                event.llm.restore_metrics(recorded)
+            st.stats.usage_to_metrics[event.llm.usage_id] = event.llm.metrics
 
     # -- user API --------------------------------------------------------------------
     def send_message(self, message: str | Message, sender: str | None = None) -> None:
