@@ -28,6 +28,7 @@ MOVED_MODULES = {
     "trajkit.sdk.condenser": "trajkit.sdk.context.condenser",
     "trajkit.sdk.confirmation": "trajkit.sdk.security",
     "trajkit.sdk.conversation.conversation_stats": "trajkit.sdk.metrics",
+    "trajkit.sdk.event.hook_execution": "trajkit.events.conversation",
     "trajkit.sdk.fifo_lock": "trajkit.sdk.conversation.fifo_lock",
     "trajkit.sdk.llm.profiles": "trajkit.sdk.llm",
     "trajkit.sdk.llm.registry": "trajkit.sdk.llm.llm_registry",

@@ -54,6 +54,7 @@ from trajkit.events import (
     ObservationEvent,
     SystemPromptEvent,
     TextContent,
+    UserRejectObservation,
 )
 from trajkit.sdk.builtins import DEFAULT_TOOL_NAMES
 from trajkit.sdk.context.condenser import CONDENSERS, Condenser
@@ -253,9 +254,13 @@ class Agent(BaseModel):
         pending = conversation.pending_actions()
         if pending:  # actions the user confirmed by calling run() again
             for action_event in pending:
-                self._execute(conversation, action_event)
+                conversation.emit(self._results(conversation, [action_event])[action_event.id])
             if any(isinstance(e.action, FinishAction) for e in pending):
                 conversation.finish()
+            return
+        last_message = conversation.state.last_user_message_id
+        if last_message is not None and conversation.state.pop_blocked_message(last_message):
+            conversation.finish()  # a UserPromptSubmit hook blocked it: not answered (SDK)
             return
         condensation = self._condensation(conversation)
         if condensation is not None:  # this step condenses; the next one calls the model
@@ -314,7 +319,7 @@ class Agent(BaseModel):
                     conversation.emit(error)
             conversation.wait_for_confirmation()
             return
-        results = self._run_all(conversation, runnable)
+        results = self._results(conversation, runnable)
         for event, error in planned:
             conversation.emit(error if error is not None else results[event.id])
         if any(isinstance(e.action, FinishAction) for e, err in planned if err is None):
@@ -399,8 +404,22 @@ class Agent(BaseModel):
             results = list(pool.map(run, events))
         return {e.id: r for e, r in zip(events, results, strict=True)}
 
-    def _execute(self, conversation: BaseConversation, event: ActionEvent) -> None:
-        conversation.emit(self._run_one(conversation, event))
+    def _results(
+        self, conversation: BaseConversation, events: list[ActionEvent]
+    ) -> dict[str, ObservationEvent | AgentErrorEvent | UserRejectObservation]:
+        """Results by action id: a rejection for each action a PreToolUse hook blocked
+        (`trajkit.sdk.hooks`), the tool's result for the others.
+        """
+        out: dict[str, ObservationEvent | AgentErrorEvent | UserRejectObservation] = {}
+        for e in events:
+            reason = conversation.state.pop_blocked_action(e.id)
+            if reason is not None:
+                out[e.id] = UserRejectObservation(
+                    tool_name=e.tool_name, tool_call_id=e.tool_call_id, action_id=e.id,
+                    rejection_reason=reason, rejection_source="hook",
+                )  # fmt: skip
+        out.update(self._run_all(conversation, [e for e in events if e.id not in out]))
+        return {e.id: out[e.id] for e in events}
 
     def _run_one(
         self, conversation: BaseConversation, event: ActionEvent

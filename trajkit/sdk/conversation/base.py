@@ -53,8 +53,21 @@ class ConversationStateProtocol(Protocol):
         """The conversation folder; None when the conversation is kept in memory."""
         ...
 
+    @property
+    def last_user_message_id(self) -> str | None:
+        """The id of the last user message."""
+        ...
+
     def rebuild_view(self) -> None:
         """Rebuild the view from the active branch with its properties enforced."""
+        ...
+
+    def pop_blocked_action(self, action_id: str) -> str | None:
+        """Why a hook blocked this action (forgetting it), or None."""
+        ...
+
+    def pop_blocked_message(self, message_id: str) -> str | None:
+        """Why a hook blocked this user message (forgetting it), or None."""
         ...
 
 

@@ -73,6 +73,7 @@ from trajkit.events import (
     ErrorClassification,
     Event,
     FinishAction,
+    HookExecutionEvent,
     InterruptEvent,
     Message,
     MessageEvent,
@@ -113,6 +114,7 @@ from trajkit.sdk.conversation.visualizer import (
     ConversationVisualizerBase,
     DefaultConversationVisualizer,
 )
+from trajkit.sdk.hooks import HookConfig, HookEventProcessor
 from trajkit.sdk.llm import (
     LLM,
     LLMError,
@@ -181,10 +183,11 @@ class Conversation(BaseConversation):
         | ConversationVisualizerBase
         | None = DefaultConversationVisualizer,
         profile_store_dir: str | os.PathLike[str] | None = None,
+        hook_config: HookConfig | None = None,
         **_: object,
     ) -> None:
         # Keyword arguments the SDK accepts for features trajkit does not have (plugins,
-        # hooks, observability, token streaming) are ignored, as the SDK ignores unknown ones.
+        # observability, token streaming) are ignored, as the SDK ignores unknown ones.
         max_iterations = max_iteration_per_run or max_iterations or 500
         working_dir = _working_dir(workspace)
         cid = _conversation_id(conversation_id, persistence_dir)
@@ -195,6 +198,8 @@ class Conversation(BaseConversation):
         # One live writer per conversation, for as long as this object lives (store.writer_lock)
         self._writer_lock = ProcessWriterLock(folder) if folder is not None else None
         self._profile_store_dir = profile_store_dir
+        self._hook_config = hook_config
+        self._hooks: HookEventProcessor | None = None
         try:
             self._open(
                 agent,
@@ -300,6 +305,7 @@ class Conversation(BaseConversation):
             if self._started:
                 return
             self._started = True
+            self._start_hooks()
             for llm in self.agent.llms():
                 self.state.stats.usage_to_metrics[llm.usage_id] = llm.metrics
             if self.state.first_event(SystemPromptEvent) is None:
@@ -309,12 +315,35 @@ class Conversation(BaseConversation):
                     update = {"dynamic_context": TextContent(text=dynamic)}
                     prompt = prompt.model_copy(update=update)
                 self.emit(prompt)
+            if self._hooks is not None:
+                self._hooks.inject_session_context()
             for error in self._mcp.errors:
                 self.emit(
                     ConversationErrorEvent(
                         source="environment", code="MCPServerError", detail=str(error)
                     )
                 )
+
+    def _start_hooks(self) -> None:
+        """Wire the hooks (`trajkit.sdk.hooks.conversation_hooks`) and run SessionStart's;
+        agent hooks' conversations are persisted beside this one.
+        """
+        if self._hook_config is None:
+            return
+        from trajkit.sdk.hooks import HookManager
+
+        self.state.hook_config = self._hook_config.model_dump(mode="json", exclude_none=True)
+        folder = self.state.persistence_dir
+        manager = HookManager(
+            self._hook_config,
+            working_dir=self.workspace.working_dir,
+            session_id=str(self.id),
+            llm_getter=lambda: self.agent.llm,
+            persistence_dir=str(Path(folder).parent) if folder else None,
+            conversation_stats=self.state.stats,
+        )
+        self._hooks = HookEventProcessor(manager, self.state, self.emit)
+        self._hooks.run_session_start()
 
     # -- construction ----------------------------------------------------------------
     def _bind_metrics(self) -> None:
@@ -336,6 +365,8 @@ class Conversation(BaseConversation):
         # a whole step, so another thread's emit (pause) waits for the step, never deadlocks.
         st = self.state
         with st:
+            if self._hooks is not None and not isinstance(event, HookExecutionEvent):
+                event = self._hooks.on_event(event)  # its hooks are recorded before it
             event = st.with_parent(event)
             if self._visualizer is not None:  # first, as the SDK: the screen sees every event
                 try:
@@ -514,6 +545,8 @@ class Conversation(BaseConversation):
         if st.execution_status == Status.IDLE:
             # a message arrived after the last step had finished: this run answers it (SDK)
             st.execution_status = Status.RUNNING
+        if st.execution_status == Status.FINISHED and self._hooks and not self._hooks.allows_stop():
+            st.execution_status = Status.RUNNING  # a Stop hook sent the agent back to work
         if st.execution_status != Status.RUNNING:
             return False
         if st.stuck_detection and self._stuck():  # before each step, as the SDK checks
@@ -809,7 +842,10 @@ class Conversation(BaseConversation):
                 self.state.execution_status = Status.IDLE
 
     def close(self) -> None:
-        """Stop the tools' processes (the terminal's bash)."""
+        """Run the SessionEnd hooks, then stop the tools' processes (the terminal's bash)."""
+        hooks, self._hooks = self._hooks, None
+        if hooks is not None:
+            hooks.run_session_end()
         self._finalizer()
 
     def __enter__(self) -> Conversation:

@@ -307,6 +307,37 @@ class ConversationState(BaseModel):
         with self._lock:
             return event_id in self._index()
 
+    def event_by_id(self, event_id: str) -> Event | None:
+        """The event of the log with this id, or None."""
+        with self._lock:
+            i = self._index().get(event_id)
+            return None if i is None else self._events[i]
+
+    # -- what hooks blocked (the SDK's methods; saved with the state) ------------------
+    def block_action(self, action_id: str, reason: str) -> None:
+        self.blocked_actions = {**self.blocked_actions, action_id: reason}
+
+    def pop_blocked_action(self, action_id: str) -> str | None:
+        """Why a hook blocked this action (forgetting it), or None when none did."""
+        if action_id not in self.blocked_actions:
+            return None
+        rest = dict(self.blocked_actions)
+        reason = rest.pop(action_id)
+        self.blocked_actions = rest
+        return reason
+
+    def block_message(self, message_id: str, reason: str) -> None:
+        self.blocked_messages = {**self.blocked_messages, message_id: reason}
+
+    def pop_blocked_message(self, message_id: str) -> str | None:
+        """Why a hook blocked this user message (forgetting it), or None when none did."""
+        if message_id not in self.blocked_messages:
+            return None
+        rest = dict(self.blocked_messages)
+        reason = rest.pop(message_id)
+        self.blocked_messages = rest
+        return reason
+
     def first_event(self, kind: type[_E]) -> _E | None:
         """The first event of the log that is a ``kind``, or None."""
         with self._lock:

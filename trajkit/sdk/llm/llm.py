@@ -252,6 +252,14 @@ class LLM(BaseModel):
         elif self._metrics is not metrics:
             self._metrics.merge(metrics)
 
+    def copy_for(self, usage_id: str, **update: Any) -> LLM:
+        """This configuration under another usage id, with metrics of its own (the LLM of a
+        hook or sub-agent, whose usage is counted apart from this one's).
+        """
+        copy = self.model_copy(update={**update, "usage_id": usage_id})
+        copy._metrics = None
+        return copy
+
     def reset_metrics(self) -> None:
         """Forget the recorded cost, tokens and latencies (the object is cleared in place,
         so a conversation's stats that hold it see the reset too).
