@@ -281,7 +281,7 @@ def simplify_schema(
 
     A ref met again inside itself (a model that refers to itself, ``children: list[Node]``)
     becomes ``{"type": "object"}`` with the definition's description, as in the SDK. The runtime
-    builds its custom tools' parameters with it too (``trajkit.sdk.tool.action_parameters``).
+    builds its custom tools' parameters with it too (``trajkit.sdk.tool.tool.action_parameters``).
     """
     ref = node.get("$ref")
     if isinstance(ref, str) and ref.startswith("#/$defs/"):

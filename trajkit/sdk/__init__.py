@@ -25,6 +25,7 @@ from trajkit._extras import RUNTIME_MODULES, require
 require("runtime", *RUNTIME_MODULES, feature="trajkit.sdk (the runtime)")
 
 MOVED_MODULES = {
+    "trajkit.sdk.builtins": "trajkit.sdk.tool.builtins",
     "trajkit.sdk.condenser": "trajkit.sdk.context.condenser",
     "trajkit.sdk.confirmation": "trajkit.sdk.security",
     "trajkit.sdk.conversation.conversation_stats": "trajkit.sdk.metrics",

@@ -26,6 +26,7 @@ One `Agent.step` is one LLM call plus the tool calls it asks for:
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -56,7 +57,6 @@ from trajkit.events import (
     TextContent,
     UserRejectObservation,
 )
-from trajkit.sdk.builtins import DEFAULT_TOOL_NAMES
 from trajkit.sdk.context.condenser import CONDENSERS, Condenser
 from trajkit.sdk.context.skills import AgentContext
 from trajkit.sdk.llm import LLM
@@ -68,14 +68,8 @@ from trajkit.sdk.llm.exceptions import (
 from trajkit.sdk.mcp_config import MCPServer, protect_mcp_config, unprotect_mcp_config
 from trajkit.sdk.prompt import DEFAULT_TEMPLATE, render_system_prompt
 from trajkit.sdk.security.llm_analyzer import LLMSecurityAnalyzer
-from trajkit.sdk.tool import (
-    RuntimeTool,
-    Tool,
-    ToolContext,
-    default_summary,
-    parse_arguments,
-    resolve_tool,
-)
+from trajkit.sdk.tool import RuntimeTool, Tool, ToolContext, resolve_tool
+from trajkit.sdk.tool.builtins import DEFAULT_TOOL_NAMES
 
 if TYPE_CHECKING:
     from trajkit.sdk.conversation.base import BaseConversation
@@ -360,7 +354,7 @@ class Agent(BaseModel):
             )
             return _failed(common, call.name, call.arguments, err)
         try:
-            args = parse_arguments(call.arguments)
+            args = _parse_arguments(call.arguments)
             action = tool.action_from_arguments(args)
         except (ValueError, ValidationError) as e:
             reason = _validation_reason(e)
@@ -374,7 +368,7 @@ class Agent(BaseModel):
             security_risk=risk,
             summary=summary
             if isinstance(summary, str)
-            else default_summary(call.name, call.arguments),
+            else _default_summary(call.name, call.arguments),
         )
         return event, None
 
@@ -447,7 +441,7 @@ class Agent(BaseModel):
 def _failed(
     common: dict[str, Any], name: str, arguments: str, error: str
 ) -> tuple[ActionEvent, AgentErrorEvent]:
-    event = ActionEvent(**common, action=None, summary=default_summary(name, arguments))
+    event = ActionEvent(**common, action=None, summary=_default_summary(name, arguments))
     return event, AgentErrorEvent(
         tool_name=common["tool_name"], tool_call_id=common["tool_call_id"], error=error
     )
@@ -461,3 +455,19 @@ def _validation_reason(e: Exception) -> str:
             parts.append(f"{loc}: {err['msg']}")
         return "; ".join(parts)
     return str(e)
+
+
+def _default_summary(tool_name: str, arguments_text: str) -> str:
+    """The SDK's summary when the LLM gave none: ``<tool>: <arguments JSON>``."""
+    return f"{tool_name}: {arguments_text}"
+
+
+def _parse_arguments(text: str) -> dict[str, Any]:
+    """Arguments JSON text into a dict; raises ValueError with a readable reason."""
+    try:
+        value = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError as e:
+        raise ValueError(f"arguments are not valid JSON ({e.msg} at position {e.pos})") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"arguments must be a JSON object, got {type(value).__name__}")
+    return value

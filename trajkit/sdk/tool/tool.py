@@ -1,48 +1,36 @@
-"""Tools: the persisted spec (`Tool`), the runtime base (`RuntimeTool`) and the registry.
+"""Live tools: `RuntimeTool` (what the LLM is offered, how a call becomes an action and an
+action an observation), the `ToolContext` a tool is bound to, and `ToolDefinition`, the base of
+a custom tool written the SDK's way.
 
-``agent.tools`` holds `Tool` specs (``{"name": "terminal", "params": {}}``), exactly what
-``base_state.json`` stores. When a conversation starts, each spec is resolved through the
-registry into live `RuntimeTool` objects bound to a `ToolContext` (working directory and
-conversation folder). Built-in names resolve by importing their module on first use, so
-``Tool(name="terminal")`` works without importing ``trajkit.tools.terminal`` first.
-
-Custom tools are written the SDK's way: an `Action` (its fields are the arguments) and an
-`Observation` (``to_llm_content`` decides what the LLM reads), a `ToolExecutor` whose
-``__call__(action, conversation)`` returns the observation, and a `ToolDefinition` subclass whose
-``create(conv_state, **params)`` returns the live tool(s); ``register_tool("Name", Subclass)``
-makes ``Tool(name="Name")`` resolve to it. There is one registry and one function: the
-built-ins register through the same ``register_tool`` (used as a class decorator). A custom
-tool's action and observation are persisted as their own ``kind`` (read back as
-``UnknownAction``/``UnknownObservation`` by the toolkit, which needs none of your code); the
-observation's ``content`` holds what ``to_llm_content`` rendered, so ``trajkit convert`` gives
-the tool result the LLM was sent.
+``agent.tools`` holds `trajkit.sdk.tool.spec.Tool` specs (``{"name": "terminal", "params":
+{}}``), exactly what ``base_state.json`` stores. When a conversation starts, each spec is
+resolved through `trajkit.sdk.tool.registry` into live `RuntimeTool` objects bound to a
+`ToolContext` (working directory and conversation folder).
 
 A `RuntimeTool` knows what the LLM is offered (name, description, JSON Schema with the
 ``security_risk``/``summary`` arguments the SDK adds) and what the SystemPromptEvent records
 (`trajkit.events.ToolDefinition`), parses a call's arguments into its Action payload, and
 executes it into an Observation payload.
+
+Custom tools: an `Action` (its fields are the arguments) and an `Observation`
+(``to_llm_content`` decides what the LLM reads), a `ToolExecutor` whose
+``__call__(action, conversation)`` returns the observation, and a `ToolDefinition` subclass
+whose ``create(conv_state, **params)`` returns the live tool(s); ``register_tool("Name",
+Subclass)`` makes ``Tool(name="Name")`` resolve to it. A custom tool's action and observation
+are persisted as their own ``kind``; the observation's ``content`` holds what
+``to_llm_content`` rendered, so ``trajkit convert`` gives the tool result the LLM was sent.
 """
 
 from __future__ import annotations
 
-import importlib
-import json
 import re
-import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    SerializerFunctionWrapHandler,
-    ValidationError,
-    model_serializer,
-)
+from pydantic import BaseModel, ConfigDict
 
 from trajkit.convert.tools import simplify_schema
 from trajkit.events import Action as _PayloadAction
@@ -50,6 +38,7 @@ from trajkit.events import ImageContent, TextContent, UnknownAction, UnknownObse
 from trajkit.events import Observation as _PayloadObservation
 from trajkit.events import ToolDefinition as _ToolEntry
 from trajkit.events.payloads.base import ERROR_HEADER
+from trajkit.sdk.tool.schema import Observation
 
 if TYPE_CHECKING:
     from trajkit.sdk.conversation.base import BaseConversation
@@ -57,17 +46,13 @@ if TYPE_CHECKING:
 __all__ = [
     "SECURITY_RISK_SCHEMA",
     "SUMMARY_SCHEMA",
-    "Action",
-    "Observation",
     "RuntimeTool",
-    "Tool",
     "ToolAnnotations",
     "ToolContext",
     "ToolDefinition",
     "ToolExecutor",
-    "register_tool",
-    "registered_tool_names",
-    "resolve_tool",
+    "action_parameters",
+    "persisted_observation",
 ]
 
 SECURITY_RISK_SCHEMA: dict[str, Any] = {
@@ -82,17 +67,6 @@ SUMMARY_SCHEMA: dict[str, Any] = {
     "action does. Focus on the key operation and target. Example: 'List all Python files in "
     "current directory'",
 }
-
-
-class Tool(BaseModel):
-    """A tool as the agent configuration names it (persisted in ``agent.tools``)."""
-
-    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
-
-    name: str
-    """Registry name, e.g. ``terminal`` or ``file_editor``."""
-    params: dict[str, Any] = Field(default_factory=dict)
-    """Keyword arguments for the tool's ``create``."""
 
 
 @dataclass(frozen=True)
@@ -241,167 +215,9 @@ class RuntimeTool(ABC):
         """Release processes or files."""
 
 
-Resolver = Callable[..., list[RuntimeTool]]
-"""``resolver(ctx, **params)`` -> the live tools for one spec."""
-_REGISTRY: dict[str, Resolver] = {}
-_REGISTRY_LOCK = threading.Lock()
-_BUILTIN_MODULES = {
-    "terminal": "trajkit.tools.terminal",
-    "TerminalTool": "trajkit.tools.terminal",
-    "file_editor": "trajkit.tools.file_editor",
-    "FileEditorTool": "trajkit.tools.file_editor",
-    "task_tracker": "trajkit.tools.task_tracker",
-    "TaskTrackerTool": "trajkit.tools.task_tracker",
-    "finish": "trajkit.sdk.builtins",
-    "FinishTool": "trajkit.sdk.builtins",
-    "think": "trajkit.sdk.builtins",
-    "ThinkTool": "trajkit.sdk.builtins",
-}
-_T = TypeVar("_T", bound=type[RuntimeTool])
-
-
-def register_tool(
-    name: str | _T, factory: type[RuntimeTool] | RuntimeTool | Resolver | None = None
-) -> Any:
-    """Make ``Tool(name=name)`` resolve to ``factory``, the SDK's ``register_tool``.
-
-    ``factory`` is a tool class (its ``create(conv_state, **params)`` is called), a live tool
-    instance, or a function ``(conv_state, **params) -> [tools]``. Used bare as a class
-    decorator (``@register_tool``), it registers the class under its ``name`` and class name.
-    """
-    if isinstance(name, type):
-        _register(name.name, name)
-        _register(name.__name__, name)
-        return name
-    if not isinstance(name, str) or not name.strip():
-        raise ValueError("a tool name must be a non-empty string")
-    if factory is None:
-        raise TypeError("register_tool(name, factory): factory is missing")
-    _register(name, factory)
-    return None
-
-
-def _register(name: str, factory: type[RuntimeTool] | RuntimeTool | Resolver) -> None:
-    resolver: Resolver
-    if isinstance(factory, type) and issubclass(factory, RuntimeTool):
-        cls = factory
-
-        def resolver(ctx: ToolContext, **params: Any) -> list[RuntimeTool]:
-            return list(cls.create(ctx, **params))
-
-    elif isinstance(factory, RuntimeTool):
-        tool = factory
-
-        def resolver(ctx: ToolContext, **params: Any) -> list[RuntimeTool]:
-            if params:
-                raise ValueError(f"tool {name!r} was registered as an instance: it takes no params")
-            return [tool]
-
-    elif callable(factory):
-        function: Callable[..., Sequence[RuntimeTool]] = factory  # type: ignore[assignment]
-
-        def resolver(ctx: ToolContext, **params: Any) -> list[RuntimeTool]:
-            return list(function(ctx, **params))
-
-    else:
-        raise TypeError(
-            "register_tool accepts a tool class with create(conv_state, **params), a tool "
-            f"instance or a factory function; got {type(factory).__name__}"
-        )
-    with _REGISTRY_LOCK:
-        _REGISTRY[name] = resolver
-        given = getattr(factory, "name", None)
-        _NAMES[name] = given if isinstance(given, str) and given else name
-
-
-_NAMES: dict[str, str] = {}
-"""Registered name -> the tool name it gives (for error messages)."""
-
-
-def registered_tool_names() -> list[str]:
-    return sorted(set(_NAMES.values()))
-
-
-def _lookup(name: str) -> Resolver:
-    if name not in _REGISTRY and name in _BUILTIN_MODULES:
-        importlib.import_module(_BUILTIN_MODULES[name])
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        known = ", ".join(
-            sorted(set(registered_tool_names()) | {n for n in _BUILTIN_MODULES if n.islower()})
-        )
-        raise ValueError(f"unknown tool {name!r}; known tools: {known}") from None
-
-
-def resolve_tool(spec: Tool | str, ctx: ToolContext) -> list[RuntimeTool]:
-    """Live tools for a spec (or a bare name)."""
-    if isinstance(spec, str):
-        spec = Tool(name=spec)
-    return _lookup(spec.name)(ctx, **spec.params)
-
-
-def default_summary(tool_name: str, arguments_text: str) -> str:
-    """The SDK's summary when the LLM gave none: ``<tool>: <arguments JSON>``."""
-    return f"{tool_name}: {arguments_text}"
-
-
-def parse_arguments(text: str) -> dict[str, Any]:
-    """Arguments JSON text into a dict; raises ValueError with a readable reason."""
-    try:
-        value = json.loads(text) if text.strip() else {}
-    except json.JSONDecodeError as e:
-        raise ValueError(f"arguments are not valid JSON ({e.msg} at position {e.pos})") from None
-    if not isinstance(value, dict):
-        raise ValueError(f"arguments must be a JSON object, got {type(value).__name__}")
-    return value
-
-
 # -- custom tools, the SDK's way ---------------------------------------------------------
 A = TypeVar("A", bound=_PayloadAction)
 O = TypeVar("O", bound=_PayloadObservation)  # noqa: E741
-
-
-class Action(_PayloadAction):
-    """Base of a custom tool's action (the SDK's ``Action``): its fields are the arguments.
-
-    Persisted with ``kind`` = the class name, after the fields, as the SDK writes it.
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
-
-    @model_serializer(mode="wrap")
-    def _with_kind(self, handler: SerializerFunctionWrapHandler) -> Any:
-        data = handler(self)
-        if isinstance(data, dict):
-            data.pop("kind", None)
-            data["kind"] = type(self).__name__
-        return data
-
-
-class Observation(_PayloadObservation):
-    """Base of a custom tool's observation (the SDK's ``Observation``).
-
-    Override ``to_llm_content`` (a property, as in the SDK, or a method) to choose what the LLM
-    reads; by default it is the error header (when ``is_error``) and ``content``.
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
-    ERROR_MESSAGE_HEADER: ClassVar[str] = ERROR_HEADER
-    """The first item of an error's LLM content, as in the SDK."""
-
-    @model_serializer(mode="wrap")
-    def _with_kind(self, handler: SerializerFunctionWrapHandler) -> Any:
-        data = handler(self)
-        if isinstance(data, dict):
-            data.pop("kind", None)
-            data["kind"] = type(self).__name__
-        return data
-
-    @classmethod
-    def from_text(cls, text: str, *, is_error: bool = False, **fields: Any) -> Any:
-        """An observation whose content is one text item."""
-        return cls(content=[TextContent(text=text)], is_error=is_error, **fields)
 
 
 class ToolAnnotations(BaseModel):
@@ -532,6 +348,3 @@ def action_parameters(action_type: type[BaseModel]) -> dict[str, Any]:
     if required:
         out["required"] = required
     return out
-
-
-_ = ValidationError  # re-exported for tools validating their own arguments

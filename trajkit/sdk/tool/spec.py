@@ -1,0 +1,20 @@
+"""`Tool`: a tool as the agent configuration names it, what ``base_state.json`` stores."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["Tool"]
+
+
+class Tool(BaseModel):
+    """A tool as the agent configuration names it (persisted in ``agent.tools``)."""
+
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
+
+    name: str
+    """Registry name, e.g. ``terminal`` or ``file_editor``."""
+    params: dict[str, Any] = Field(default_factory=dict)
+    """Keyword arguments for the tool's ``create``."""
