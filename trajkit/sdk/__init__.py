@@ -97,6 +97,7 @@ from trajkit.sdk.logger import get_logger  # noqa: E402
 from trajkit.sdk.metrics import ConversationStats, TokenUsage  # noqa: E402
 from trajkit.sdk.secret.secrets import Cipher, LookupSecret, StaticSecret  # noqa: E402
 from trajkit.sdk.security import AlwaysConfirm, ConfirmRisky, LLMSecurityAnalyzer, NeverConfirm  # noqa: E402
+from trajkit.sdk.subagent import agent_definition_to_factory, register_agent  # noqa: E402
 from trajkit.sdk.tool import Action, Observation, Tool, ToolDefinition, ToolExecutor, register_tool  # noqa: E402
 
 __all__ = [
@@ -140,8 +141,10 @@ __all__ = [
     "Tool",
     "ToolDefinition",
     "ToolExecutor",
+    "agent_definition_to_factory",
     "get_logger",
     "load_skills",
     "load_skills_from_dir",
+    "register_agent",
     "register_tool",
 ]

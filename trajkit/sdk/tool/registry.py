@@ -31,6 +31,10 @@ _TOOLS_MODULES = {
     "FileEditorTool": "trajkit.tools.file_editor",
     "task_tracker": "trajkit.tools.task_tracker",
     "TaskTrackerTool": "trajkit.tools.task_tracker",
+    "task_tool_set": "trajkit.tools.task",
+    "TaskToolSet": "trajkit.tools.task",
+    "task": "trajkit.tools.task",
+    "TaskTool": "trajkit.tools.task",
 }
 """Names of `trajkit.tools` and the module that registers them when imported."""
 _T = TypeVar("_T", bound=type[RuntimeTool])
