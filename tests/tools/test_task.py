@@ -104,7 +104,7 @@ def test_a_task_runs_persists_and_resumes(llm_server, tmp_path, capsys):
     assert stats["task:task_00000001"].accumulated_token_usage.prompt_tokens == 200
     assert stats["agent"].accumulated_token_usage.prompt_tokens == 400  # the sub-agent's apart
     out = capsys.readouterr().out
-    assert "Quiz Host Agent Action" in out and "Quiz Message" in out
+    assert "Quiz Host Agent Action" in out and "Quiz Agent Message to Quiz Host Agent" in out
     conv.close()
     from trajkit.cli import main
 

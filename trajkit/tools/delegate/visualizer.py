@@ -13,8 +13,8 @@ __all__ = ["DelegationVisualizer"]
 
 
 class DelegationVisualizer(DefaultConversationVisualizer):
-    """Panels titled ``<Name> Agent Action``, ``Message from <Name> to ...``; each sub-agent's
-    conversation gets its own, named after its task.
+    """Panels titled ``<Name> Agent Action``, ``<Sender> Agent Message to <Name> Agent``...;
+    each sub-agent's conversation gets its own, named after its task.
     """
 
     def __init__(self, name: str | None = None, **_: object) -> None:
@@ -24,27 +24,44 @@ class DelegationVisualizer(DefaultConversationVisualizer):
     def create_sub_visualizer(self, agent_id: str) -> DelegationVisualizer:
         return DelegationVisualizer(name=agent_id)
 
-    @property
-    def agent_name(self) -> str:
-        """``name`` as words in title case (``lodging_planner`` -> ``Lodging Planner``)."""
-        name = self.name or "Agent"
-        if " " in name:
-            return name
-        if "_" in name:
-            return name.replace("_", " ").title()
-        return re.sub(r"(?<!^)(?=[A-Z])", " ", name).title()
-
     def describe(self, event: Event) -> tuple[str, str, str] | None:
         shown = super().describe(event)
         if shown is None:
             return None
         title, body, colour = shown
-        who = self.agent_name
-        if isinstance(event, MessageEvent):
-            sender = event.sender or ("User" if event.source == "user" else who)
-            title = (
-                f"Message from {sender} to {who}" if event.source == "user" else f"{who} Message"
-            )
-        elif isinstance(event, SystemPromptEvent | ActionEvent | ObservationEvent):
-            title = f"{who} Agent {title.removeprefix('Agent ')}"
+        me = f"{_display(self.name or 'Agent')} Agent"
+        if isinstance(event, SystemPromptEvent):
+            title = f"{me} System Prompt"
+        elif isinstance(event, ActionEvent):
+            title = f"{me} Action" + (" (Not Executed)" if event.action is None else "")
+        elif isinstance(event, ObservationEvent):
+            title = f"{me} Observation"
+        elif isinstance(event, MessageEvent):
+            title = self._message_title(event, me)
         return title, body, colour
+
+    def _message_title(self, event: MessageEvent, me: str) -> str:
+        if event.source == "user":
+            sender = f"{_display(event.sender)} Agent" if event.sender else "User"
+            return f"{sender} Message to {me}"
+        if event.source != "agent":
+            return f"Message from {event.source.title()} to {me}"
+        events = self._state.events if self._state is not None else []
+        asker = next(
+            (
+                e.sender
+                for e in reversed(events)
+                if isinstance(e, MessageEvent) and e.source == "user"
+            ),
+            None,
+        )
+        return f"{me} Message to {_display(asker)} Agent" if asker else f"Message from {me} to User"
+
+
+def _display(name: str) -> str:
+    """An agent name as words in title case (``lodging_planner``, ``QuizHost`` -> ``Quiz Host``)."""
+    if " " in name:
+        return name
+    if "_" in name:
+        return name.replace("_", " ").title()
+    return re.sub(r"(?<!^)(?=[A-Z])", " ", name).title()
