@@ -124,6 +124,7 @@ from trajkit.sdk.llm import (
     llm_secret_values,
 )
 from trajkit.sdk.llm.options import call_context
+from trajkit.sdk.llm.streaming import TokenCallbackType, token_callbacks
 from trajkit.sdk.logger import get_logger, register_log_secrets
 from trajkit.sdk.mcp import MCPTimeouts, MCPToolset
 from trajkit.sdk.metrics import ConversationStats, Metrics
@@ -184,6 +185,7 @@ class Conversation(BaseConversation):
         | None = DefaultConversationVisualizer,
         profile_store_dir: str | os.PathLike[str] | None = None,
         hook_config: HookConfig | None = None,
+        token_callbacks: Sequence[TokenCallbackType] = (),
         **_: object,
     ) -> None:
         # Keyword arguments the SDK accepts for features trajkit does not have (plugins,
@@ -199,6 +201,7 @@ class Conversation(BaseConversation):
         self._writer_lock = ProcessWriterLock(folder) if folder is not None else None
         self._profile_store_dir = profile_store_dir
         self._hook_config = hook_config
+        self._token_callbacks = list(token_callbacks)
         self._hooks: HookEventProcessor | None = None
         try:
             self._open(
@@ -501,7 +504,7 @@ class Conversation(BaseConversation):
             with st:
                 st.execution_status = Status.RUNNING
                 st.begin_run()
-            with call_context(str(self.id)):
+            with call_context(str(self.id)), token_callbacks(self._token_callbacks):
                 self._run_loop()
 
     async def arun(self) -> None:

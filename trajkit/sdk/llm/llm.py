@@ -46,6 +46,7 @@ from trajkit.sdk.llm._litellm import import_litellm
 from trajkit.sdk.llm.exceptions import LLMError, LLMNoResponseError, llm_error_class
 from trajkit.sdk.llm.fallback_strategy import FallbackStrategy
 from trajkit.sdk.llm.options import apply_chat_options, apply_responses_options
+from trajkit.sdk.llm.streaming import TokenCallbackType, current_token_callbacks
 from trajkit.sdk.metrics import Metrics, TokenUsage
 
 if TYPE_CHECKING:
@@ -402,8 +403,15 @@ class LLM(BaseModel):
         if self.seed is not None:
             kwargs["seed"] = self.seed
         apply_chat_options(self, kwargs, self._info())
+        callbacks = current_token_callbacks() if self.stream else ()
+        if callbacks:
+            kwargs["stream"] = True
         start = time.monotonic()
-        resp = self._with_retries(lambda: litellm.completion(**kwargs))
+        resp = self._with_retries(
+            lambda: (
+                _streamed(litellm, kwargs, callbacks) if callbacks else litellm.completion(**kwargs)
+            )
+        )
         latency = time.monotonic() - start
         message = _message_from_chat(resp)
         rid = str(getattr(resp, "id", "") or "")
@@ -562,6 +570,23 @@ def _get(obj: Any, key: str, default: Any = None) -> Any:
     if isinstance(obj, dict):
         return obj.get(key, default)
     return getattr(obj, key, default)
+
+
+def _streamed(
+    litellm: Any, kwargs: dict[str, Any], callbacks: tuple[TokenCallbackType, ...]
+) -> Any:
+    """A streamed Chat Completions call: each chunk to ``callbacks``, then the whole response
+    rebuilt from the chunks (`trajkit.sdk.llm.streaming`).
+    """
+    chunks = []
+    for chunk in litellm.completion(**kwargs):
+        for callback in callbacks:
+            callback(chunk)
+        chunks.append(chunk)
+    response = litellm.stream_chunk_builder(chunks, messages=kwargs["messages"])
+    if response is None:
+        raise LLMNoResponseError("the model's stream ended without a response")
+    return response
 
 
 def _message_from_chat(resp: Any) -> Message:
