@@ -172,8 +172,10 @@ class Agent(BaseModel):
 
     # -- tools -----------------------------------------------------------------------
     def llms(self) -> list[LLM]:
-        """The agent's LLM and the condenser's (each keeps its metrics under its usage id)."""
-        out = [self.llm]
+        """The agent's LLM (and those it routes to) and the condenser's, each keeping its metrics
+        under its usage id.
+        """
+        out = [self.llm, *getattr(self.llm, "llms_for_routing", {}).values()]  # a router's LLMs
         if isinstance(self.condenser, CONDENSERS):
             out.extend(self.condenser.llms())
         return out

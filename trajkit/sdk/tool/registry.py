@@ -35,6 +35,8 @@ _TOOLS_MODULES = {
     "TaskToolSet": "trajkit.tools.task",
     "task": "trajkit.tools.task",
     "TaskTool": "trajkit.tools.task",
+    "browser_tool_set": "trajkit.tools.browser_use",
+    "BrowserToolSet": "trajkit.tools.browser_use",
 }
 """Names of `trajkit.tools` and the module that registers them when imported."""
 _T = TypeVar("_T", bound=type[RuntimeTool])

@@ -3,8 +3,8 @@
 As openhands-tools' ``preset.default``: the tools ``terminal``, ``file_editor``, ``task_tracker``
 (``finish`` and ``think`` come from ``include_default_tools``), ``system_prompt_kwargs`` with
 ``cli_mode``, and the summarising condenser on a copy of the LLM with ``usage_id="condenser"``
-(80 events, keeping the first 4). The SDK adds browser tools outside CLI mode; trajkit has no
-browser tool, so ``enable_browser`` is accepted and has no effect.
+(80 events, keeping the first 4); outside CLI mode the browser tools too
+(`trajkit.tools.browser_use`, which need a system Chromium to do anything).
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ __all__ = [
 
 
 def get_default_tools(enable_browser: bool = True) -> list[Tool]:
-    """Specs of the default tools, in the SDK's order."""
-    del enable_browser  # no browser tool in trajkit
-    return [Tool(name="terminal"), Tool(name="file_editor"), Tool(name="task_tracker")]
+    """Specs of the default tools, in the SDK's order (the browser tools last)."""
+    tools = [Tool(name="terminal"), Tool(name="file_editor"), Tool(name="task_tracker")]
+    return [*tools, Tool(name="browser_tool_set")] if enable_browser else tools
 
 
 def get_default_condenser(llm: LLM) -> dict[str, Any]:
