@@ -42,3 +42,38 @@ def test_content_to_str_and_exports():
     assert LLMSummarizingCondenser is AtPath
     items = [TextContent(text="a"), ImageContent(image_urls=["data:x", "http://y"])]
     assert content_to_str(items) == ["a", "[Image: 2 URLs]"]
+
+
+def test_switch_llm_tool_moves_the_conversation_to_a_saved_profile(
+    llm_server, tmp_path, monkeypatch
+):
+    from trajkit.sdk import Agent, Conversation
+    from trajkit.sdk.llm import LLMProfileStore
+
+    monkeypatch.setenv("HOME", str(tmp_path))  # the default store, which the tool lists (SDK)
+    store = LLMProfileStore()
+    store.save(
+        "small",
+        make_llm(llm_server, model="openai/gpt-4o-mini", usage_id="small"),
+        include_secrets=True,
+    )
+    llm_server.enqueue_tool_call("switch_llm", {"profile_name": "small", "reason": "cheaper"})
+    llm_server.enqueue_text("switched")
+    agent = Agent(
+        llm=make_llm(llm_server), tools=[], include_default_tools=["FinishTool", "SwitchLLMTool"]
+    )
+    conv = Conversation(
+        agent=agent, workspace=tmp_path, visualizer=None, profile_store_dir=store.base_dir
+    )
+    conv.send_message("switch")
+    conv.run()
+    first, second = llm_server.bodies("chat")
+    tool = next(t["function"] for t in first["tools"] if t["function"]["name"] == "switch_llm")
+    assert "- small" in tool["description"] and set(tool["parameters"]["properties"]) >= {
+        "profile_name",
+        "reason",
+    }
+    assert (first["model"], second["model"]) == ("gpt-4o", "gpt-4o-mini")
+    obs = [e for e in conv.state.events if e.kind == "ObservationEvent"][0].observation
+    assert obs.extra_fields()["active_model"] == "openai/gpt-4o-mini"
+    conv.close()
