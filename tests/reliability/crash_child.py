@@ -26,7 +26,7 @@ from typing import Any
 from pydantic import SecretStr
 
 from trajkit.sdk import LLM, Agent, Conversation, Tool
-from trajkit.sdk.llm import _import_litellm
+from trajkit.sdk.llm._litellm import import_litellm
 from trajkit.store import ConversationWriter
 
 TOOLS = ("terminal", "file_editor")
@@ -87,7 +87,7 @@ def run_turn(args: dict[str, Any]) -> None:
 
 
 def serve() -> None:
-    _import_litellm()  # pay for the import once, before forking
+    import_litellm()  # pay for the import once, before forking
     assert threading.active_count() == 1, threading.enumerate()  # fork only a lone thread
     print("ready", flush=True)
     for line in sys.stdin:

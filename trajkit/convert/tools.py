@@ -24,6 +24,9 @@ from trajkit.events.tools import field_of, plain_value, recorded_function, tool_
 
 __all__ = [
     "BUILTIN_PARAMETERS",
+    "chat_tool",
+    "offered_parameters",
+    "responses_tool",
     "simplify_schema",
     "tool_name",
     "tool_parameters",
@@ -263,15 +266,24 @@ def tool_parameters(tool: Any, *, security_risk: bool = True) -> dict[str, Any]:
         schema["properties"] = {**first, **{k: v for k, v in props.items() if k not in first}}
         return schema
     action = _known_action(tool)
-    base = BUILTIN_PARAMETERS[action] if action else _schema({}, [])
+    return offered_parameters(
+        BUILTIN_PARAMETERS[action] if action else _schema({}, []), security_risk=add_risk
+    )
+
+
+def offered_parameters(own: Mapping[str, Any], *, security_risk: bool) -> dict[str, Any]:
+    """A tool's own parameter schema as the LLM is offered it: ``security_risk`` (unless
+    ``security_risk`` is false: a read-only tool) and ``summary`` first, then its own fields;
+    the runtime offers its tools through this too.
+    """
     properties: dict[str, Any] = {}
-    if add_risk:
+    if security_risk:
         properties["security_risk"] = _copy(_SECURITY_RISK)
     properties["summary"] = _copy(_SUMMARY)
-    properties.update(_copy(base["properties"]))
-    if "required" not in base:  # the SDK writes no `required` when no field is required
+    properties.update(_copy(dict(own.get("properties", {}))))
+    if "required" not in own:  # the SDK writes no `required` when no field is required
         return {"type": "object", "properties": properties}
-    return _schema(properties, list(base["required"]))
+    return _schema(properties, list(own["required"]))
 
 
 def simplify_schema(
@@ -330,28 +342,31 @@ def unknown_tools(tools: Iterable[Any]) -> list[str]:
 
 def tools_to_chat(tools: Sequence[Any], *, security_risk: bool = True) -> list[dict[str, Any]]:
     """Chat Completions ``tools`` from ``SystemPromptEvent.tools``, in stored order."""
-    return [
-        {
-            "type": "function",
-            "function": {
-                "name": tool_name(t),
-                "description": field_of(t, "description") or "",
-                "parameters": tool_parameters(t, security_risk=security_risk),
-            },
-        }
-        for t in tools
-    ]
+    return [chat_tool(*_offered(t, security_risk)) for t in tools]
 
 
 def tools_to_responses(tools: Sequence[Any], *, security_risk: bool = True) -> list[dict[str, Any]]:
     """Responses API ``tools`` from ``SystemPromptEvent.tools``, in stored order."""
-    return [
-        {
-            "type": "function",
-            "name": tool_name(t),
-            "description": field_of(t, "description") or "",
-            "parameters": tool_parameters(t, security_risk=security_risk),
-            "strict": False,
-        }
-        for t in tools
-    ]
+    return [responses_tool(*_offered(t, security_risk)) for t in tools]
+
+
+def _offered(tool: Any, security_risk: bool) -> tuple[str, str, dict[str, Any]]:
+    parameters = tool_parameters(tool, security_risk=security_risk)
+    return tool_name(tool), field_of(tool, "description") or "", parameters
+
+
+def chat_tool(name: str, description: str, parameters: dict[str, Any]) -> dict[str, Any]:
+    """One Chat Completions ``tools`` entry (the runtime offers its live tools through it)."""
+    function = {"name": name, "description": description, "parameters": parameters}
+    return {"type": "function", "function": function}
+
+
+def responses_tool(name: str, description: str, parameters: dict[str, Any]) -> dict[str, Any]:
+    """One Responses API ``tools`` entry, ``strict`` off as the SDK sends it."""
+    return {
+        "type": "function",
+        "name": name,
+        "description": description,
+        "parameters": parameters,
+        "strict": False,
+    }

@@ -46,6 +46,7 @@ __all__ = [
     "BranchError",
     "ViewEntry",
     "active_branch",
+    "apply_condensation",
     "branch_entries",
     "condensed_entries",
     "condensed_view",
@@ -282,6 +283,14 @@ def condensed_entries(
         elif e.flags & LLM:
             view.append(e)
     return _enforce_properties(view, branch, dropped)
+
+
+def apply_condensation(condensation: Condensation, view: Sequence[Any]) -> list[Any]:
+    """``view`` (events in request order) after ``condensation``: its ids forgotten, its
+    summary placed at ``summary_offset`` (the runtime's live view applies it through this).
+    """
+    entries = [entry_of(e, i) for i, e in enumerate(view)]
+    return _events_of(_apply_condensation(entry_of(condensation, -1), entries), view)
 
 
 def _apply_condensation(c: ViewEntry, view: list[ViewEntry]) -> list[ViewEntry]:

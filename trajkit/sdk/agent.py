@@ -69,7 +69,7 @@ from trajkit.sdk.mcp_config import MCPServer, protect_mcp_config, unprotect_mcp_
 from trajkit.sdk.prompt import DEFAULT_TEMPLATE, render_system_prompt
 from trajkit.sdk.security.llm_analyzer import LLMSecurityAnalyzer
 from trajkit.sdk.tool import RuntimeTool, Tool, ToolContext, resolve_tool
-from trajkit.sdk.tool.builtins import DEFAULT_TOOL_NAMES
+from trajkit.sdk.tool.builtins import BUILTIN_TOOL_NAMES, DEFAULT_TOOL_NAMES
 
 if TYPE_CHECKING:
     from trajkit.sdk.conversation.base import BaseConversation
@@ -96,7 +96,7 @@ class Agent(BaseModel):
     """MCP servers by name (``{"name": {"command", "args", "env"}}``)."""
     filter_tools_regex: str | None = None
     """Only offer tools whose name matches."""
-    include_default_tools: list[str] = Field(default_factory=lambda: ["FinishTool", "ThinkTool"])
+    include_default_tools: list[str] = Field(default_factory=lambda: list(DEFAULT_TOOL_NAMES))
     """Built-in tools: ``FinishTool``, ``ThinkTool``."""
     agent_context: AgentContext | None = None
     """Skills (keyword-triggered or always on) and prompt suffixes."""
@@ -189,7 +189,7 @@ class Agent(BaseModel):
     def tool_names(self) -> list[str]:
         """Names of the spec'd tools plus the built-in ones (for the restore check)."""
         names = [t.name for t in self.tools]
-        names += [DEFAULT_TOOL_NAMES.get(d, d) for d in self.include_default_tools]
+        names += [BUILTIN_TOOL_NAMES.get(d, d) for d in self.include_default_tools]
         return names
 
     def resolve_tools(self, ctx: ToolContext) -> dict[str, RuntimeTool]:
@@ -200,7 +200,7 @@ class Agent(BaseModel):
                 out[tool.name] = tool
         if self.filter_tools_regex:
             rx = re.compile(self.filter_tools_regex)
-            out = {n: t for n, t in out.items() if rx.match(n) or n in DEFAULT_TOOL_NAMES.values()}
+            out = {n: t for n, t in out.items() if rx.match(n) or n in BUILTIN_TOOL_NAMES.values()}
         return out
 
     def verify(self, persisted_agent: dict[str, Any]) -> None:
@@ -213,8 +213,8 @@ class Agent(BaseModel):
             )
         tools = persisted_agent.get("tools") or []
         persisted = {t.get("name") for t in tools if isinstance(t, dict)}
-        defaults = persisted_agent.get("include_default_tools", ["FinishTool", "ThinkTool"])
-        persisted |= {DEFAULT_TOOL_NAMES.get(d, d) for d in defaults or []}
+        defaults = persisted_agent.get("include_default_tools", list(DEFAULT_TOOL_NAMES))
+        persisted |= {BUILTIN_TOOL_NAMES.get(d, d) for d in defaults or []}
         missing = sorted(str(n) for n in persisted - set(self.tool_names()))
         if missing:
             raise ValueError(

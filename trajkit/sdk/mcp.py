@@ -41,12 +41,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from trajkit.convert.tools import tool_parameters
 from trajkit.events import (
     ImageContent,
     MCPToolAction,
     MCPToolObservation,
     TextContent,
-    ToolDefinition,
 )
 from trajkit.sdk.mcp_config import (
     MCPError,
@@ -56,7 +56,7 @@ from trajkit.sdk.mcp_config import (
     server_environment,
     unprotect_mcp_config,
 )
-from trajkit.sdk.tool import RuntimeTool
+from trajkit.sdk.tool.tool import RuntimeTool, own_arguments
 
 if TYPE_CHECKING:
     from anyio.from_thread import BlockingPortal
@@ -349,27 +349,14 @@ class MCPTool(RuntimeTool):
     def kind(self) -> str:
         return "MCPToolDefinition"
 
-    def definition(self) -> ToolDefinition:
-        data: dict[str, Any] = {
-            "description": self.description,
-            "action_type": "MCPToolAction",
-            "observation_type": "MCPToolObservation",
-        }
-        if self.annotations is not None:
-            data["annotations"] = self.annotations
-        data["mcp_tool"] = self.mcp_tool
-        data["kind"] = self.kind
-        data["title"] = (self.annotations or {}).get("title") or self.name
-        return ToolDefinition.model_validate(data)
+    def _definition_fields(self) -> dict[str, Any]:
+        return {"mcp_tool": self.mcp_tool}
 
     def parameters_schema(self) -> dict[str, Any]:
-        from trajkit.convert.tools import tool_parameters
-
         return tool_parameters(self.definition())
 
     def action_from_arguments(self, arguments: dict[str, Any]) -> MCPToolAction:
-        data = {k: v for k, v in arguments.items() if k not in ("security_risk", "summary")}
-        return MCPToolAction(data=data)
+        return MCPToolAction(data=own_arguments(arguments))
 
     def __call__(self, action: Any) -> MCPToolObservation:
         data = action.data if isinstance(action, MCPToolAction) else dict(action)

@@ -15,7 +15,7 @@ gets, and how its secrets are written to disk.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, SecretStr, field_serializer, model_validator
@@ -147,27 +147,25 @@ def protect_mcp_config(config: Mapping[str, Any], cipher: Any) -> dict[str, Any]
     """The config as written to disk: ``env``/``headers`` values whose names look secret
     (``*_TOKEN``, ``*KEY*``, ``Authorization``, ...) encrypted with ``cipher``, else masked.
     """
-    from trajkit.redact import is_secret_key
     from trajkit.sdk.secret.secrets import dump_secret
 
-    out: dict[str, Any] = {}
-    for name, server in config.items():
-        server = dict(server) if isinstance(server, Mapping) else server
-        for field in _SECRET_MAPS:
-            values = server.get(field) if isinstance(server, dict) else None
-            if isinstance(values, Mapping):
-                server[field] = {
-                    k: dump_secret(v, cipher) if is_secret_key(str(k)) and isinstance(v, str) else v
-                    for k, v in values.items()
-                }
-        out[name] = server
-    return out
+    return _map_secret_values(config, lambda value: dump_secret(value, cipher))
 
 
 def unprotect_mcp_config(config: Mapping[str, Any], cipher: Any) -> dict[str, Any]:
     """The config read back: secret values decrypted with ``cipher``; masked ones dropped."""
-    from trajkit.redact import is_secret_key
     from trajkit.sdk.secret.secrets import load_secret
+
+    return _map_secret_values(config, lambda value: load_secret(value, cipher))
+
+
+def _map_secret_values(
+    config: Mapping[str, Any], change: Callable[[str], str | None]
+) -> dict[str, Any]:
+    """A copy of ``config`` with ``change`` applied to each secret-named ``env``/``headers``
+    value (a value it turns into None is dropped).
+    """
+    from trajkit.redact import is_secret_key
 
     out: dict[str, Any] = {}
     for name, server in config.items():
@@ -178,10 +176,9 @@ def unprotect_mcp_config(config: Mapping[str, Any], cipher: Any) -> dict[str, An
                 kept: dict[str, Any] = {}
                 for k, v in values.items():
                     if is_secret_key(str(k)) and isinstance(v, str):
-                        loaded = load_secret(v, cipher)
-                        if loaded is None:
+                        v = change(v)
+                        if v is None:
                             continue
-                        v = loaded
                     kept[k] = v
                 server[field] = kept
         out[name] = server

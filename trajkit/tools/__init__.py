@@ -1,6 +1,6 @@
 """Tools of the trajkit runtime: ``terminal``, ``file_editor``, ``task_tracker``, ``task``
 (sub-agents), and ``preset`` (the SDK's default agent). Tools are found by name through
-``trajkit.sdk.tool``'s registry. The names below are the SDK's ``openhands.tools`` exports,
+``trajkit.sdk.tool.registry``. The names below are the SDK's ``openhands.tools`` exports,
 imported when first used.
 """
 

@@ -31,7 +31,16 @@ SDK_IMPORTS = [
                                     "LLMTimeoutError", "LLMContextWindowExceedError"]),
     ("trajkit.sdk.event", ["Event", "ActionEvent", "ObservationEvent", "MessageEvent",
                            "SystemPromptEvent", "Condensation", "CondensationRequest"]),
-    ("trajkit.sdk.tool", ["Tool"]),
+    ("trajkit.sdk.tool", ["Tool", "ToolDefinition", "ToolExecutor", "ToolAnnotations", "Action",
+                          "Observation", "register_tool", "resolve_tool", "FinishTool",
+                          "ThinkTool", "BUILT_IN_TOOLS"]),
+    ("trajkit.sdk.tool.spec", ["Tool"]),
+    ("trajkit.sdk.tool.tool", ["ToolDefinition", "ToolExecutor", "ToolAnnotations"]),
+    ("trajkit.sdk.tool.schema", ["Action", "Observation"]),
+    ("trajkit.sdk.tool.registry", ["register_tool", "resolve_tool"]),
+    ("trajkit.sdk.tool.builtins", ["FinishTool", "ThinkTool", "BUILT_IN_TOOLS"]),
+    ("trajkit.sdk.tool.builtins.finish", ["FinishTool"]),
+    ("trajkit.sdk.tool.builtins.think", ["ThinkTool"]),
 ]  # fmt: skip
 
 

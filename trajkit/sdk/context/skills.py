@@ -131,7 +131,7 @@ class AgentContext(BaseModel):
 
         Skills named in ``skip`` (already activated in this conversation) are not repeated.
         """
-        text = "\n".join(c.text for c in message.content if isinstance(c, TextContent)).strip()
+        text = message.text.strip()
         skipped = set(skip)
         matches: list[tuple[Skill, str]] = []
         if text:

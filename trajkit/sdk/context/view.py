@@ -26,13 +26,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import overload
 
-from trajkit.events import (
-    Condensation,
-    CondensationRequest,
-    CondensationSummaryEvent,
-    Event,
-    LLMConvertibleEvent,
-)
+from trajkit.convert.view import apply_condensation, condensed_view
+from trajkit.events import Condensation, CondensationRequest, Event, LLMConvertibleEvent
 
 __all__ = ["View"]
 
@@ -74,7 +69,7 @@ class View:
     def append_event(self, event: Event) -> None:
         """Add one event of the branch, live (no property is enforced)."""
         if isinstance(event, Condensation):
-            self.events = _apply(event, self.events)
+            self.events = apply_condensation(event, self.events)
             self.unhandled_condensation_request = False
         elif isinstance(event, CondensationRequest):
             self.unhandled_condensation_request = True
@@ -84,8 +79,6 @@ class View:
     @staticmethod
     def from_events(events: Sequence[Event]) -> View:
         """The enforced view of ``events`` (a branch, oldest first)."""
-        from trajkit.convert import condensed_view
-
         pending = False  # what `append_event` over `events` would leave: the last of the two
         for event in reversed(events):
             if isinstance(event, Condensation | CondensationRequest):
@@ -96,17 +89,3 @@ class View:
     def copy(self) -> View:
         """An independent copy (the events themselves are shared; they are immutable)."""
         return View(self.events, unhandled_condensation_request=self.unhandled_condensation_request)
-
-
-def _apply(c: Condensation, events: list[LLMConvertibleEvent]) -> list[LLMConvertibleEvent]:
-    """``events`` after ``c``: its ids forgotten, its summary inserted (SDK
-    ``Condensation.apply``; the summary event is the one `trajkit.convert` inserts).
-    """
-    forgotten = set(c.forgotten_event_ids)
-    out = [e for e in events if e.id not in forgotten]
-    if c.summary is not None and c.summary_offset is not None:
-        summary = CondensationSummaryEvent(
-            id=f"{c.id}-summary", summary=c.summary, source=c.source, timestamp=c.timestamp
-        )
-        out.insert(c.summary_offset, summary)
-    return out

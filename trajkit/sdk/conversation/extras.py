@@ -32,6 +32,8 @@ if TYPE_CHECKING:  # the conversation calls these functions: named for the type 
 
 __all__ = ["ASK_AGENT_USAGE_ID", "ask_agent", "fork_conversation", "generate_title"]
 
+logger = get_logger("trajkit.sdk.conversation")
+
 ASK_AGENT_USAGE_ID = "ask-agent-llm"
 ASK_TEMPLATE = (
     "Answer this side question from what you know of the conversation so far. Do not call "
@@ -133,7 +135,7 @@ def ask_agent(conversation: Conversation, question: str) -> str:
     )
     with call_context(str(conversation.id)):
         response = llm.call(messages, list(conversation.tools.values()))
-    text = "".join(c.text for c in response.message.content if isinstance(c, TextContent))
+    text = response.message.text  # a model answer has one text part at most
     if not text:
         raise ValueError("the model answered the question without text")
     return text
@@ -174,16 +176,8 @@ def generate_title(conversation: Conversation, llm: LLM | None = None, max_lengt
     ]
     try:
         with call_context(str(conversation.id)):
-            response = model.call(messages)
+            title = model.call(messages).message.text.strip().strip("\"'")
     except LLMError as e:
-        conversation_logger().warning("title generation failed, using the message: %s", e)
-        return fallback_title(message, max_length)
-    text = "".join(c.text for c in response.message.content if isinstance(c, TextContent))
-    title = text.strip().strip("\"'").strip()
-    if not title:
-        return fallback_title(message, max_length)
-    return title if len(title) <= max_length else title[: max_length - 3] + "..."
-
-
-def conversation_logger() -> Any:
-    return get_logger("trajkit.sdk.conversation")
+        logger.warning("title generation failed, using the message: %s", e)
+        title = ""
+    return fallback_title(title or message, max_length)

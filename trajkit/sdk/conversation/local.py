@@ -62,6 +62,7 @@ import threading
 import uuid
 import weakref
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, wait
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -121,7 +122,6 @@ from trajkit.sdk.llm import (
     LLMProfileStore,
     LLMRegistry,
     RegistryEvent,
-    llm_secret_values,
 )
 from trajkit.sdk.llm.options import call_context
 from trajkit.sdk.llm.streaming import TokenCallbackType, token_callbacks
@@ -204,98 +204,66 @@ class Conversation(BaseConversation):
         self._token_callbacks = list(token_callbacks)
         self._hooks: HookEventProcessor | None = None
         try:
-            self._open(
-                agent,
-                folder,
-                cid,
-                working_dir,
-                callbacks,
-                max_iterations,
-                stuck_detection,
-                secrets,
-                cipher,
-                stuck_detection_thresholds,
-                mcp_timeouts,
-                tags,
-                visualizer,
+            self.agent = agent
+            self.id = cid
+            self.workspace = LocalWorkspace(working_dir=working_dir)
+            """Where the agent works (the SDK's ``conversation.workspace``)."""
+            self.max_iteration_per_run = max_iterations
+            self._callbacks = list(callbacks or [])
+            self._writer = ConversationWriter(folder) if folder is not None else None
+            self._run_lock = threading.Lock()
+            self._pause = threading.Event()
+            self._pause_recorded = False
+            self._interrupt = threading.Event()
+            self._side_llms: dict[str, LLM] = {}
+            self._llm_registry: LLMRegistry | None = None
+            self._cipher = cipher
+            self._stuck_thresholds = parse_stuck_thresholds(stuck_detection_thresholds)
+            self.state = ConversationState.create(
+                id=cid,
+                agent=agent,
+                workspace=self.workspace,
+                folder=folder,
+                writer=self._writer,
+                max_iterations=max_iterations,
+                stuck_detection=stuck_detection,
+                cipher=cipher,
             )
+            self._bind_metrics()
+            self.stuck_detector: StuckDetector | None = (
+                StuckDetector(self._branch, self._stuck_thresholds or StuckThresholds())
+                if self.state.stuck_detection
+                else None
+            )
+            """The SDK's ``conversation.stuck_detector`` (None when stuck detection is off)."""
+            if secrets:
+                self.state.secret_registry.update_secrets(secrets)
+            if tags:
+                self.state.tags = {**self.state.tags, **_checked_tags(tags)}
+            self.state.save()
+            self._visualizer = _make_visualizer(visualizer)
+            if self._visualizer is not None:
+                self._visualizer.initialize(self.state)
+            ctx = ToolContext(
+                working_dir=working_dir,
+                conversation_dir=str(folder) if folder is not None else None,
+                secrets=self.state.secret_registry,
+            )
+            self.tools: dict[str, RuntimeTool] = agent.resolve_tools(ctx)
+            self._mcp = MCPToolset(agent.mcp_config, timeouts=mcp_timeouts).start()
+            for mcp_tool in self._mcp.tools:
+                self.tools.setdefault(mcp_tool.name, mcp_tool)
+            self._finalizer = weakref.finalize(
+                self, _close_tools, list(self.tools.values()), self._mcp, self._writer_lock
+            )
+            self._tool_context = ctx
+            self._started = False
+            if self.state.execution_status != Status.WAITING_FOR_CONFIRMATION:
+                self._answer_interrupted_calls()
         except BaseException:
             if self._writer_lock is not None:
                 self._writer_lock.release()
             raise
-
-    def _open(
-        self,
-        agent: Agent,
-        folder: Path | None,
-        cid: uuid.UUID,
-        working_dir: str,
-        callbacks: Sequence[ConversationCallback] | None,
-        max_iterations: int,
-        stuck_detection: bool,
-        secrets: Mapping[str, SecretValue] | None,
-        cipher: Cipher | None,
-        stuck_detection_thresholds: StuckThresholds | Mapping[str, int] | None,
-        mcp_timeouts: MCPTimeouts | None,
-        tags: Mapping[str, str] | None,
-        visualizer: type[ConversationVisualizerBase] | ConversationVisualizerBase | None,
-    ) -> None:
-        self.agent = agent
-        self.id = cid
-        self.workspace = LocalWorkspace(working_dir=working_dir)
-        """Where the agent works (the SDK's ``conversation.workspace``)."""
-        self.max_iteration_per_run = max_iterations
-        self._callbacks = list(callbacks or [])
-        self._writer = ConversationWriter(folder) if folder is not None else None
-        self._run_lock = threading.Lock()
-        self._pause = threading.Event()
-        self._pause_recorded = False
-        self._interrupt = threading.Event()
-        self._side_llms: dict[str, LLM] = {}
-        self._llm_registry: LLMRegistry | None = None
-        self._cipher = cipher
-        self._stuck_thresholds = parse_stuck_thresholds(stuck_detection_thresholds)
-        self.state = ConversationState.create(
-            id=cid,
-            agent=agent,
-            workspace=LocalWorkspace(working_dir=working_dir),
-            folder=folder,
-            writer=self._writer,
-            max_iterations=max_iterations,
-            stuck_detection=stuck_detection,
-            cipher=cipher,
-        )
-        self._bind_metrics()
-        self.stuck_detector: StuckDetector | None = (
-            StuckDetector(self._branch, self._stuck_thresholds or StuckThresholds())
-            if self.state.stuck_detection
-            else None
-        )
-        """The SDK's ``conversation.stuck_detector`` (None when stuck detection is off)."""
-        if secrets:
-            self.state.secret_registry.update_secrets(secrets)
-        if tags:
-            self.state.tags = {**self.state.tags, **_checked_tags(tags)}
-        self.state.save()
-        self._visualizer = _make_visualizer(visualizer)
-        if self._visualizer is not None:
-            self._visualizer.initialize(self.state)
-        ctx = ToolContext(
-            working_dir=working_dir,
-            conversation_dir=str(folder) if folder is not None else None,
-            secrets=self.state.secret_registry,
-        )
-        self.tools: dict[str, RuntimeTool] = agent.resolve_tools(ctx)
-        self._mcp = MCPToolset(agent.mcp_config, timeouts=mcp_timeouts).start()
-        for mcp_tool in self._mcp.tools:
-            self.tools.setdefault(mcp_tool.name, mcp_tool)
-        self._finalizer = weakref.finalize(
-            self, _close_tools, list(self.tools.values()), self._mcp, self._writer_lock
-        )
-        self._tool_context = ctx
-        self._started = False
-        if self.state.execution_status != Status.WAITING_FOR_CONFIRMATION:
-            self._answer_interrupted_calls()
 
     def _ensure_started(self) -> None:
         """Before the first message or run (the SDK initialises its agent lazily): emit the
@@ -351,11 +319,15 @@ class Conversation(BaseConversation):
     # -- construction ----------------------------------------------------------------
     def _bind_metrics(self) -> None:
         for llm in self.agent.llms():
-            persisted = self.state.stats.usage_to_metrics.get(llm.usage_id)
-            if isinstance(persisted, Metrics) and persisted is not llm.metrics:
-                llm.restore_metrics(persisted)
-            if persisted is not None:  # a fresh LLM is listed when the conversation starts
-                self.state.stats.usage_to_metrics[llm.usage_id] = llm.metrics
+            if llm.usage_id in self.state.stats.usage_to_metrics:  # a fresh one: at the start
+                self._track_llm(llm)
+
+    def _track_llm(self, llm: LLM) -> None:
+        """Count ``llm``'s usage in the stats, continuing what they hold under its usage id."""
+        recorded = self.state.stats.usage_to_metrics.get(llm.usage_id)
+        if isinstance(recorded, Metrics) and recorded is not llm.metrics:
+            llm.restore_metrics(recorded)
+        self.state.stats.usage_to_metrics[llm.usage_id] = llm.metrics
 
     def _answer_interrupted_calls(self) -> None:
         for action in unanswered_calls(self._branch()):  # trajkit.recovery, as repair does
@@ -408,8 +380,7 @@ class Conversation(BaseConversation):
 
     def _masker(self) -> SecretMasker:
         """Masks the registered secret values and the LLM's configured credentials by value."""
-        values = list(self.state.secret_registry.known_values())
-        values.extend(llm_secret_values(self.agent.llm))
+        values = self.state.secret_values()
         register_log_secrets(values)
         return SecretMasker(values)
 
@@ -619,9 +590,7 @@ class Conversation(BaseConversation):
         own usage id and metrics kept).
         """
         with self.state as st:
-            recorded = st.stats.usage_to_metrics.get(llm.usage_id)
-            if isinstance(recorded, Metrics) and recorded is not llm.metrics:
-                llm.restore_metrics(recorded)
+            self._track_llm(llm)
             update: dict[str, Any] = {"llm": llm}
             condenser = self.agent.condenser
             if isinstance(condenser, LLMSummarizingCondenser) and _same_llm(
@@ -732,25 +701,19 @@ class Conversation(BaseConversation):
         if self._interrupt.is_set():
             raise StepInterrupted
         context = contextvars.copy_context()
-        box: dict[str, Any] = {}
-        done = threading.Event()
+        answer: Future[_R] = Future()
 
         def work() -> None:
             try:
-                box["value"] = context.run(call)
+                answer.set_result(context.run(call))
             except BaseException as e:  # noqa: BLE001 (re-raised in the waiting thread)
-                box["error"] = e
-            finally:
-                done.set()
+                answer.set_exception(e)
 
         threading.Thread(target=work, name="trajkit-llm-call", daemon=True).start()
-        while not done.wait(0.05):
+        while not wait([answer], timeout=0.05).done:
             if self._interrupt.is_set():
                 raise StepInterrupted
-        if "error" in box:
-            raise box["error"]
-        result: _R = box["value"]
-        return result
+        return answer.result()
 
     def _record_interrupt(self) -> None:
         with self.state:

@@ -15,7 +15,7 @@ objects and are written with every save.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -87,9 +87,6 @@ class LocalWorkspace(BaseModel):
 
 _MISSING = object()
 _E = TypeVar("_E", bound=Event)
-_SILENT = frozenset({"leaf_event_id", "head_is_empty", "last_user_message_id"})
-"""Bookkeeping fields that change with every event: no ConversationStateUpdateEvent for them
-(the SDK skips the first two; ``last_user_message_id`` follows the user's MessageEvent)."""
 
 
 class ConversationState(BaseModel):
@@ -152,7 +149,6 @@ class ConversationState(BaseModel):
     _events: list[Event] = PrivateAttr(default_factory=list)
     _iteration: int = PrivateAttr(default=0)
     _cipher: Cipher | None = PrivateAttr(default=None)
-    _on_change: Any = PrivateAttr(default=None)
     # The view of the active branch (trajkit.sdk.context.view): brought up to date live as
     # events are appended; rebuilt with the properties enforced only by rebuild_view().
     # _view_leaf is the leaf it reflects; _ids indexes _events (first occurrence of an id).
@@ -172,8 +168,6 @@ class ConversationState(BaseModel):
         super().__setattr__(name, value)
         if self._autosave and (old is _MISSING or old != value):
             self._changed()
-            if self._on_change is not None and old is not _MISSING and name not in _SILENT:
-                self._on_change(name, self.field_json(name))
 
     def __enter__(self) -> ConversationState:
         self._lock.acquire()
@@ -218,7 +212,6 @@ class ConversationState(BaseModel):
         ``folder=None``: kept in memory only.
         """
         data = read_state_object(folder) if folder is not None else None
-        events = read_events(folder) if folder is not None else []
         where = str(folder) if folder is not None else None
         if data is None:
             state = cls(
@@ -229,21 +222,25 @@ class ConversationState(BaseModel):
                 max_iterations=max_iterations,
                 stuck_detection=stuck_detection,
             )
-            state.load_events(events)
-            state.attach(writer, cipher=cipher)
+        else:
+            assert folder is not None
+            agent.verify(_checked_state(folder / BASE_STATE, data, id))
+            data.update(
+                agent=agent,
+                workspace=workspace,
+                persistence_dir=where,
+                max_iterations=max_iterations,
+            )
+            state = cls.model_validate(data, context={"cipher": cipher})
+        state._events = read_events(folder) if folder is not None else []
+        # bound to the folder writer (None: in memory); autosave on from here
+        state._writer, state._cipher, state._autosave = writer, cipher, True
+        if data is None:
             if writer is not None:
                 # events/ before the first base-state save: a crash in between must not
                 # leave a base_state.json without its events/ folder (validate rejects it)
                 writer.create()
             return state
-        assert folder is not None
-        agent.verify(_checked_state(folder / BASE_STATE, data, id))
-        data.update(
-            agent=agent, workspace=workspace, persistence_dir=where, max_iterations=max_iterations
-        )
-        state = cls.model_validate(data, context={"cipher": cipher})
-        state.load_events(events)
-        state.attach(writer, cipher=cipher)
         with state:
             state._move_head_forward()
             state._iteration = _steps_since_user_message(state._events)
@@ -253,14 +250,6 @@ class ConversationState(BaseModel):
         # from another version, or a crash), as the SDK does; from here on it is kept live.
         state.rebuild_view()
         return state
-
-    def attach(self, writer: ConversationWriter | None, *, cipher: Cipher | None = None) -> None:
-        """Bind to the folder writer (None: in memory) and turn autosave on; ``cipher``
-        encrypts secret fields on disk.
-        """
-        self._writer = writer
-        self._cipher = cipher
-        self._autosave = True
 
     def _move_head_forward(self) -> None:
         """After a crash between an event write and the base-state save, the HEAD lags: move
@@ -272,11 +261,6 @@ class ConversationState(BaseModel):
             self.leaf_event_id = move.head
 
     # -- the event log ---------------------------------------------------------------
-    def load_events(self, events: Iterable[Event]) -> None:
-        """Replace the log with ``events`` (those on disk, when a conversation opens)."""
-        with self._lock:
-            self._events = list(events)
-
     def with_parent(self, event: Event) -> Event:
         """``event`` chained to the HEAD: its ``parent_id`` set when it has none (a new root
         after the HEAD was emptied).
@@ -386,12 +370,13 @@ class ConversationState(BaseModel):
         query parameters (``base_url?api-key=...``) are masked (`trajkit.redact`).
         """
         text = self.model_dump_json(exclude_none=True, context={"cipher": self._cipher})
-        values = [*self.secret_registry.known_values(), *llm_secret_values(self.agent.llm)]
-        return mask_secret_query(SecretMasker(values).text(text))
+        return mask_secret_query(SecretMasker(self.secret_values()).text(text))
 
-    def field_json(self, name: str) -> Any:
-        """One field as JSON data (secrets masked), for ``ConversationStateUpdateEvent``."""
-        return self.model_dump(mode="json", include={name}, exclude_none=True).get(name)
+    def secret_values(self) -> list[str]:
+        """What is hidden by value wherever the conversation writes or prints: the registered
+        secrets' known values and the agent LLM's credentials.
+        """
+        return [*self.secret_registry.known_values(), *llm_secret_values(self.agent.llm)]
 
     # -- runtime views (not persisted) -----------------------------------------------
     @property
@@ -449,12 +434,7 @@ class ConversationState(BaseModel):
         return None
 
     def _rebuild(self, leaf: str | None) -> None:
-        from trajkit.convert import active_branch
-
-        branch = active_branch(
-            self._events, leaf_event_id=self.leaf_event_id, head_is_empty=self.head_is_empty
-        )
-        self._view = View.from_events(branch)
+        self._view = View.from_events(self.active_branch())
         self._view_leaf = leaf
 
     def _tail_after(self, known: str | None, leaf: str | None) -> list[Event] | None:

@@ -112,18 +112,16 @@ def detect_stuck(
     pairs = _pairs(recent)
     keys = [(_action_key(a), _result_key(r)) for a, r in pairs]
 
-    n = t.action_observation
-    tail = keys[-n:]
-    if len(tail) == n and _same(tail) and tail[0][1][0] == "observation":
+    if _repeated(keys, t.action_observation, "observation"):
         return StuckVerdict(
             "action_observation",
-            f"the same action and observation repeated {n} times ({pairs[-1][0].tool_name})",
+            f"the same action and observation repeated {t.action_observation} times "
+            f"({pairs[-1][0].tool_name})",
         )
-    n = t.action_error
-    tail = keys[-n:]
-    if len(tail) == n and _same(tail) and tail[0][1][0] == "error":
+    if _repeated(keys, t.action_error, "error"):
         return StuckVerdict(
-            "action_error", f"the same action failed with the same error {n} times in a row"
+            "action_error",
+            f"the same action failed with the same error {t.action_error} times in a row",
         )
     if _monologue(recent, t.monologue):
         return StuckVerdict(
@@ -136,6 +134,12 @@ def detect_stuck(
             "alternating_pattern", f"two action/observation pairs alternating for {n} steps"
         )
     return None
+
+
+def _repeated(keys: Sequence[tuple[Any, ...]], n: int, result: str) -> bool:
+    """The last ``n`` pairs are one and the same, and their result is a ``result``."""
+    tail = keys[-n:]
+    return len(tail) == n and _same(tail) and tail[0][1][0] == result
 
 
 def _monologue(events: Sequence[Event], threshold: int) -> bool:

@@ -155,14 +155,9 @@ class DefaultConversationVisualizer(ConversationVisualizerBase):
         stats = self.conversation_stats
         if stats is None:
             return None
-        prompt = completion = 0
-        cost = 0.0
-        for metrics in stats.usage_to_metrics.values():
-            usage = getattr(metrics, "accumulated_token_usage", None)
-            if usage is not None:
-                prompt += usage.prompt_tokens
-                completion += usage.completion_tokens
-            cost += float(getattr(metrics, "accumulated_cost", 0.0) or 0.0)
+        combined = stats.get_combined_metrics()
+        usage, cost = combined.accumulated_token_usage, combined.accumulated_cost
+        prompt, completion = (usage.prompt_tokens, usage.completion_tokens) if usage else (0, 0)
         if not (prompt or completion or cost):
             return None
         return f"tokens in {prompt:,} / out {completion:,} - ${cost:.4f}"

@@ -17,7 +17,7 @@ from trajkit.sdk.llm.exceptions import (
     LLMTimeoutError,
 )
 from trajkit.sdk.llm.fallback_strategy import FallbackStrategy
-from trajkit.sdk.llm.llm import LLM, LLMResponse, _import_litellm, llm_secret_values
+from trajkit.sdk.llm.llm import LLM, LLMResponse, llm_secret_values
 from trajkit.sdk.llm.llm_profile_store import LLMProfileStore
 from trajkit.sdk.llm.llm_registry import LLMRegistry, RegistryEvent
 from trajkit.sdk.llm.message import (
@@ -52,7 +52,6 @@ __all__ = [
     "RegistryEvent",
     "TextContent",
     "TokenUsage",
-    "_import_litellm",
     "content_to_str",
     "llm_secret_values",
 ]

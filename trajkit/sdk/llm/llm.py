@@ -55,7 +55,6 @@ if TYPE_CHECKING:
 
 __all__ = ["LLM", "LLMError", "LLMResponse", "llm_secret_values"]
 
-MASK = "**********"
 _SECRET_FIELDS = ("api_key", "aws_access_key_id", "aws_secret_access_key", "aws_session_token")
 
 
@@ -66,10 +65,6 @@ class LLMResponse:
     message: Message
     id: str
     raw: Any = None
-
-
-_import_litellm = import_litellm
-"""The name the rest of trajkit and its tests use (`trajkit.sdk.llm._litellm`)."""
 
 
 def llm_secret_values(llm: Any) -> list[str]:
@@ -280,7 +275,7 @@ class LLM(BaseModel):
         """
         from trajkit.convert import tools_to_chat
 
-        litellm = _import_litellm()
+        litellm = import_litellm()
         chat = self.format_messages_for_llm(messages)
         offered = tools_to_chat(list(tools)) if tools else None
         name = self.custom_tokenizer or self.model_canonical_name or self.model
@@ -316,7 +311,7 @@ class LLM(BaseModel):
 
     def _info(self) -> dict[str, Any]:
         if self._model_info is None:
-            litellm = _import_litellm()
+            litellm = import_litellm()
             info: dict[str, Any] = {}
             for name in (self.model_canonical_name, self.model, self.model.split("/", 1)[-1]):
                 if not name:
@@ -393,7 +388,7 @@ class LLM(BaseModel):
         self, messages: Sequence[Message], tools: Sequence[RuntimeTool] = ()
     ) -> LLMResponse:
         """Chat Completions call; returns the assistant message."""
-        litellm = _import_litellm()
+        litellm = import_litellm()
         kwargs = self._common_kwargs()
         kwargs["messages"] = self.format_messages_for_llm(messages)
         if tools and self.native_tool_calling:
@@ -404,26 +399,21 @@ class LLM(BaseModel):
             kwargs["seed"] = self.seed
         apply_chat_options(self, kwargs, self._info())
         callbacks = current_token_callbacks() if self.stream else ()
-        if callbacks:
+        if callbacks:  # streamed to the conversation's token callbacks (llm.streaming)
             kwargs["stream"] = True
-        start = time.monotonic()
-        resp = self._with_retries(
-            lambda: (
-                _streamed(litellm, kwargs, callbacks) if callbacks else litellm.completion(**kwargs)
+            return self._send(
+                lambda **kw: _streamed(litellm, kw, callbacks),
+                kwargs,
+                _message_from_chat,
+                _usage_from_chat,
             )
-        )
-        latency = time.monotonic() - start
-        message = _message_from_chat(resp)
-        rid = str(getattr(resp, "id", "") or "")
-        usage = getattr(resp, "usage", None)
-        self._record(resp, rid, latency, _usage_from_chat(usage), litellm)
-        return LLMResponse(message=message, id=rid, raw=resp)
+        return self._send(litellm.completion, kwargs, _message_from_chat, _usage_from_chat)
 
     def responses(
         self, messages: Sequence[Message], tools: Sequence[RuntimeTool] = ()
     ) -> LLMResponse:
         """Responses API call (``store=False``); returns the assistant message."""
-        litellm = _import_litellm()
+        litellm = import_litellm()
         instructions, items = self.format_messages_for_responses(messages)
         kwargs = self._common_kwargs()
         kwargs.update(input=items, store=False)
@@ -439,14 +429,22 @@ class LLM(BaseModel):
                 reasoning["summary"] = self.reasoning_summary
             kwargs["reasoning"] = reasoning
         apply_responses_options(self, kwargs, self._info())
+        return self._send(litellm.responses, kwargs, _message_from_responses, _usage_from_responses)
+
+    def _send(
+        self,
+        api: Callable[..., Any],
+        kwargs: dict[str, Any],
+        message_of: Callable[[Any], Message],
+        usage_of: Callable[[Any], TokenUsage | None],
+    ) -> LLMResponse:
+        """One request to ``api`` (with retries); its latency, tokens and cost recorded."""
         start = time.monotonic()
-        resp = self._with_retries(lambda: litellm.responses(**kwargs))
+        resp = self._with_retries(lambda: api(**kwargs))
         latency = time.monotonic() - start
-        message = _message_from_responses(resp)
+        message = message_of(resp)
         rid = str(getattr(resp, "id", "") or "")
-        self._record(
-            resp, rid, latency, _usage_from_responses(getattr(resp, "usage", None)), litellm
-        )
+        self._record(resp, rid, latency, usage_of(getattr(resp, "usage", None)))
         return LLMResponse(message=message, id=rid, raw=resp)
 
     def _reasoning_effort(self) -> str | None:
@@ -481,7 +479,7 @@ class LLM(BaseModel):
         return kwargs
 
     def _with_retries(self, fn: Callable[[], Any]) -> Any:
-        litellm = _import_litellm()
+        litellm = import_litellm()
         retryable = tuple(
             getattr(litellm, name)
             for name in (
@@ -510,9 +508,7 @@ class LLM(BaseModel):
         wait = self.retry_multiplier * (2 ** (attempt - 1))
         return float(max(self.retry_min_wait, min(self.retry_max_wait, wait)))
 
-    def _record(
-        self, resp: Any, rid: str, latency: float, usage: TokenUsage | None, litellm: Any
-    ) -> None:
+    def _record(self, resp: Any, rid: str, latency: float, usage: TokenUsage | None) -> None:
         m = self.metrics
         m.add_response_latency(latency, rid)
         if usage is not None:
@@ -520,9 +516,9 @@ class LLM(BaseModel):
             usage.response_id = rid
             usage.context_window = int(self._info().get("max_input_tokens") or 0)
             m.add_token_usage(usage)
-        m.add_cost(self._cost(resp, usage, litellm))
+        m.add_cost(self._cost(resp, usage))
 
-    def _cost(self, resp: Any, usage: TokenUsage | None, litellm: Any) -> float:
+    def _cost(self, resp: Any, usage: TokenUsage | None) -> float:
         if usage is None:
             return 0.0
         if self.input_cost_per_token is not None and self.output_cost_per_token is not None:
@@ -543,7 +539,7 @@ class LLM(BaseModel):
             if not name:
                 continue
             try:
-                prompt_cost, completion_cost = litellm.cost_per_token(
+                prompt_cost, completion_cost = import_litellm().cost_per_token(
                     model=name,
                     prompt_tokens=usage.prompt_tokens,
                     completion_tokens=usage.completion_tokens,

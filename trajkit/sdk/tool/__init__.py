@@ -11,8 +11,6 @@ from trajkit.sdk.tool.registry import register_tool, registered_tool_names, reso
 from trajkit.sdk.tool.schema import Action, Observation
 from trajkit.sdk.tool.spec import Tool
 from trajkit.sdk.tool.tool import (
-    SECURITY_RISK_SCHEMA,
-    SUMMARY_SCHEMA,
     RuntimeTool,
     ToolAnnotations,
     ToolContext,
@@ -22,8 +20,6 @@ from trajkit.sdk.tool.tool import (
 
 __all__ = [
     "BUILT_IN_TOOLS",
-    "SECURITY_RISK_SCHEMA",
-    "SUMMARY_SCHEMA",
     "Action",
     "FinishTool",
     "Observation",

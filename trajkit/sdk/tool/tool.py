@@ -23,7 +23,6 @@ are persisted as their own ``kind``; the observation's ``content`` holds what
 
 from __future__ import annotations
 
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -32,41 +31,33 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from trajkit.convert.tools import simplify_schema
+from trajkit.convert.tools import (
+    chat_tool,
+    offered_parameters,
+    responses_tool,
+    simplify_schema,
+)
 from trajkit.events import Action as _PayloadAction
 from trajkit.events import ImageContent, TextContent, UnknownAction, UnknownObservation
 from trajkit.events import Observation as _PayloadObservation
 from trajkit.events import ToolDefinition as _ToolEntry
 from trajkit.events.payloads.base import ERROR_HEADER
+from trajkit.events.tools import tool_name
 from trajkit.sdk.tool.schema import Observation
 
 if TYPE_CHECKING:
     from trajkit.sdk.conversation.base import BaseConversation
 
 __all__ = [
-    "SECURITY_RISK_SCHEMA",
-    "SUMMARY_SCHEMA",
     "RuntimeTool",
     "ToolAnnotations",
     "ToolContext",
     "ToolDefinition",
     "ToolExecutor",
     "action_parameters",
+    "own_arguments",
     "persisted_observation",
 ]
-
-SECURITY_RISK_SCHEMA: dict[str, Any] = {
-    "type": "string",
-    "description": "Security risk levels for actions.\n\nBased on OpenHands security risk levels "
-    "but adapted for agent-sdk.\nInteger values allow for easy comparison and ordering.",
-    "enum": ["UNKNOWN", "LOW", "MEDIUM", "HIGH"],
-}
-SUMMARY_SCHEMA: dict[str, Any] = {
-    "type": "string",
-    "description": "A concise summary (approximately 10 words) describing what this specific "
-    "action does. Focus on the key operation and target. Example: 'List all Python files in "
-    "current directory'",
-}
 
 
 @dataclass(frozen=True)
@@ -142,36 +133,16 @@ class RuntimeTool(ABC):
 
     def parameters_schema(self) -> dict[str, Any]:
         """The schema sent to the LLM: security_risk (unless read-only), summary, own args."""
-        props: dict[str, Any] = {}
-        if not self.read_only:
-            props["security_risk"] = SECURITY_RISK_SCHEMA
-        props["summary"] = SUMMARY_SCHEMA
-        props.update(self.parameters.get("properties", {}))
-        schema: dict[str, Any] = {"type": "object", "properties": props}
-        if self.parameters.get("required"):
-            schema["required"] = list(self.parameters["required"])
-        return schema
+        own = {k: v for k, v in self.parameters.items() if k != "required" or v}  # none: no key
+        return offered_parameters(own, security_risk=not self.read_only)
 
     def to_chat_tool(self) -> dict[str, Any]:
         """Chat Completions ``tools`` entry."""
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": self.parameters_schema(),
-            },
-        }
+        return chat_tool(self.name, self.description, self.parameters_schema())
 
     def to_responses_tool(self) -> dict[str, Any]:
         """Responses API ``tools`` entry."""
-        return {
-            "type": "function",
-            "name": self.name,
-            "description": self.description,
-            "parameters": self.parameters_schema(),
-            "strict": False,
-        }
+        return responses_tool(self.name, self.description, self.parameters_schema())
 
     def definition(self) -> _ToolEntry:
         """What the SystemPromptEvent records for this tool."""
@@ -182,14 +153,18 @@ class RuntimeTool(ABC):
         }
         if self.annotations is not None:
             data["annotations"] = self.annotations
+        data.update(self._definition_fields())
         data["kind"] = self.kind
         data["title"] = (self.annotations or {}).get("title") or self.name
         return _ToolEntry.model_validate(data)
 
+    def _definition_fields(self) -> dict[str, Any]:
+        """Fields a kind of tool adds to its recorded definition (an MCP tool's ``mcp_tool``)."""
+        return {}
+
     def action_from_arguments(self, arguments: dict[str, Any]) -> _PayloadAction:
         """Validate the LLM's arguments (minus security_risk/summary) into the action payload."""
-        args = {k: v for k, v in arguments.items() if k not in ("security_risk", "summary")}
-        return self.action_type.model_validate(args)
+        return self.action_type.model_validate(own_arguments(arguments))
 
     @abstractmethod
     def __call__(self, action: _PayloadAction) -> _PayloadObservation:
@@ -243,10 +218,6 @@ class ToolExecutor(ABC, Generic[A, O]):
         """Release what the executor holds."""
 
 
-def _snake(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
-
-
 class ToolDefinition(RuntimeTool, Generic[A, O]):
     """A custom tool, the SDK's way: subclass it and implement ``create``.
 
@@ -259,7 +230,7 @@ class ToolDefinition(RuntimeTool, Generic[A, O]):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "name" not in cls.__dict__:
-            cls.name = _snake(cls.__name__).removesuffix("_tool")
+            cls.name = tool_name({"kind": cls.__name__})  # the name a recorded kind gives
 
     def __init__(
         self,
@@ -348,3 +319,8 @@ def action_parameters(action_type: type[BaseModel]) -> dict[str, Any]:
     if required:
         out["required"] = required
     return out
+
+
+def own_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """A call's arguments without the ``security_risk`` and ``summary`` every tool is offered."""
+    return {k: v for k, v in arguments.items() if k not in ("security_risk", "summary")}

@@ -16,17 +16,9 @@ from trajkit.sdk.tool import (
     ToolDefinition,
     register_tool,
 )
-from trajkit.tools.browser_use.impl import BrowserExecutor
+from trajkit.tools.browser_use.impl import BrowserExecutor, BrowserObservation
 
 __all__ = ["BROWSER_TOOLS", "BrowserObservation", "BrowserToolSet"]
-
-
-class BrowserObservation(Observation):
-    """What the browser shows after an action (text; a screenshot when asked for)."""
-
-    screenshot_data: str | None = None
-    """A base64 PNG of the page, when one was taken."""
-    full_output_save_dir: str | None = None
 
 
 class BrowserNavigateAction(Action):

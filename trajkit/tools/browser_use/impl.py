@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
-from trajkit.sdk.tool import ToolExecutor
+from trajkit.sdk.tool import Observation, ToolExecutor
 
-__all__ = ["BrowserExecutor", "find_chromium"]
+__all__ = ["BrowserExecutor", "BrowserObservation", "find_chromium"]
 
 _CHROMIUMS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 _LOAD_TIMEOUT = 60.0
@@ -31,6 +31,14 @@ _PAGE_CHARS = 20_000
 def find_chromium() -> str | None:
     """The path of an installed Chromium (or Chrome), or None."""
     return next((p for p in map(shutil.which, _CHROMIUMS) if p), None)
+
+
+class BrowserObservation(Observation):
+    """What the browser shows after an action (text; a screenshot when asked for)."""
+
+    screenshot_data: str | None = None
+    """A base64 PNG of the page, when one was taken."""
+    full_output_save_dir: str | None = None
 
 
 @dataclass
@@ -116,8 +124,6 @@ class BrowserExecutor(ToolExecutor[Any, Any]):
         self._next_tab = 0
 
     def __call__(self, action: Any, conversation: Any = None) -> Any:
-        from trajkit.tools.browser_use.definition import BrowserObservation
-
         if self.chromium is None:
             return _error(
                 "No Chromium or Chrome is installed on this machine, so the browser tools cannot run. Install chromium (e.g. `apt-get install chromium`), or fetch pages with the terminal (curl)."
@@ -162,7 +168,6 @@ class BrowserExecutor(ToolExecutor[Any, Any]):
 
     def _getstate(self, action: Any) -> Any:
         from trajkit.events import ImageContent, TextContent
-        from trajkit.tools.browser_use.definition import BrowserObservation
 
         page = self._page()
         lines = [f"URL: {page.url}", f"Title: {page.title}", f"Tab: {self.current}", "Elements:"]
@@ -263,6 +268,4 @@ class BrowserExecutor(ToolExecutor[Any, Any]):
 
 
 def _error(text: str) -> Any:
-    from trajkit.tools.browser_use.definition import BrowserObservation
-
     return BrowserObservation.from_text(text, is_error=True)

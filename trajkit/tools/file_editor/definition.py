@@ -8,8 +8,8 @@ Observations carry the editor's message as ``content``; errors are observations 
 from __future__ import annotations
 
 import os
-from typing import Any
 
+from trajkit.convert.tools import BUILTIN_PARAMETERS
 from trajkit.events import (
     Action,
     FileEditorAction,
@@ -51,50 +51,6 @@ Good practice:
 Your current working directory is: {cwd}
 Start exploring the project from there, not from the root of the file system."""
 
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "command": {
-            "type": "string",
-            "description": "The commands to run. Allowed options are: `view`, `create`, "
-            "`str_replace`, `insert`, `undo_edit`.",
-            "enum": ["view", "create", "str_replace", "insert", "undo_edit"],
-        },
-        "path": {"type": "string", "description": "Absolute path to file or directory."},
-        "file_text": {
-            "type": "string",
-            "description": "Required parameter of `create` command, with the content of the "
-            "file to be created.",
-        },
-        "old_str": {
-            "type": "string",
-            "description": "Required parameter of `str_replace` command containing the string "
-            "in `path` to replace.",
-        },
-        "new_str": {
-            "type": "string",
-            "description": "Optional parameter of `str_replace` command containing the new "
-            "string (if not given, no string will be added). Required parameter of `insert` "
-            "command containing the string to insert.",
-        },
-        "insert_line": {
-            "type": "integer",
-            "description": "Required parameter of `insert` command. The `new_str` will be "
-            "inserted AFTER the line `insert_line` of `path`.",
-        },
-        "view_range": {
-            "type": "array",
-            "items": {"type": "integer"},
-            "description": "Optional parameter of `view` command when `path` points to a file. "
-            "If none is given, the full file is shown. If provided, the file will be shown in "
-            "the indicated line number range, e.g. [11, 12] will show lines 11 and 12. Indexing "
-            "at 1 to start. Setting `[start_line, -1]` shows all lines from `start_line` to the "
-            "end of the file.",
-        },
-    },
-    "required": ["command", "path"],
-}
-
 
 @register_tool
 class FileEditorTool(RuntimeTool):
@@ -110,7 +66,7 @@ class FileEditorTool(RuntimeTool):
         "idempotentHint": False,
         "openWorldHint": False,
     }
-    parameters = PARAMETERS
+    parameters = BUILTIN_PARAMETERS["FileEditorAction"]
 
     def __init__(self, ctx: ToolContext) -> None:
         self.ctx = ctx

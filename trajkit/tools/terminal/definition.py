@@ -15,8 +15,7 @@ reads exists.
 
 from __future__ import annotations
 
-from typing import Any
-
+from trajkit.convert.tools import BUILTIN_PARAMETERS
 from trajkit.events import Action, TerminalAction, TerminalObservation
 from trajkit.sdk.tool import RuntimeTool, ToolContext, register_tool
 from trajkit.tools.terminal.impl import TerminalExecutor
@@ -63,44 +62,6 @@ DESCRIPTION = """Runs a command in a persistent bash shell on a pseudo-terminal 
   variables, the working directory and every process started from the terminal, background
   servers included, are gone afterwards. Use it only when the session is stuck."""
 
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "command": {
-            "type": "string",
-            "description": "The shell command to execute. Can be empty string to view additional "
-            "logs when the previous exit code is `-1`. Can be a special key name when `is_input` "
-            "is True: `C-c` (Ctrl+C), `C-d` (Ctrl+D/EOF), `C-z` (Ctrl+Z), or any `C-<letter>` "
-            "for Ctrl sequences; navigation keys `UP`, `DOWN`, `LEFT`, `RIGHT`, `HOME`, `END`, "
-            "`PGUP`, `PGDN`; and `TAB`, `ESC`, `BS` (Backspace), `ENTER`. You can only execute "
-            "one command at a time. Use the platform-appropriate shell syntax described in the "
-            "tool description when chaining commands.",
-        },
-        "is_input": {
-            "type": "boolean",
-            "description": "If True, the command is an input to the running process. If False, "
-            "the command is executed in the terminal session. Default is False.",
-        },
-        "timeout": {
-            "type": "number",
-            "description": "Optional. Sets a maximum time limit (in seconds) for running the "
-            "command. If the command takes longer than this limit, you\u2019ll be asked whether "
-            "to continue or stop it. If you don\u2019t set a value, the command will instead "
-            "pause and ask for confirmation when it produces no new output for 30 seconds. Use "
-            "a higher value if the command is expected to take a long time (like installation "
-            "or testing), or if it has a known fixed duration (like sleep).",
-        },
-        "reset": {
-            "type": "boolean",
-            "description": "If True, reset the terminal by creating a new session. Use this only "
-            "when the terminal becomes unresponsive. Note that all previously set environment "
-            "variables and session state will be lost after reset. Cannot be used with "
-            "is_input=True.",
-        },
-    },
-    "required": ["command"],
-}
-
 
 @register_tool
 class TerminalTool(RuntimeTool):
@@ -116,7 +77,7 @@ class TerminalTool(RuntimeTool):
         "idempotentHint": False,
         "openWorldHint": True,
     }
-    parameters = PARAMETERS
+    parameters = BUILTIN_PARAMETERS["TerminalAction"]
 
     def __init__(
         self,

@@ -42,6 +42,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 __all__ = ["SPECIAL_KEYS", "CommandResult", "TerminalSession", "clean_output", "key_bytes"]
 
@@ -372,14 +373,8 @@ class TerminalSession:
                 end = tail
             raw = bytes(self._buf[self._returned : end])
             self._returned = end
-        return CommandResult(
-            output=clean_output(raw).rstrip(),
-            exit_code=-1,
-            working_dir=self.working_dir,
-            running=True,
-            timed_out=timed_out,
-            no_output_timeout=no_output,
-            elapsed=time.monotonic() - start,
+        return self._result(
+            raw, start, exit_code=-1, running=True, timed_out=timed_out, no_output_timeout=no_output
         )
 
     def _finish(self, match: re.Match[bytes], start: float, interrupted: bool) -> CommandResult:
@@ -393,14 +388,13 @@ class TerminalSession:
         del self._buf[: match.end()]
         self._returned = 0
         self.running = False
-        return CommandResult(
-            output=clean_output(raw).rstrip(),
+        return self._result(
+            raw,
+            start,
             exit_code=-1 if interrupted else rc,
-            working_dir=self.working_dir,
             output_limit=interrupted,
             py_interpreter_path=py,
             pid=int(bg) if bg else -1,
-            elapsed=time.monotonic() - start,
         )
 
     def _ended(self, start: float) -> CommandResult:
@@ -412,25 +406,23 @@ class TerminalSession:
             with contextlib.suppress(Exception):
                 rc = proc.wait()
         self._restart(self.working_dir)
-        return CommandResult(
-            output=clean_output(raw).rstrip(),
-            exit_code=rc if rc is not None else -1,
-            working_dir=self.working_dir,
-            session_restarted=True,
-            elapsed=time.monotonic() - start,
+        return self._result(
+            raw, start, exit_code=rc if rc is not None else -1, session_restarted=True
         )
 
     def _hung(self, start: float) -> CommandResult:
         with self._cond:
             raw = bytes(self._buf[self._returned :])
         self._restart(self.working_dir)
+        return self._result(raw, start, exit_code=-1, output_limit=True, session_restarted=True)
+
+    def _result(self, raw: bytes, start: float, **fields: Any) -> CommandResult:
+        """The result of a call that started at ``start`` and read ``raw``."""
         return CommandResult(
             output=clean_output(raw).rstrip(),
-            exit_code=-1,
             working_dir=self.working_dir,
-            output_limit=True,
-            session_restarted=True,
             elapsed=time.monotonic() - start,
+            **fields,
         )
 
 

@@ -301,10 +301,9 @@ class LLMSummarizingCondenser(BaseModel):
             response = self.llm.call(messages)
         except LLMError as e:
             raise NoCondensationAvailable(f"the summarising call failed: {e}") from e
-        text = "".join(c.text for c in response.message.content if isinstance(c, TextContent))
         return Condensation(
             forgotten_event_ids=[e.id for e in forgotten],
-            summary=text or None,
+            summary=response.message.text or None,  # a model answer: one text part at most
             summary_offset=offset,
             llm_response_id=response.id,
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from trajkit.convert.tools import BUILTIN_PARAMETERS
 from trajkit.events import Action, FinishAction, FinishObservation, TextContent
 from trajkit.sdk.tool.registry import register_tool
 from trajkit.sdk.tool.tool import RuntimeTool, ToolContext
@@ -34,13 +35,7 @@ class FinishTool(RuntimeTool):
         "idempotentHint": True,
         "openWorldHint": False,
     }
-    parameters = {
-        "type": "object",
-        "properties": {
-            "message": {"type": "string", "description": "Final message to send to the user."}
-        },
-        "required": ["message"],
-    }
+    parameters = BUILTIN_PARAMETERS["FinishAction"]
     description = FINISH_DESCRIPTION
 
     def __init__(self, ctx: ToolContext | None = None) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from trajkit.convert.tools import BUILTIN_PARAMETERS
 from trajkit.events import Action, TextContent, ThinkAction, ThinkObservation
 from trajkit.sdk.tool.registry import register_tool
 from trajkit.sdk.tool.tool import RuntimeTool, ToolContext
@@ -34,11 +35,7 @@ class ThinkTool(RuntimeTool):
         "idempotentHint": True,
         "openWorldHint": False,
     }
-    parameters = {
-        "type": "object",
-        "properties": {"thought": {"type": "string", "description": "The thought to log."}},
-        "required": ["thought"],
-    }
+    parameters = BUILTIN_PARAMETERS["ThinkAction"]
     description = THINK_DESCRIPTION
 
     def __init__(self, ctx: ToolContext | None = None) -> None:
