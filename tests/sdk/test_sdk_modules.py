@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.sdk.helpers import make_agent, make_llm
 
 
@@ -77,3 +79,39 @@ def test_switch_llm_tool_moves_the_conversation_to_a_saved_profile(
     obs = [e for e in conv.state.events if e.kind == "ObservationEvent"][0].observation
     assert obs.extra_fields()["active_model"] == "openai/gpt-4o-mini"
     conv.close()
+
+
+def test_client_tools_are_offered_recorded_and_acknowledged(llm_server, tmp_path):
+    from trajkit.sdk.event.llm_convertible.action import ActionEvent
+
+    from trajkit.sdk import Conversation
+    from trajkit.sdk.tool import ClientToolSpec
+
+    spec = ClientToolSpec(
+        name="show_notification",
+        description="Shows a banner.",
+        parameters={"type": "object", "properties": {"message": {"type": "string"},
+                    "level": {"type": "string", "enum": ["info", "error"]}}, "required": ["message"]},
+    )  # fmt: skip
+    seen = []
+    llm_server.enqueue_tool_call(
+        "show_notification", {"message": "hi", "level": "info", "security_risk": "LOW"}
+    )
+    llm_server.enqueue_text("done")
+    conv = Conversation(
+        agent=make_agent(llm_server), workspace=tmp_path, persistence_dir=tmp_path / "c", visualizer=None,
+        client_tools=[spec], callbacks=[lambda e: seen.append(e) if isinstance(e, ActionEvent) else None],
+    )  # fmt: skip
+    conv.send_message("notify")
+    conv.run()
+    first, second = llm_server.bodies("chat")
+    offered = next(
+        t["function"] for t in first["tools"] if t["function"]["name"] == "show_notification"
+    )
+    assert offered["parameters"]["properties"]["level"]["enum"] == ["info", "error"]
+    assert seen[0].action.model_dump(exclude={"kind"}) == {"message": "hi", "level": "info"}
+    assert seen[0].action.kind == "ClientAction_show_notification"
+    assert "handed to the client" in json.dumps(second["messages"][-1])
+    conv.close()
+    with pytest.raises(ValueError, match="object JSON Schema"):
+        ClientToolSpec(name="x", description="x", parameters={"type": "string"})

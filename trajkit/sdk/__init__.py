@@ -30,6 +30,8 @@ MOVED_MODULES = {
     "trajkit.sdk.confirmation": "trajkit.sdk.security",
     "trajkit.sdk.conversation.conversation_stats": "trajkit.sdk.metrics",
     "trajkit.sdk.event.hook_execution": "trajkit.events.conversation",
+    "trajkit.sdk.event.llm_convertible": "trajkit.events",
+    "trajkit.sdk.event.llm_convertible.action": "trajkit.events.tool_events",
     "trajkit.sdk.fifo_lock": "trajkit.sdk.conversation.fifo_lock",
     "trajkit.sdk.llm.profiles": "trajkit.sdk.llm",
     "trajkit.sdk.llm.registry": "trajkit.sdk.llm.llm_registry",

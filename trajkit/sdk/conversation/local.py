@@ -136,7 +136,7 @@ from trajkit.sdk.security.confirmation_policy import (
     parse_confirmation_policy,
 )
 from trajkit.sdk.security.llm_analyzer import LLMSecurityAnalyzer
-from trajkit.sdk.tool import RuntimeTool, ToolContext
+from trajkit.sdk.tool import ClientTool, ClientToolSpec, RuntimeTool, ToolContext
 from trajkit.store import ConversationWriter
 from trajkit.store.persistence import conversation_folder, persistence_base
 from trajkit.store.writer_lock import ProcessWriterLock
@@ -186,6 +186,7 @@ class Conversation(BaseConversation):
         profile_store_dir: str | os.PathLike[str] | None = None,
         hook_config: HookConfig | None = None,
         token_callbacks: Sequence[TokenCallbackType] = (),
+        client_tools: Sequence[ClientToolSpec] = (),
         **_: object,
     ) -> None:
         # Keyword arguments the SDK accepts for features trajkit does not have (plugins,
@@ -250,6 +251,8 @@ class Conversation(BaseConversation):
                 secrets=self.state.secret_registry,
             )
             self.tools: dict[str, RuntimeTool] = agent.resolve_tools(ctx)
+            for spec in client_tools:  # carried out by the caller (sdk.tool.client_tool)
+                self.tools.setdefault(spec.name, ClientTool(spec))
             self._mcp = MCPToolset(agent.mcp_config, timeouts=mcp_timeouts).start()
             for mcp_tool in self._mcp.tools:
                 self.tools.setdefault(mcp_tool.name, mcp_tool)
