@@ -67,7 +67,7 @@ from trajkit.sdk.llm.exceptions import (
 )
 from trajkit.sdk.mcp_config import MCPServer, protect_mcp_config, unprotect_mcp_config
 from trajkit.sdk.prompt import DEFAULT_TEMPLATE, render_system_prompt
-from trajkit.sdk.security.llm_analyzer import LLMSecurityAnalyzer
+from trajkit.sdk.security.analyzers import SecurityAnalyzerBase
 from trajkit.sdk.tool import RuntimeTool, Tool, ToolContext, resolve_tool
 from trajkit.sdk.tool.builtins import BUILTIN_TOOL_NAMES, DEFAULT_TOOL_NAMES
 
@@ -302,7 +302,7 @@ class Agent(BaseModel):
                 i,
                 response.id,
                 tools,
-                analyzer if isinstance(analyzer, LLMSecurityAnalyzer) else None,
+                analyzer if isinstance(analyzer, SecurityAnalyzerBase) else None,
             )
             for i in range(len(message.tool_calls))
         ]
@@ -333,7 +333,7 @@ class Agent(BaseModel):
         i: int,
         response_id: str,
         tools: dict[str, RuntimeTool],
-        analyzer: LLMSecurityAnalyzer | None = None,
+        analyzer: SecurityAnalyzerBase | None = None,
     ) -> tuple[ActionEvent, AgentErrorEvent | None]:
         assert message.tool_calls is not None
         call = message.tool_calls[i]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from trajkit.events import ActionEvent, Event, Message
 from trajkit.sdk.context.view import View
 from trajkit.sdk.secret.secrets import SecretValue
-from trajkit.sdk.security.llm_analyzer import LLMSecurityAnalyzer
+from trajkit.sdk.security.analyzers import SecurityAnalyzerBase
 
 if TYPE_CHECKING:
     from trajkit.sdk.tool import RuntimeTool
@@ -44,7 +44,7 @@ class ConversationStateProtocol(Protocol):
         ...
 
     @property
-    def security_analyzer(self) -> LLMSecurityAnalyzer | dict[str, Any] | None:
+    def security_analyzer(self) -> SecurityAnalyzerBase | dict[str, Any] | None:
         """The analyzer that makes the LLM's ``security_risk`` count, if any."""
         ...
 

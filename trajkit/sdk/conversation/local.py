@@ -129,13 +129,13 @@ from trajkit.sdk.logger import get_logger, register_log_secrets
 from trajkit.sdk.mcp import MCPTimeouts, MCPToolset
 from trajkit.sdk.metrics import ConversationStats, Metrics
 from trajkit.sdk.secret.secrets import Cipher, SecretValue, mask_data, secrets_prompt
+from trajkit.sdk.security.analyzers import SecurityAnalyzerBase
 from trajkit.sdk.security.confirmation_policy import (
     AlwaysConfirm,
     ConfirmRisky,
     NeverConfirm,
     parse_confirmation_policy,
 )
-from trajkit.sdk.security.llm_analyzer import LLMSecurityAnalyzer
 from trajkit.sdk.tool import ClientTool, ClientToolSpec, RuntimeTool, ToolContext
 from trajkit.store import ConversationWriter
 from trajkit.store.persistence import conversation_folder, persistence_base
@@ -772,7 +772,7 @@ class Conversation(BaseConversation):
         """Choose when actions wait for the user (persisted)."""
         self.state.confirmation_policy = parse_confirmation_policy(policy)
 
-    def set_security_analyzer(self, analyzer: LLMSecurityAnalyzer | None) -> None:
+    def set_security_analyzer(self, analyzer: SecurityAnalyzerBase | None) -> None:
         """Use the LLM's predicted ``security_risk`` for ConfirmRisky (persisted)."""
         self.state.security_analyzer = analyzer
 

@@ -18,9 +18,9 @@ import uuid
 from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, SerializeAsAny
 
 from trajkit.errors import InputError, WriteFailed
 from trajkit.events import (
@@ -41,8 +41,9 @@ from trajkit.sdk.llm import llm_secret_values
 from trajkit.sdk.logger import get_logger
 from trajkit.sdk.metrics import ConversationStats
 from trajkit.sdk.secret.secrets import Cipher, SecretRegistry
+from trajkit.sdk.security.analyzers import SecurityAnalyzerBase
 from trajkit.sdk.security.confirmation_policy import ConfirmationPolicy, NeverConfirm
-from trajkit.sdk.security.llm_analyzer import LLMSecurityAnalyzer
+from trajkit.sdk.security.llm_analyzer import parse_security_analyzer
 from trajkit.store.layout import BASE_STATE
 from trajkit.store.persistence import read_events, read_state_object
 
@@ -110,8 +111,12 @@ class ConversationState(BaseModel):
     """idle, running, paused, waiting_for_confirmation, finished, error or stuck."""
     confirmation_policy: ConfirmationPolicy = Field(default_factory=NeverConfirm)
     """When actions need confirmation (NeverConfirm, AlwaysConfirm, ConfirmRisky)."""
-    security_analyzer: LLMSecurityAnalyzer | dict[str, Any] | None = None
-    """Security analyzer (``LLMSecurityAnalyzer``; other kinds are kept as given)."""
+    security_analyzer: Annotated[
+        SerializeAsAny[SecurityAnalyzerBase] | dict[str, Any] | None,
+        BeforeValidator(lambda v: parse_security_analyzer(v) or v),
+    ] = None
+    """Security analyzer (``LLMSecurityAnalyzer``, the local ones of ``security.analyzers``;
+    other kinds are kept as given)."""
     activated_knowledge_skills: list[str] = Field(default_factory=list)
     """Knowledge skills already triggered."""
     activated_path_rules: list[str] = Field(default_factory=list)
