@@ -115,3 +115,22 @@ def test_client_tools_are_offered_recorded_and_acknowledged(llm_server, tmp_path
     conv.close()
     with pytest.raises(ValueError, match="object JSON Schema"):
         ClientToolSpec(name="x", description="x", parameters={"type": "string"})
+
+
+def test_goal_loop_follows_up_until_the_judge_is_satisfied(llm_server, tmp_path):
+    from trajkit.sdk import Conversation
+    from trajkit.sdk.conversation.goal import run_goal
+
+    llm_server.enqueue_text("I think it is done.")
+    llm_server.enqueue_text('{"score": 0.2, "complete": false, "missing": "no test was run"}')
+    llm_server.enqueue_text("Ran the tests: 3 passed.")
+    llm_server.enqueue_text('Verdict: {"score": 1.0, "complete": true, "missing": ""}')
+    conv = Conversation(agent=make_agent(llm_server), workspace=tmp_path, visualizer=None)
+    judge = make_llm(llm_server, usage_id="judge")
+    outcome = run_goal(conv, "Make the tests pass.", judge, max_iterations=3)
+    assert (outcome.status, outcome.iterations, outcome.verdict.complete) == ("complete", 2, True)
+    bodies = llm_server.bodies("chat")
+    judge_request = json.dumps(bodies[1]["messages"][1])
+    assert "Make the tests pass." in judge_request and "I think it is done." in judge_request
+    assert "no test was run" in json.dumps(bodies[2]["messages"][-1])  # the follow-up
+    conv.close()
