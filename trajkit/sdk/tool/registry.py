@@ -37,6 +37,10 @@ _TOOLS_MODULES = {
     "TaskTool": "trajkit.tools.task",
     "browser_tool_set": "trajkit.tools.browser_use",
     "BrowserToolSet": "trajkit.tools.browser_use",
+    "tom_consult": "trajkit.tools.tom_consult",
+    "TomConsultTool": "trajkit.tools.tom_consult",
+    "sleeptime_compute": "trajkit.tools.tom_consult",
+    "SleeptimeComputeTool": "trajkit.tools.tom_consult",
 }
 """Names of `trajkit.tools` and the module that registers them when imported."""
 _T = TypeVar("_T", bound=type[RuntimeTool])
