@@ -41,6 +41,12 @@ _TOOLS_MODULES = {
     "TomConsultTool": "trajkit.tools.tom_consult",
     "sleeptime_compute": "trajkit.tools.tom_consult",
     "SleeptimeComputeTool": "trajkit.tools.tom_consult",
+    "glob": "trajkit.tools.glob",
+    "GlobTool": "trajkit.tools.glob",
+    "grep": "trajkit.tools.glob",
+    "GrepTool": "trajkit.tools.glob",
+    "planning_file_editor": "trajkit.tools.planning_file_editor",
+    "PlanningFileEditorTool": "trajkit.tools.planning_file_editor",
 }
 """Names of `trajkit.tools` and the module that registers them when imported."""
 _T = TypeVar("_T", bound=type[RuntimeTool])
