@@ -134,3 +134,26 @@ def test_goal_loop_follows_up_until_the_judge_is_satisfied(llm_server, tmp_path)
     assert "Make the tests pass." in judge_request and "I think it is done." in judge_request
     assert "no test was run" in json.dumps(bodies[2]["messages"][-1])  # the follow-up
     conv.close()
+
+
+def test_agent_settings_round_trip_and_build_the_agent(llm_server):
+    from trajkit.sdk import OpenHandsAgentSettings, Tool
+    from trajkit.sdk.settings import LLMSummarizingCondenserSettings
+
+    settings = OpenHandsAgentSettings(
+        llm=make_llm(llm_server), tools=[Tool(name="terminal"), Tool(name="file_editor")],
+        condenser=LLMSummarizingCondenserSettings(max_size=50),
+    )  # fmt: skip
+    payload = settings.model_dump(mode="json")
+    assert payload["schema_version"] == 9 and payload["llm"]["api_key"] != "sk-test-secret-value"
+    restored = OpenHandsAgentSettings.model_validate(payload)
+    assert restored.condenser.max_size == 50 and [t.name for t in restored.tools] == [
+        "terminal",
+        "file_editor",
+    ]
+    agent = settings.create_agent()
+    assert [t.name for t in agent.tools] == ["terminal", "file_editor"]
+    assert agent.condenser.max_size == 50 and agent.condenser.llm.usage_id == "condenser"
+    bare = OpenHandsAgentSettings(llm=settings.llm, tools=[Tool(name="terminal")],
+                                  condenser=LLMSummarizingCondenserSettings(enabled=False)).create_agent()  # fmt: skip
+    assert bare.condenser is None and bare.include_default_tools == ["FinishTool", "ThinkTool"]

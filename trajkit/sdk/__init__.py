@@ -99,6 +99,7 @@ from trajkit.sdk.logger import get_logger  # noqa: E402
 from trajkit.sdk.metrics import ConversationStats, TokenUsage  # noqa: E402
 from trajkit.sdk.secret.secrets import Cipher, LookupSecret, StaticSecret  # noqa: E402
 from trajkit.sdk.security import AlwaysConfirm, ConfirmRisky, LLMSecurityAnalyzer, NeverConfirm  # noqa: E402
+from trajkit.sdk.settings import OpenHandsAgentSettings  # noqa: E402
 from trajkit.sdk.subagent import agent_definition_to_factory, register_agent  # noqa: E402
 from trajkit.sdk.tool import Action, Observation, Tool, ToolDefinition, ToolExecutor, register_tool  # noqa: E402
 
@@ -133,6 +134,7 @@ __all__ = [
     "MessageEvent",
     "NeverConfirm",
     "Observation",
+    "OpenHandsAgentSettings",
     "RedactedThinkingBlock",
     "RegistryEvent",
     "Skill",
