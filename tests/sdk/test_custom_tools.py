@@ -186,3 +186,65 @@ def test_one_registry_for_classes_instances_and_factories(tmp_path: Path) -> Non
         register_tool("Bad", 42)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="non-empty"):
         register_tool("", CountWordTool)
+
+
+class ShellCountAction(Action):
+    pattern: str = Field(description="text to count in the workspace's files")
+
+
+class ShellCountObservation(Observation):
+    count: int = 0
+
+
+class ShellCountExecutor(ToolExecutor[ShellCountAction, ShellCountObservation]):
+    def __init__(self, terminal) -> None:
+        self.terminal = terminal
+
+    def __call__(self, action, conversation=None):
+        from trajkit.tools.terminal import TerminalAction
+
+        result = self.terminal(TerminalAction(command=f"grep -rc {action.pattern} . | wc -l"))
+        return ShellCountObservation(count=int(result.text.strip()))
+
+
+class ShellCountTool(ToolDefinition[ShellCountAction, ShellCountObservation]):
+    pass
+
+
+class ShellAndCountToolSet(ToolDefinition[Action, Observation]):
+    """The SDK example's toolset: the terminal and a custom tool sharing one executor."""
+
+    @classmethod
+    def create(cls, conv_state, **params) -> Sequence[ToolDefinition]:
+        from trajkit.tools.terminal import TerminalExecutor, TerminalTool
+
+        shared = TerminalExecutor(working_dir=conv_state.workspace.working_dir)
+        terminal = TerminalTool.create(conv_state, executor=shared, **params)[0]
+        count = ShellCountTool(
+            description="Counts files.",
+            action_type=ShellCountAction,
+            observation_type=ShellCountObservation,
+            executor=ShellCountExecutor(shared),
+        )
+        return [terminal, count]
+
+
+def test_a_custom_tool_shares_the_terminal_executor(llm_server, tmp_path):
+    register_tool(ShellAndCountToolSet.name, ShellAndCountToolSet)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a.txt").write_text("needle\n")
+    llm_server.enqueue_tool_call("terminal", {"command": "cd sub 2>/dev/null || mkdir sub"})
+    llm_server.enqueue_tool_call("terminal", {"command": "cd sub && echo needle > b.txt"})
+    llm_server.enqueue_tool_call("shell_count", {"pattern": "needle"})
+    llm_server.enqueue_text("done")
+    agent = Agent(llm=make_llm(llm_server), tools=[Tool(name=ShellAndCountToolSet.name)])
+    conv = Conversation(agent=agent, workspace=ws)
+    conv.send_message("count")
+    conv.run()
+    assert set(conv.tools) >= {"terminal", "shell_count"}
+    assert conv.tools["terminal"].executor is conv.tools["shell_count"].executor.terminal
+    count = [e for e in conv.state.events if isinstance(e, ObservationEvent)][-1]
+    # one shell: the custom tool's grep ran in sub/, where the terminal's `cd` left it
+    assert count.observation.extra_fields()["count"] == 1
+    conv.close()

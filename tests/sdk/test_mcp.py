@@ -309,3 +309,36 @@ def test_server_gets_no_secret_from_the_parent_environment(monkeypatch):
         echo = _tool(ts, "echo")
         obs = echo(MCPToolAction(data={"text": "k", "env_var": "LLM_API_KEY"}))
         assert obs.content[1].text == "k <unset>"
+
+
+def test_mcp_server_models_start_real_servers_and_persist_the_plain_map(llm_server, tmp_path):
+    import json
+
+    from pydantic import ValidationError
+
+    from tests.sdk.helpers import make_llm
+    from trajkit.sdk import Agent, Conversation
+    from trajkit.sdk.mcp import MCPServer
+
+    entry = server_config()
+    servers = {
+        "test": MCPServer(
+            command=entry["command"], args=entry["args"], env={"TRAJKIT_MCP_VAR": "m"}
+        ),
+        "off": MCPServer(command="never-started-xyz", enabled=False),
+    }
+    assert "'m'" not in repr(servers["test"])  # env values are secrets
+    agent = Agent(llm=make_llm(llm_server), mcp_config=servers)
+    assert agent.mcp_config["test"] == {**entry, "env": {"TRAJKIT_MCP_VAR": "m"}, "enabled": True}
+    conv = Conversation(agent=agent, workspace=tmp_path / "ws", persistence_dir=tmp_path / "c")
+    tool = conv.tools["echo"]
+    obs = tool(tool.action_from_arguments({"text": "hi", "env_var": "TRAJKIT_MCP_VAR"}))
+    assert obs.content[1].text == "hi m"
+    assert not [e for e in conv.state.events if type(e).__name__ == "ConversationErrorEvent"]
+    conv.close()
+    state = json.loads(next((tmp_path / "c").glob("*/base_state.json")).read_text())
+    assert state["agent"]["mcp_config"]["off"] == {"command": "never-started-xyz", "enabled": False}
+    with pytest.raises(ValidationError, match="needs 'command'"):
+        MCPServer(args=["x"])
+    with pytest.raises(ValidationError, match="needs 'url'"):
+        MCPServer(transport="sse", command="x")

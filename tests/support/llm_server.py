@@ -335,6 +335,42 @@ def _error_type(status: int) -> str:
     }.get(status, "server_error")
 
 
+def chat_chunks(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """A Chat Completions body as the chunks of its stream: the text in two pieces, each tool
+    call's name then its arguments in two pieces, the finish reason, then the usage.
+    """
+    message = body["choices"][0]["message"]
+    base = {k: body[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return base | {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    out = [chunk({"role": "assistant", "content": ""})]
+    if message.get("reasoning_content"):
+        out.append(chunk({"reasoning_content": message["reasoning_content"]}))
+    text = message.get("content") or ""
+    if text:
+        half = len(text) // 2
+        out += [chunk({"content": text[:half]}), chunk({"content": text[half:]})]
+    for i, call in enumerate(message.get("tool_calls") or []):
+        args = call["function"]["arguments"]
+        head = {"index": i, "id": call["id"], "type": "function"}
+        out.append(
+            chunk(
+                {
+                    "tool_calls": [
+                        head | {"function": {"name": call["function"]["name"], "arguments": ""}}
+                    ]
+                }
+            )
+        )
+        for piece in (args[: len(args) // 2], args[len(args) // 2 :]):
+            out.append(chunk({"tool_calls": [{"index": i, "function": {"arguments": piece}}]}))
+    out.append(chunk({}, body["choices"][0]["finish_reason"]))
+    out.append(base | {"choices": [], "usage": body["usage"]})
+    return out
+
+
 def _error_body(message: str, error_type: str) -> dict[str, Any]:
     return {"error": {"message": message, "type": error_type, "param": None, "code": None}}
 
@@ -369,8 +405,26 @@ def _make_handler(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
                 self._send(404, _error_body(f"unknown path {self.path}", "not_found_error"))
                 return
             status, answer = server._answer(endpoint)
+            streamed = (
+                endpoint == "chat"
+                and status == 200
+                and isinstance(body, dict)
+                and body.get("stream")
+            )
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                self._send(status, answer)
+                if streamed:
+                    self._send_stream(chat_chunks(answer))
+                else:
+                    self._send(status, answer)
+
+        def _send_stream(self, chunks: list[dict[str, Any]]) -> None:
+            """Server-sent events, as a Chat Completions stream is served."""
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            for chunk in chunks:
+                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+            self.wfile.write(b"data: [DONE]\n\n")
 
         def do_GET(self) -> None:  # noqa: N802
             if self.path.rstrip("/").endswith("/models"):

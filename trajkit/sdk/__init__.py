@@ -28,6 +28,10 @@ MOVED_MODULES = {
     "trajkit.sdk.builtins": "trajkit.sdk.tool.builtins",
     "trajkit.sdk.condenser": "trajkit.sdk.context.condenser",
     "trajkit.sdk.confirmation": "trajkit.sdk.security",
+    "trajkit.sdk.conversation.conversation_stats": "trajkit.sdk.metrics",
+    "trajkit.sdk.event.hook_execution": "trajkit.events.conversation",
+    "trajkit.sdk.event.llm_convertible": "trajkit.events",
+    "trajkit.sdk.event.llm_convertible.action": "trajkit.events.tool_events",
     "trajkit.sdk.fifo_lock": "trajkit.sdk.conversation.fifo_lock",
     "trajkit.sdk.llm.profiles": "trajkit.sdk.llm",
     "trajkit.sdk.llm.registry": "trajkit.sdk.llm.llm_registry",
@@ -36,8 +40,9 @@ MOVED_MODULES = {
     "trajkit.sdk.state": "trajkit.sdk.conversation.state",
     "trajkit.sdk.stuck": "trajkit.sdk.conversation.stuck_detector",
 }
-"""Module paths of earlier trajkit versions and the SDK path that holds their code now: the
-old name still imports and gives that module itself (one table, no alias files)."""
+"""Module paths without code of their own and the module that holds it: earlier trajkit paths
+(their code is at the SDK's path now) and SDK paths whose code trajkit keeps with related code.
+The name imports and gives that module itself (one table, no alias files)."""
 
 
 class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -69,6 +74,7 @@ from trajkit.events import (  # noqa: E402
     ThinkingBlock,
 )
 from trajkit.sdk.agent import Agent  # noqa: E402
+from trajkit.sdk.context.condenser import LLMSummarizingCondenser  # noqa: E402
 from trajkit.sdk.context.skills import (  # noqa: E402
     AgentContext,
     KeywordTrigger,
@@ -93,6 +99,8 @@ from trajkit.sdk.logger import get_logger  # noqa: E402
 from trajkit.sdk.metrics import ConversationStats, TokenUsage  # noqa: E402
 from trajkit.sdk.secret.secrets import Cipher, LookupSecret, StaticSecret  # noqa: E402
 from trajkit.sdk.security import AlwaysConfirm, ConfirmRisky, LLMSecurityAnalyzer, NeverConfirm  # noqa: E402
+from trajkit.sdk.settings import OpenHandsAgentSettings  # noqa: E402
+from trajkit.sdk.subagent import agent_definition_to_factory, register_agent  # noqa: E402
 from trajkit.sdk.tool import Action, Observation, Tool, ToolDefinition, ToolExecutor, register_tool  # noqa: E402
 
 __all__ = [
@@ -118,6 +126,7 @@ __all__ = [
     "LLMProfileStore",
     "LLMRegistry",
     "LLMSecurityAnalyzer",
+    "LLMSummarizingCondenser",
     "LocalConversation",
     "LocalWorkspace",
     "LookupSecret",
@@ -125,6 +134,7 @@ __all__ = [
     "MessageEvent",
     "NeverConfirm",
     "Observation",
+    "OpenHandsAgentSettings",
     "RedactedThinkingBlock",
     "RegistryEvent",
     "Skill",
@@ -135,8 +145,10 @@ __all__ = [
     "Tool",
     "ToolDefinition",
     "ToolExecutor",
+    "agent_definition_to_factory",
     "get_logger",
     "load_skills",
     "load_skills_from_dir",
+    "register_agent",
     "register_tool",
 ]

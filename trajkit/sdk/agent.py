@@ -56,6 +56,7 @@ from trajkit.events import (
     ObservationEvent,
     SystemPromptEvent,
     TextContent,
+    UserRejectObservation,
 )
 from trajkit.sdk.context.condenser import CONDENSERS, Condenser
 from trajkit.sdk.context.skills import AgentContext
@@ -65,11 +66,11 @@ from trajkit.sdk.llm.exceptions import (
     LLMContextWindowExceedError,
     LLMMalformedConversationHistoryError,
 )
-from trajkit.sdk.mcp_config import protect_mcp_config, unprotect_mcp_config
+from trajkit.sdk.mcp_config import MCPServer, protect_mcp_config, unprotect_mcp_config
 from trajkit.sdk.prompt import DEFAULT_TEMPLATE, render_system_prompt
-from trajkit.sdk.security.llm_analyzer import LLMSecurityAnalyzer
+from trajkit.sdk.security.analyzers import SecurityAnalyzerBase
 from trajkit.sdk.tool import RuntimeTool, Tool, ToolContext, resolve_tool
-from trajkit.sdk.tool.builtins import DEFAULT_TOOL_NAMES
+from trajkit.sdk.tool.builtins import BUILTIN_TOOL_NAMES, DEFAULT_TOOL_NAMES
 
 if TYPE_CHECKING:
     from trajkit.sdk.conversation.base import BaseConversation
@@ -148,7 +149,9 @@ class Agent(BaseModel):
         # Claude/Cursor-style configs (and the SDK docs) wrap servers in "mcpServers"; SDK 1.58
         # persists the plain map. Accept both, store the plain map.
         if isinstance(v, dict) and isinstance(v.get("mcpServers"), dict):
-            return dict(v["mcpServers"])
+            v = dict(v["mcpServers"])
+        if isinstance(v, dict):  # MCPServer models are stored as the plain map the SDK dumps
+            v = {k: s.as_config() if isinstance(s, MCPServer) else s for k, s in v.items()}
         return v
 
     @field_validator("mcp_config")
@@ -170,8 +173,10 @@ class Agent(BaseModel):
 
     # -- tools -----------------------------------------------------------------------
     def llms(self) -> list[LLM]:
-        """The agent's LLM and the condenser's (each keeps its metrics under its usage id)."""
-        out = [self.llm]
+        """The agent's LLM (and those it routes to) and the condenser's, each keeping its metrics
+        under its usage id.
+        """
+        out = [self.llm, *getattr(self.llm, "llms_for_routing", {}).values()]  # a router's LLMs
         if isinstance(self.condenser, CONDENSERS):
             out.extend(self.condenser.llms())
         return out
@@ -185,7 +190,7 @@ class Agent(BaseModel):
     def tool_names(self) -> list[str]:
         """Names of the spec'd tools plus the built-in ones (for the restore check)."""
         names = [t.name for t in self.tools]
-        names += [DEFAULT_TOOL_NAMES.get(d, d) for d in self.include_default_tools]
+        names += [BUILTIN_TOOL_NAMES.get(d, d) for d in self.include_default_tools]
         return names
 
     def resolve_tools(self, ctx: ToolContext) -> dict[str, RuntimeTool]:
@@ -196,7 +201,7 @@ class Agent(BaseModel):
                 out[tool.name] = tool
         if self.filter_tools_regex:
             rx = re.compile(self.filter_tools_regex)
-            out = {n: t for n, t in out.items() if rx.match(n) or n in DEFAULT_TOOL_NAMES.values()}
+            out = {n: t for n, t in out.items() if rx.match(n) or n in BUILTIN_TOOL_NAMES.values()}
         return out
 
     def verify(self, persisted_agent: dict[str, Any]) -> None:
@@ -210,7 +215,7 @@ class Agent(BaseModel):
         tools = persisted_agent.get("tools") or []
         persisted = {t.get("name") for t in tools if isinstance(t, dict)}
         defaults = persisted_agent.get("include_default_tools", list(DEFAULT_TOOL_NAMES))
-        persisted |= {DEFAULT_TOOL_NAMES.get(d, d) for d in defaults or []}
+        persisted |= {BUILTIN_TOOL_NAMES.get(d, d) for d in defaults or []}
         missing = sorted(str(n) for n in persisted - set(self.tool_names()))
         if missing:
             raise ValueError(
@@ -256,9 +261,13 @@ class Agent(BaseModel):
         pending = conversation.pending_actions()
         if pending:  # actions the user confirmed by calling run() again
             for action_event in pending:
-                conversation.emit(self._run_one(conversation, action_event))
+                conversation.emit(self._results(conversation, [action_event])[action_event.id])
             if any(isinstance(e.action, FinishAction) for e in pending):
                 conversation.finish()
+            return
+        last_message = conversation.state.last_user_message_id
+        if last_message is not None and conversation.state.pop_blocked_message(last_message):
+            conversation.finish()  # a UserPromptSubmit hook blocked it: not answered (SDK)
             return
         condensation = self._condensation(conversation)
         if condensation is not None:  # this step condenses; the next one calls the model
@@ -304,7 +313,7 @@ class Agent(BaseModel):
                 i,
                 response.id,
                 tools,
-                analyzer if isinstance(analyzer, LLMSecurityAnalyzer) else None,
+                analyzer if isinstance(analyzer, SecurityAnalyzerBase) else None,
             )
             for i in range(len(message.tool_calls))
         ]
@@ -317,7 +326,7 @@ class Agent(BaseModel):
                     conversation.emit(error)
             conversation.wait_for_confirmation()
             return
-        results = self._run_all(conversation, runnable)
+        results = self._results(conversation, runnable)
         for event, error in planned:
             conversation.emit(error if error is not None else results[event.id])
         if any(isinstance(e.action, FinishAction) for e, err in planned if err is None):
@@ -335,7 +344,7 @@ class Agent(BaseModel):
         i: int,
         response_id: str,
         tools: dict[str, RuntimeTool],
-        analyzer: LLMSecurityAnalyzer | None = None,
+        analyzer: SecurityAnalyzerBase | None = None,
     ) -> tuple[ActionEvent, AgentErrorEvent | None]:
         assert message.tool_calls is not None
         call = message.tool_calls[i]
@@ -401,6 +410,23 @@ class Agent(BaseModel):
         with ThreadPoolExecutor(max_workers=limit, thread_name_prefix="trajkit-tool") as pool:
             results = list(pool.map(run, events))
         return {e.id: r for e, r in zip(events, results, strict=True)}
+
+    def _results(
+        self, conversation: BaseConversation, events: list[ActionEvent]
+    ) -> dict[str, ObservationEvent | AgentErrorEvent | UserRejectObservation]:
+        """Results by action id: a rejection for each action a PreToolUse hook blocked
+        (`trajkit.sdk.hooks`), the tool's result for the others.
+        """
+        out: dict[str, ObservationEvent | AgentErrorEvent | UserRejectObservation] = {}
+        for e in events:
+            reason = conversation.state.pop_blocked_action(e.id)
+            if reason is not None:
+                out[e.id] = UserRejectObservation(
+                    tool_name=e.tool_name, tool_call_id=e.tool_call_id, action_id=e.id,
+                    rejection_reason=reason, rejection_source="hook",
+                )  # fmt: skip
+        out.update(self._run_all(conversation, [e for e in events if e.id not in out]))
+        return {e.id: out[e.id] for e in events}
 
     def _run_one(
         self, conversation: BaseConversation, event: ActionEvent

@@ -50,6 +50,7 @@ from trajkit.events import (
 )
 from trajkit.sdk.mcp_config import (
     MCPError,
+    MCPServer,
     normalize_mcp_config,
     protect_mcp_config,
     server_environment,
@@ -62,6 +63,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MCPError",
+    "MCPServer",
     "MCPServerConnection",
     "MCPTimeouts",
     "MCPTool",
@@ -385,6 +387,8 @@ class MCPToolset:
         """Start every server; a failing server adds to ``errors`` instead of raising."""
         seen: set[str] = set()
         for name, server in self.servers.items():
+            if server.get("enabled") is False:
+                continue
             connection = MCPServerConnection(name, server, timeouts=self.timeouts)
             try:
                 listed = connection.start()

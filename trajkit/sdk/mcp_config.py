@@ -1,6 +1,8 @@
 """MCP server configuration: the accepted ``mcp_config`` forms, the environment a stdio server
 gets, and how its secrets are written to disk.
 
+- `MCPServer`: one server as a typed model (the SDK's ``openhands.sdk.mcp.MCPServer``); a map of
+  them is accepted wherever a plain map is, and is stored as the plain map.
 - `normalize_mcp_config`: ``{"mcpServers": {...}}`` (the reference document's form) or the plain
   ``{name: server}`` map the SDK persists, into the plain map; each server needs a ``command``
   or a ``url``.
@@ -14,12 +16,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, SecretStr, field_serializer, model_validator
 
 from trajkit.errors import TrajkitError
 
 __all__ = [
     "MCPError",
+    "MCPServer",
     "normalize_mcp_config",
     "protect_mcp_config",
     "server_environment",
@@ -31,11 +36,55 @@ class MCPError(TrajkitError):
     """An MCP server could not be configured, started, listed or called."""
 
 
+class MCPServer(BaseModel):
+    """One MCP server: a program to run over stdio (``command``, ``args``, ``env``, ``cwd``) or
+    a remote ``url``. Only stdio servers start here; ``enabled=False`` keeps a server
+    configured but offers none of its tools. ``env``/``headers`` values are secrets: masked in
+    ``repr``, given in clear by `as_config` (the agent encrypts or masks them on disk).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    url: str | None = None
+    transport: Literal["stdio", "http", "streamable-http", "sse"] | None = None
+    command: str | None = None
+    args: list[str] | None = None
+    env: dict[str, SecretStr] | None = None
+    cwd: str | None = None
+    description: str | None = None
+    icon: str | None = None
+    timeout: float | None = None
+    sse_read_timeout: float | None = None
+    keep_alive: bool | None = None
+    headers: dict[str, SecretStr] | None = None
+    auth: dict[str, Any] | None = None
+    enabled: bool = True
+
+    @model_validator(mode="after")
+    def _command_or_url(self) -> MCPServer:
+        remote = self.transport not in (None, "stdio")
+        if not remote and self.command is None and self.url is None:
+            raise ValueError("an MCP server needs 'command' (a program to run) or 'url'")
+        if remote and not self.url:
+            raise ValueError(f"a {self.transport!r} MCP server needs 'url'")
+        return self
+
+    @field_serializer("env", "headers")
+    def _plain(self, v: dict[str, SecretStr] | None) -> dict[str, str] | None:
+        return None if v is None else {k: s.get_secret_value() for k, s in v.items()}
+
+    def as_config(self) -> dict[str, Any]:
+        """The plain map the agent stores: the fields that are set, secrets in clear (the SDK
+        persists a server this way, ``enabled`` included).
+        """
+        return self.model_dump(mode="json", exclude_none=True)
+
+
 def normalize_mcp_config(config: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
     """The plain ``{name: server}`` map from either accepted form; raises MCPError if malformed.
 
-    Each server needs a ``command`` (str) or a ``url``; ``args`` must be a list of strings and
-    ``env`` a map of strings. Other keys are kept as given.
+    A server is an `MCPServer` or a map with a ``command`` (str) or a ``url``; ``args`` must be
+    a list of strings and ``env`` a map of strings. Other keys are kept as given.
     """
     if not config:
         return {}
@@ -47,6 +96,8 @@ def normalize_mcp_config(config: Mapping[str, Any] | None) -> dict[str, dict[str
     out: dict[str, dict[str, Any]] = {}
     for name, server in servers.items():
         where = f"mcp_config/{name}"
+        if isinstance(server, MCPServer):
+            server = server.as_config()
         if not isinstance(server, Mapping):
             raise MCPError(f"{where}: expected an object with 'command', got {server!r}")
         if not isinstance(server.get("command"), str) and not isinstance(server.get("url"), str):

@@ -49,6 +49,7 @@ from trajkit.store.layout import (
     BASE_STATE,
     EVENT_NAME_RE,
     EVENTS_DIR,
+    SUBAGENTS_DIR,
     find_conversations,
 )
 from trajkit.store.location import (
@@ -192,14 +193,18 @@ class _Walk:
             if not listed:
                 yield SkippedInput(os.fspath(location), "", NOTHING_HERE)
 
-    def folder(self, folder: Path) -> Iterator[Input | SkippedInput]:
-        """A folder: a conversation, a shape, or a tree walked for both (sorted)."""
+    def folder(self, folder: Path, *, nested: bool = False) -> Iterator[Input | SkippedInput]:
+        """A folder: a conversation, a shape, or a tree walked for both (sorted). Below a
+        named folder, a conversation's sub-agent conversations (``subagents/``) follow it.
+        """
         ident = _identity(folder)
         if ident is None or ident in self.seen or ident == self.exclude:
             return  # unreadable, a symlink loop or a folder named twice, or the output folder
         self.seen.add(ident)
         if is_conversation(folder):
             yield folder
+            if nested and (folder / SUBAGENTS_DIR).is_dir():
+                yield from self.folder(folder / SUBAGENTS_DIR, nested=True)
             return
         agent_server = folder / AGENT_SERVER_DIR
         if agent_server.is_dir() and is_conversation(agent_server):
@@ -221,7 +226,7 @@ class _Walk:
             path = Path(child.path)
             try:
                 if child.is_dir():
-                    yield from self._outside(path) or self.folder(path)
+                    yield from self._outside(path) or self.folder(path, nested=True)
                     continue
             except OSError:
                 continue

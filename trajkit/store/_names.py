@@ -12,6 +12,8 @@ from collections.abc import Iterable
 
 BASE_STATE = "base_state.json"
 EVENTS_DIR = "events"
+SUBAGENTS_DIR = "subagents"
+"""Where a conversation keeps the conversations of the sub-agents it started."""
 HEX_FOLDER_RE = re.compile(r"\A[0-9a-fA-F]{32}\Z")  # \Z: `$` also matches before a final newline
 """A conversation folder's name: the id's 32 hex digits (the JSON holds the dashed form)."""
 V0_METADATA = "metadata.json"

@@ -19,12 +19,20 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from trajkit.errors import InputError, UnsafePath
-from trajkit.store._names import BASE_STATE, EVENTS_DIR, HEX_FOLDER_RE, V0_METADATA, v0_event_names
+from trajkit.store._names import (
+    BASE_STATE,
+    EVENTS_DIR,
+    HEX_FOLDER_RE,
+    SUBAGENTS_DIR,
+    V0_METADATA,
+    v0_event_names,
+)
 
 __all__ = [
     "AGENT_SERVER_DIR",
     "BASE_STATE",
     "EVENTS_DIR",
+    "SUBAGENTS_DIR",
     "EVENT_NAME_RE",
     "LENGTH_MARKER_RE",
     "LOCK_FILE_NAME",
@@ -179,13 +187,21 @@ def find_conversations(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path
         yield from _walk(root, st, seen)
 
 
-def _walk(folder: Path, st: os.stat_result, seen: set[tuple[int, int]]) -> Iterator[Path]:
+def _walk(
+    folder: Path, st: os.stat_result, seen: set[tuple[int, int]], *, top: bool = True
+) -> Iterator[Path]:
     key = (st.st_dev, st.st_ino)
     if key in seen:
         return
     seen.add(key)
     if is_conversation_folder(folder):
         yield folder
+        # sub-agent conversations (the task tool's) live in <conversation>/subagents/<hex>/
+        # (SDK layout); listed when a folder of conversations is walked, not when the
+        # conversation itself is the path given
+        subagents = folder / SUBAGENTS_DIR
+        if not top and subagents.is_dir():
+            yield from _walk(subagents, subagents.stat(), seen, top=False)
         return
     try:
         with os.scandir(folder) as it:
@@ -199,7 +215,7 @@ def _walk(folder: Path, st: os.stat_result, seen: set[tuple[int, int]]) -> Itera
             child_st = entry.stat(follow_symlinks=True)
         except OSError:  # broken symlink, symlink loop (ELOOP), permission
             continue
-        yield from _walk(Path(entry.path), child_st, seen)
+        yield from _walk(Path(entry.path), child_st, seen, top=False)
 
 
 def _os_reason(exc: OSError) -> str:

@@ -21,6 +21,7 @@ from trajkit.events.payloads.builtin import (
     ThinkObservation,
 )
 from trajkit.events.payloads.file_editor import FileEditorAction, FileEditorObservation
+from trajkit.events.payloads.task import TaskAction, TaskObservation
 from trajkit.events.payloads.task_tracker import TaskItem, TaskTrackerAction, TaskTrackerObservation
 from trajkit.events.payloads.terminal import CmdOutputMetadata, TerminalAction, TerminalObservation
 
@@ -33,6 +34,7 @@ ACTION_CLASSES: dict[str, type[Action]] = {
         ThinkAction,
         MCPToolAction,
         TaskTrackerAction,
+        TaskAction,
     )
 }
 OBSERVATION_CLASSES: dict[str, type[Observation]] = {
@@ -44,6 +46,7 @@ OBSERVATION_CLASSES: dict[str, type[Observation]] = {
         ThinkObservation,
         MCPToolObservation,
         TaskTrackerObservation,
+        TaskObservation,
     )
 }
 UNKNOWN_TAG = "__unknown__"
@@ -89,7 +92,9 @@ __all__ = [
     "MCPToolAction",
     "MCPToolObservation",
     "Observation",
+    "TaskAction",
     "TaskItem",
+    "TaskObservation",
     "TaskTrackerAction",
     "TaskTrackerObservation",
     "TerminalAction",

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from trajkit.events import ActionEvent, Event, Message
 from trajkit.sdk.context.view import View
 from trajkit.sdk.secret.secrets import SecretValue
-from trajkit.sdk.security.llm_analyzer import LLMSecurityAnalyzer
+from trajkit.sdk.security.analyzers import SecurityAnalyzerBase
 
 if TYPE_CHECKING:
     from trajkit.sdk.tool import RuntimeTool
@@ -44,7 +44,7 @@ class ConversationStateProtocol(Protocol):
         ...
 
     @property
-    def security_analyzer(self) -> LLMSecurityAnalyzer | dict[str, Any] | None:
+    def security_analyzer(self) -> SecurityAnalyzerBase | dict[str, Any] | None:
         """The analyzer that makes the LLM's ``security_risk`` count, if any."""
         ...
 
@@ -53,8 +53,21 @@ class ConversationStateProtocol(Protocol):
         """The conversation folder; None when the conversation is kept in memory."""
         ...
 
+    @property
+    def last_user_message_id(self) -> str | None:
+        """The id of the last user message."""
+        ...
+
     def rebuild_view(self) -> None:
         """Rebuild the view from the active branch with its properties enforced."""
+        ...
+
+    def pop_blocked_action(self, action_id: str) -> str | None:
+        """Why a hook blocked this action (forgetting it), or None."""
+        ...
+
+    def pop_blocked_message(self, message_id: str) -> str | None:
+        """Why a hook blocked this user message (forgetting it), or None."""
         ...
 
 

@@ -74,6 +74,7 @@ from trajkit.events import (
     ErrorClassification,
     Event,
     FinishAction,
+    HookExecutionEvent,
     InterruptEvent,
     Message,
     MessageEvent,
@@ -114,21 +115,29 @@ from trajkit.sdk.conversation.visualizer import (
     ConversationVisualizerBase,
     DefaultConversationVisualizer,
 )
-from trajkit.sdk.llm import LLM, LLMError, LLMProfileStore
+from trajkit.sdk.hooks import HookConfig, HookEventProcessor
+from trajkit.sdk.llm import (
+    LLM,
+    LLMError,
+    LLMProfileStore,
+    LLMRegistry,
+    RegistryEvent,
+)
 from trajkit.sdk.llm._litellm import import_litellm
 from trajkit.sdk.llm.options import call_context
+from trajkit.sdk.llm.streaming import TokenCallbackType, token_callbacks
 from trajkit.sdk.logger import get_logger, register_log_secrets
 from trajkit.sdk.mcp import MCPTimeouts, MCPToolset
 from trajkit.sdk.metrics import ConversationStats, Metrics
 from trajkit.sdk.secret.secrets import Cipher, SecretValue, mask_data, secrets_prompt
+from trajkit.sdk.security.analyzers import SecurityAnalyzerBase
 from trajkit.sdk.security.confirmation_policy import (
     AlwaysConfirm,
     ConfirmRisky,
     NeverConfirm,
     parse_confirmation_policy,
 )
-from trajkit.sdk.security.llm_analyzer import LLMSecurityAnalyzer
-from trajkit.sdk.tool import RuntimeTool, ToolContext
+from trajkit.sdk.tool import ClientTool, ClientToolSpec, RuntimeTool, ToolContext
 from trajkit.store import ConversationWriter
 from trajkit.store.persistence import conversation_folder, persistence_base
 from trajkit.store.writer_lock import ProcessWriterLock
@@ -176,10 +185,13 @@ class Conversation(BaseConversation):
         | ConversationVisualizerBase
         | None = DefaultConversationVisualizer,
         profile_store_dir: str | os.PathLike[str] | None = None,
+        hook_config: HookConfig | None = None,
+        token_callbacks: Sequence[TokenCallbackType] = (),
+        client_tools: Sequence[ClientToolSpec] = (),
         **_: object,
     ) -> None:
         # Keyword arguments the SDK accepts for features trajkit does not have (plugins,
-        # hooks, observability, token streaming) are ignored, as the SDK ignores unknown ones.
+        # observability, token streaming) are ignored, as the SDK ignores unknown ones.
         # litellm takes seconds to import: pay it here, as the SDK pays it at import, so that a
         # script's timer (an interrupt after N seconds) starts after it, not before the call
         import_litellm()
@@ -193,6 +205,9 @@ class Conversation(BaseConversation):
         # One live writer per conversation, for as long as this object lives (store.writer_lock)
         self._writer_lock = ProcessWriterLock(folder) if folder is not None else None
         self._profile_store_dir = profile_store_dir
+        self._hook_config = hook_config
+        self._token_callbacks = list(token_callbacks)
+        self._hooks: HookEventProcessor | None = None
         try:
             self.agent = agent
             self.id = cid
@@ -206,6 +221,7 @@ class Conversation(BaseConversation):
             self._pause_recorded = False
             self._interrupt = threading.Event()
             self._side_llms: dict[str, LLM] = {}
+            self._llm_registry: LLMRegistry | None = None
             self._cipher = cipher
             self._stuck_thresholds = parse_stuck_thresholds(stuck_detection_thresholds)
             self.state = ConversationState.create(
@@ -239,6 +255,8 @@ class Conversation(BaseConversation):
                 secrets=self.state.secret_registry,
             )
             self.tools: dict[str, RuntimeTool] = agent.resolve_tools(ctx)
+            for spec in client_tools:  # carried out by the caller (sdk.tool.client_tool)
+                self.tools.setdefault(spec.name, ClientTool(spec))
             self._mcp = MCPToolset(agent.mcp_config, timeouts=mcp_timeouts).start()
             for mcp_tool in self._mcp.tools:
                 self.tools.setdefault(mcp_tool.name, mcp_tool)
@@ -265,6 +283,7 @@ class Conversation(BaseConversation):
             if self._started:
                 return
             self._started = True
+            self._start_hooks()
             for llm in self.agent.llms():
                 self.state.stats.usage_to_metrics[llm.usage_id] = llm.metrics
             if self.state.first_event(SystemPromptEvent) is None:
@@ -274,8 +293,31 @@ class Conversation(BaseConversation):
                     update = {"dynamic_context": TextContent(text=dynamic)}
                     prompt = prompt.model_copy(update=update)
                 self.emit(prompt)
+            if self._hooks is not None:
+                self._hooks.inject_session_context()
             for error in self._mcp.errors:  # logged, not recorded, as the SDK does
                 logger.warning("%s; the conversation goes on without its tools", error)
+
+    def _start_hooks(self) -> None:
+        """Wire the hooks (`trajkit.sdk.hooks.conversation_hooks`) and run SessionStart's;
+        agent hooks' conversations are persisted beside this one.
+        """
+        if self._hook_config is None:
+            return
+        from trajkit.sdk.hooks import HookManager
+
+        self.state.hook_config = self._hook_config.model_dump(mode="json", exclude_none=True)
+        folder = self.state.persistence_dir
+        manager = HookManager(
+            self._hook_config,
+            working_dir=self.workspace.working_dir,
+            session_id=str(self.id),
+            llm_getter=lambda: self.agent.llm,
+            persistence_dir=str(Path(folder).parent) if folder else None,
+            conversation_stats=self.state.stats,
+        )
+        self._hooks = HookEventProcessor(manager, self.state, self.emit)
+        self._hooks.run_session_start()
 
     # -- construction ----------------------------------------------------------------
     def _bind_metrics(self) -> None:
@@ -301,6 +343,8 @@ class Conversation(BaseConversation):
         # a whole step, so another thread's emit (pause) waits for the step, never deadlocks.
         st = self.state
         with st:
+            if self._hooks is not None and not isinstance(event, HookExecutionEvent):
+                event = self._hooks.on_event(event)  # its hooks are recorded before it
             event = st.with_parent(event)
             if self._visualizer is not None:  # first, as the SDK: the screen sees every event
                 try:
@@ -359,6 +403,28 @@ class Conversation(BaseConversation):
         """LLM usage by usage id (the persisted ``state.stats``)."""
         return self.state.stats
 
+    @property
+    def llm_registry(self) -> LLMRegistry:
+        """The conversation's LLMs by usage id (the SDK's ``conversation.llm_registry``): the
+        agent's, and each one added later, whose usage then counts in `conversation_stats`
+        (and is saved with it).
+        """
+        if self._llm_registry is None:
+            registry = LLMRegistry()
+            for llm in self.agent.llms():
+                if llm.usage_id not in registry.usage_to_llm:
+                    registry.add(llm)
+            registry.subscribe(self._count_llm)
+            self._llm_registry = registry
+        return self._llm_registry
+
+    def _count_llm(self, event: RegistryEvent) -> None:
+        with self.state as st:
+            recorded = st.stats.usage_to_metrics.get(event.llm.usage_id)
+            if isinstance(recorded, Metrics) and recorded is not event.llm.metrics:
+                event.llm.restore_metrics(recorded)
+            st.stats.usage_to_metrics[event.llm.usage_id] = event.llm.metrics
+
     # -- user API --------------------------------------------------------------------
     def send_message(self, message: str | Message, sender: str | None = None) -> None:
         """Add a user message; a finished (or stuck) conversation becomes idle again.
@@ -412,7 +478,7 @@ class Conversation(BaseConversation):
             with st:
                 st.execution_status = Status.RUNNING
                 st.begin_run()
-            with call_context(str(self.id)):
+            with call_context(str(self.id)), token_callbacks(self._token_callbacks):
                 self._run_loop()
 
     async def arun(self) -> None:
@@ -456,6 +522,8 @@ class Conversation(BaseConversation):
         if st.execution_status == Status.IDLE:
             # a message arrived after the last step had finished: this run answers it (SDK)
             st.execution_status = Status.RUNNING
+        if st.execution_status == Status.FINISHED and self._hooks and not self._hooks.allows_stop():
+            st.execution_status = Status.RUNNING  # a Stop hook sent the agent back to work
         if st.execution_status != Status.RUNNING:
             return False
         if st.stuck_detection and self._stuck():  # before each step, as the SDK checks
@@ -713,7 +781,7 @@ class Conversation(BaseConversation):
         """Choose when actions wait for the user (persisted)."""
         self.state.confirmation_policy = parse_confirmation_policy(policy)
 
-    def set_security_analyzer(self, analyzer: LLMSecurityAnalyzer | None) -> None:
+    def set_security_analyzer(self, analyzer: SecurityAnalyzerBase | None) -> None:
         """Use the LLM's predicted ``security_risk`` for ConfirmRisky (persisted)."""
         self.state.security_analyzer = analyzer
 
@@ -734,7 +802,7 @@ class Conversation(BaseConversation):
 
     def pending_actions(self) -> list[ActionEvent]:
         """Actions emitted but neither run nor rejected (waiting for confirmation)."""
-        return [e for e in unanswered_calls(self._branch()) if e.action is not None]
+        return ConversationState.get_unmatched_actions(self._branch())
 
     def reject_pending_actions(self, reason: str = "User rejected the action") -> None:
         """Answer every pending action with a UserRejectObservation; the conversation idles."""
@@ -752,7 +820,10 @@ class Conversation(BaseConversation):
                 self.state.execution_status = Status.IDLE
 
     def close(self) -> None:
-        """Stop the tools' processes (the terminal's bash)."""
+        """Run the SessionEnd hooks, then stop the tools' processes (the terminal's bash)."""
+        hooks, self._hooks = self._hooks, None
+        if hooks is not None:
+            hooks.run_session_end()
         self._finalizer()
 
     def __enter__(self) -> Conversation:

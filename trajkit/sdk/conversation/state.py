@@ -18,9 +18,9 @@ import uuid
 from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, SerializeAsAny
 
 from trajkit.errors import InputError, WriteFailed
 from trajkit.events import (
@@ -32,7 +32,7 @@ from trajkit.events import (
 )
 from trajkit.events.base import ROOT_PARENT
 from trajkit.events.state import EXECUTION_STATUSES
-from trajkit.recovery import head_after_crash
+from trajkit.recovery import head_after_crash, unanswered_calls
 from trajkit.redact import SecretMasker, mask_secret_query
 from trajkit.sdk.agent import Agent
 from trajkit.sdk.context.view import View
@@ -41,8 +41,9 @@ from trajkit.sdk.llm import llm_secret_values
 from trajkit.sdk.logger import get_logger
 from trajkit.sdk.metrics import ConversationStats
 from trajkit.sdk.secret.secrets import Cipher, SecretRegistry
+from trajkit.sdk.security.analyzers import SecurityAnalyzerBase
 from trajkit.sdk.security.confirmation_policy import ConfirmationPolicy, NeverConfirm
-from trajkit.sdk.security.llm_analyzer import LLMSecurityAnalyzer
+from trajkit.sdk.security.llm_analyzer import parse_security_analyzer
 from trajkit.store.layout import BASE_STATE
 from trajkit.store.persistence import read_events, read_state_object
 
@@ -111,8 +112,12 @@ class ConversationState(BaseModel):
     """idle, running, paused, waiting_for_confirmation, finished, error or stuck."""
     confirmation_policy: ConfirmationPolicy = Field(default_factory=NeverConfirm)
     """When actions need confirmation (NeverConfirm, AlwaysConfirm, ConfirmRisky)."""
-    security_analyzer: LLMSecurityAnalyzer | dict[str, Any] | None = None
-    """Security analyzer (``LLMSecurityAnalyzer``; other kinds are kept as given)."""
+    security_analyzer: Annotated[
+        SerializeAsAny[SecurityAnalyzerBase] | dict[str, Any] | None,
+        BeforeValidator(lambda v: parse_security_analyzer(v) or v),
+    ] = None
+    """Security analyzer (``LLMSecurityAnalyzer``, the local ones of ``security.analyzers``;
+    other kinds are kept as given)."""
     activated_knowledge_skills: list[str] = Field(default_factory=list)
     """Knowledge skills already triggered."""
     activated_path_rules: list[str] = Field(default_factory=list)
@@ -292,10 +297,48 @@ class ConversationState(BaseModel):
         with self._lock:
             return event_id in self._index()
 
+    def event_by_id(self, event_id: str) -> Event | None:
+        """The event of the log with this id, or None."""
+        with self._lock:
+            i = self._index().get(event_id)
+            return None if i is None else self._events[i]
+
+    # -- what hooks blocked (the SDK's methods; saved with the state) ------------------
+    def block_action(self, action_id: str, reason: str) -> None:
+        self.blocked_actions = {**self.blocked_actions, action_id: reason}
+
+    def pop_blocked_action(self, action_id: str) -> str | None:
+        """Why a hook blocked this action (forgetting it), or None when none did."""
+        if action_id not in self.blocked_actions:
+            return None
+        rest = dict(self.blocked_actions)
+        reason = rest.pop(action_id)
+        self.blocked_actions = rest
+        return reason
+
+    def block_message(self, message_id: str, reason: str) -> None:
+        self.blocked_messages = {**self.blocked_messages, message_id: reason}
+
+    def pop_blocked_message(self, message_id: str) -> str | None:
+        """Why a hook blocked this user message (forgetting it), or None when none did."""
+        if message_id not in self.blocked_messages:
+            return None
+        rest = dict(self.blocked_messages)
+        reason = rest.pop(message_id)
+        self.blocked_messages = rest
+        return reason
+
     def first_event(self, kind: type[_E]) -> _E | None:
         """The first event of the log that is a ``kind``, or None."""
         with self._lock:
             return next((e for e in self._events if isinstance(e, kind)), None)
+
+    @staticmethod
+    def get_unmatched_actions(events: Sequence[Event]) -> list[ActionEvent]:
+        """The executable actions of ``events`` that no observation, rejection or error answers
+        yet (those waiting for confirmation), in order.
+        """
+        return [e for e in unanswered_calls(events) if e.action is not None]
 
     def active_branch(self) -> list[Event]:
         """The events from the root to the HEAD (`trajkit.convert.active_branch`)."""

@@ -64,6 +64,11 @@ class ConversationVisualizerBase(ABC):
     def on_event(self, event: Event) -> None:
         """Show one event."""
 
+    def create_sub_visualizer(self, agent_id: str) -> ConversationVisualizerBase | None:
+        """The visualizer of a sub-agent's conversation (``agent_id`` names it); None: silent."""
+        del agent_id
+        return None
+
 
 def _texts(content: Any) -> str:
     return "\n".join(c.text for c in content or [] if isinstance(c, TextContent) and c.text)
@@ -119,8 +124,12 @@ class DefaultConversationVisualizer(ConversationVisualizerBase):
         super().__init__()
         self._console: Any = None
 
+    def describe(self, event: Event) -> tuple[str, str, str] | None:
+        """``(title, body, colour)`` of the event's panel (`describe`), None to skip it."""
+        return describe(event)
+
     def on_event(self, event: Event) -> None:
-        shown = describe(event)
+        shown = self.describe(event)
         if shown is None:
             return
         from rich.console import Console

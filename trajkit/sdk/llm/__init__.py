@@ -4,7 +4,6 @@ Paths as in the SDK: ``trajkit.sdk.llm`` (`LLM`, `LLMRegistry`, the message type
 ``trajkit.sdk.llm.exceptions`` (the error classes).
 """
 
-from trajkit.events import ImageContent, Message, MessageToolCall, TextContent
 from trajkit.sdk.llm.exceptions import (
     LLMAuthenticationError,
     LLMBadRequestError,
@@ -21,6 +20,13 @@ from trajkit.sdk.llm.fallback_strategy import FallbackStrategy
 from trajkit.sdk.llm.llm import LLM, LLMResponse, llm_secret_values
 from trajkit.sdk.llm.llm_profile_store import LLMProfileStore
 from trajkit.sdk.llm.llm_registry import LLMRegistry, RegistryEvent
+from trajkit.sdk.llm.message import (
+    ImageContent,
+    Message,
+    MessageToolCall,
+    TextContent,
+    content_to_str,
+)
 from trajkit.sdk.metrics import Metrics, TokenUsage
 
 __all__ = [
@@ -46,5 +52,6 @@ __all__ = [
     "RegistryEvent",
     "TextContent",
     "TokenUsage",
+    "content_to_str",
     "llm_secret_values",
 ]

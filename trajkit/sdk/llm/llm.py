@@ -46,6 +46,7 @@ from trajkit.sdk.llm._litellm import import_litellm
 from trajkit.sdk.llm.exceptions import LLMError, LLMNoResponseError, llm_error_class
 from trajkit.sdk.llm.fallback_strategy import FallbackStrategy
 from trajkit.sdk.llm.options import apply_chat_options, apply_responses_options
+from trajkit.sdk.llm.streaming import TokenCallbackType, current_token_callbacks
 from trajkit.sdk.metrics import Metrics, TokenUsage
 
 if TYPE_CHECKING:
@@ -249,6 +250,14 @@ class LLM(BaseModel):
         elif self._metrics is not metrics:
             self._metrics.merge(metrics)
 
+    def copy_for(self, usage_id: str, **update: Any) -> LLM:
+        """This configuration under another usage id, with metrics of its own (the LLM of a
+        hook or sub-agent, whose usage is counted apart from this one's).
+        """
+        copy = self.model_copy(update={**update, "usage_id": usage_id})
+        copy._metrics = None
+        return copy
+
     def reset_metrics(self) -> None:
         """Forget the recorded cost, tokens and latencies (the object is cleared in place,
         so a conversation's stats that hold it see the reset too).
@@ -391,6 +400,15 @@ class LLM(BaseModel):
         if self.seed is not None:
             kwargs["seed"] = self.seed
         apply_chat_options(self, kwargs, self._info())
+        callbacks = current_token_callbacks() if self.stream else ()
+        if callbacks:  # streamed to the conversation's token callbacks (llm.streaming)
+            kwargs["stream"] = True
+            return self._send(
+                lambda **kw: _streamed(litellm, kw, callbacks),
+                kwargs,
+                _message_from_chat,
+                _usage_from_chat,
+            )
         return self._send(litellm.completion, kwargs, _message_from_chat, _usage_from_chat)
 
     def responses(
@@ -555,6 +573,23 @@ def _get(obj: Any, key: str, default: Any = None) -> Any:
     if isinstance(obj, dict):
         return obj.get(key, default)
     return getattr(obj, key, default)
+
+
+def _streamed(
+    litellm: Any, kwargs: dict[str, Any], callbacks: tuple[TokenCallbackType, ...]
+) -> Any:
+    """A streamed Chat Completions call: each chunk to ``callbacks``, then the whole response
+    rebuilt from the chunks (`trajkit.sdk.llm.streaming`).
+    """
+    chunks = []
+    for chunk in litellm.completion(**kwargs):
+        for callback in callbacks:
+            callback(chunk)
+        chunks.append(chunk)
+    response = litellm.stream_chunk_builder(chunks, messages=kwargs["messages"])
+    if response is None:
+        raise LLMNoResponseError("the model's stream ended without a response")
+    return response
 
 
 def _message_from_chat(resp: Any) -> Message:

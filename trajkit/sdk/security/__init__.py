@@ -1,7 +1,13 @@
-"""Confirmation policies (`confirmation_policy`) and the LLM security analyzer (`llm_analyzer`),
-at the SDK's ``security`` paths.
+"""Confirmation policies (`confirmation_policy`), the LLM security analyzer (`llm_analyzer`) and
+the local rule-based ones (`analyzers`), at the SDK's ``security`` paths.
 """
 
+from trajkit.sdk.security.analyzers import (
+    EnsembleSecurityAnalyzer,
+    PatternSecurityAnalyzer,
+    PolicyRailSecurityAnalyzer,
+    SecurityAnalyzerBase,
+)
 from trajkit.sdk.security.confirmation_policy import (
     AlwaysConfirm,
     ConfirmationPolicy,
@@ -17,8 +23,12 @@ __all__ = [
     "AlwaysConfirm",
     "ConfirmRisky",
     "ConfirmationPolicy",
+    "EnsembleSecurityAnalyzer",
     "LLMSecurityAnalyzer",
     "NeverConfirm",
+    "PatternSecurityAnalyzer",
+    "PolicyRailSecurityAnalyzer",
+    "SecurityAnalyzerBase",
     "SecurityRisk",
     "parse_confirmation_policy",
     "parse_security_analyzer",

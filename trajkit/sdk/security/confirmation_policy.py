@@ -18,6 +18,7 @@ prediction only when a security analyzer (``{"kind": "LLMSecurityAnalyzer"}``) i
 from __future__ import annotations
 
 from collections.abc import Mapping
+from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
@@ -32,7 +33,16 @@ __all__ = [
     "risk_level",
 ]
 
-SecurityRisk = Literal["UNKNOWN", "LOW", "MEDIUM", "HIGH"]
+
+class SecurityRisk(StrEnum):
+    """How risky an action is (the SDK's enum; written as its value)."""
+
+    UNKNOWN = "UNKNOWN"
+    LOW = "LOW"
+    MEDIUM = "MEDIUM"
+    HIGH = "HIGH"
+
+
 _LEVELS = {"LOW": 1, "MEDIUM": 2, "HIGH": 3}
 
 
@@ -71,7 +81,7 @@ class AlwaysConfirm(_Policy):
 class ConfirmRisky(_Policy):
     """Stop before actions at or above a risk threshold."""
 
-    threshold: SecurityRisk = "HIGH"
+    threshold: SecurityRisk = SecurityRisk.HIGH
     """Lowest risk that needs confirmation (LOW, MEDIUM or HIGH)."""
     confirm_unknown: bool = True
     """Whether an action of unknown risk needs confirmation."""
@@ -80,7 +90,7 @@ class ConfirmRisky(_Policy):
 
     @field_validator("threshold")
     @classmethod
-    def _known_threshold(cls, value: str) -> str:
+    def _known_threshold(cls, value: SecurityRisk) -> SecurityRisk:
         if value == "UNKNOWN":
             raise ValueError("threshold cannot be UNKNOWN")
         return value

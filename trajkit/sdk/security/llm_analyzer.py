@@ -10,12 +10,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
+
+from trajkit.sdk.security.analyzers import (
+    EnsembleSecurityAnalyzer,
+    PatternSecurityAnalyzer,
+    PolicyRailSecurityAnalyzer,
+    SecurityAnalyzerBase,
+)
 
 __all__ = ["LLMSecurityAnalyzer", "parse_security_analyzer"]
 
 
-class LLMSecurityAnalyzer(BaseModel):
+class LLMSecurityAnalyzer(SecurityAnalyzerBase):
     """Trust the risk the LLM predicts in each call's ``security_risk`` argument."""
 
     model_config = ConfigDict(frozen=True, extra="ignore", use_attribute_docstrings=True)
@@ -31,11 +38,21 @@ class LLMSecurityAnalyzer(BaseModel):
         return predicted
 
 
-def parse_security_analyzer(data: Any) -> LLMSecurityAnalyzer | None:
+_KINDS: dict[str, type[SecurityAnalyzerBase]] = {
+    c.__name__: c
+    for c in (
+        LLMSecurityAnalyzer,
+        PatternSecurityAnalyzer,
+        PolicyRailSecurityAnalyzer,
+        EnsembleSecurityAnalyzer,
+    )
+}
+
+
+def parse_security_analyzer(data: Any) -> SecurityAnalyzerBase | None:
     """The analyzer for a persisted ``security_analyzer`` (None when absent or unknown kind)."""
-    if data is None:
-        return None
-    if isinstance(data, LLMSecurityAnalyzer):
+    if data is None or isinstance(data, SecurityAnalyzerBase):
         return data
     kind = data.get("kind") if isinstance(data, Mapping) else getattr(data, "kind", None)
-    return LLMSecurityAnalyzer() if kind == "LLMSecurityAnalyzer" else None
+    known = _KINDS.get(str(kind))
+    return known.model_validate(data) if known is not None and isinstance(data, Mapping) else None

@@ -3,10 +3,11 @@
 At the SDK's paths: `trajkit.sdk.tool.spec` (`Tool`, what ``agent.tools`` stores),
 `trajkit.sdk.tool.tool` (`RuntimeTool`, `ToolContext`, `ToolDefinition`, `ToolExecutor`),
 `trajkit.sdk.tool.schema` (`Action`, `Observation`), `trajkit.sdk.tool.registry`
-(`register_tool`, `resolve_tool`) and `trajkit.sdk.tool.builtins` (``finish``, ``think``).
+(`register_tool`, `resolve_tool`) `trajkit.sdk.tool.builtins` (``finish``, ``think``) and `trajkit.sdk.tool.client_tool`.
 """
 
 from trajkit.sdk.tool.builtins import BUILT_IN_TOOLS, FinishTool, ThinkTool
+from trajkit.sdk.tool.client_tool import ClientTool, ClientToolSpec
 from trajkit.sdk.tool.registry import register_tool, registered_tool_names, resolve_tool
 from trajkit.sdk.tool.schema import Action, Observation
 from trajkit.sdk.tool.spec import Tool
@@ -21,6 +22,8 @@ from trajkit.sdk.tool.tool import (
 __all__ = [
     "BUILT_IN_TOOLS",
     "Action",
+    "ClientTool",
+    "ClientToolSpec",
     "FinishTool",
     "Observation",
     "RuntimeTool",

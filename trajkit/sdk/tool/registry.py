@@ -31,6 +31,22 @@ _TOOLS_MODULES = {
     "FileEditorTool": "trajkit.tools.file_editor",
     "task_tracker": "trajkit.tools.task_tracker",
     "TaskTrackerTool": "trajkit.tools.task_tracker",
+    "task_tool_set": "trajkit.tools.task",
+    "TaskToolSet": "trajkit.tools.task",
+    "task": "trajkit.tools.task",
+    "TaskTool": "trajkit.tools.task",
+    "browser_tool_set": "trajkit.tools.browser_use",
+    "BrowserToolSet": "trajkit.tools.browser_use",
+    "tom_consult": "trajkit.tools.tom_consult",
+    "TomConsultTool": "trajkit.tools.tom_consult",
+    "sleeptime_compute": "trajkit.tools.tom_consult",
+    "SleeptimeComputeTool": "trajkit.tools.tom_consult",
+    "glob": "trajkit.tools.glob",
+    "GlobTool": "trajkit.tools.glob",
+    "grep": "trajkit.tools.glob",
+    "GrepTool": "trajkit.tools.glob",
+    "planning_file_editor": "trajkit.tools.planning_file_editor",
+    "PlanningFileEditorTool": "trajkit.tools.planning_file_editor",
 }
 """Names of `trajkit.tools` and the module that registers them when imported."""
 _T = TypeVar("_T", bound=type[RuntimeTool])
