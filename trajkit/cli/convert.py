@@ -48,10 +48,11 @@ if TYPE_CHECKING:
 @click.option(
     "--to",
     "to",
-    type=click.Choice(["chat", "responses", "auto"]),
+    type=click.Choice(["chat", "responses", "auto", "atif", "anthropic"]),
     default="chat",
     show_default=True,
-    help="Wire format; auto = the API the conversation's LLM used.",
+    help="Wire format; auto = the API the conversation's LLM used; atif = Harbor's "
+    "trajectory format; anthropic = a Messages API request.",
 )
 @conversion_options
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write here, not stdout.")

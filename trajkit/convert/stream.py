@@ -48,6 +48,7 @@ from trajkit.convert.conversation import (
 )
 from trajkit.convert.options import ConversionOptions, FormatOptions, Target, check_choice
 from trajkit.convert.responses import ResponsesWriter, join_instructions, message_to_responses
+from trajkit.convert.targets import OTHER_TARGETS, write_target
 from trajkit.convert.tools import tools_to_chat, tools_to_responses
 from trajkit.convert.view import (
     ACTION,
@@ -133,6 +134,11 @@ def write_conversation(
     """
     from trajkit.validate.verdict import Verdict, invalid_reason
 
+    if to in OTHER_TARGETS:  # ATIF, Anthropic: their own writers
+        errors, problems = write_target(
+            to, path_or_stored, out, options=options, keep_invalid=keep_invalid, line=line
+        )
+        return Written(errors, problems)
     check_choice("to", to, ("chat", "responses", "auto"))
     conv = (
         path_or_stored

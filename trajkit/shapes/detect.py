@@ -13,6 +13,8 @@ folder's listing), lists the conversations in it as `ShapeRef`s (lazily: an eval
 - `bare-events`: a folder of `event-*.json` files without `events/` or `base_state.json`.
 - `archive`: a `.zip` or `.tar.gz` holding conversation folders, read in place
   (`trajkit.shapes.archive`).
+- `atif`: an ATIF trajectory (Harbor's interchange format), and each subagent trajectory
+  embedded in it (`trajkit.shapes.atif`).
 - `v0-session`, `v0-jsonl`, `v0-json`: OpenHands V0 trajectories, mapped to V1 events in
   memory when opened (`trajkit.shapes.v0`).
 
@@ -37,6 +39,7 @@ import orjson
 from trajkit.errors import InputError
 from trajkit.shapes._files import open_input
 from trajkit.shapes.archive import archive_refs, open_archive_conversation
+from trajkit.shapes.atif import atif_refs, open_atif, takes_atif
 from trajkit.shapes.eval_output import eval_record_conversation
 from trajkit.shapes.memory import (
     OPENERS,
@@ -342,6 +345,7 @@ SHAPES: dict[str, Shape] = {
     "state-doc": Shape(_takes_state_doc, _one("state-doc"), _open_state_doc),
     "bare-events": Shape(_takes_bare, _one("bare-events"), _open_bare),
     "archive": Shape(_takes_archive, archive_refs, open_archive_conversation),
+    "atif": Shape(takes_atif, atif_refs, open_atif),
     "v0-session": Shape(takes_session, _one("v0-session"), _open_v0),
     "v0-jsonl": Shape(takes_jsonl, partial(iter_records, shape="v0-jsonl"), _open_v0),
     "v0-json": Shape(takes_json, _one("v0-json"), _open_v0),
