@@ -38,7 +38,6 @@ from typing import IO, Any
 import orjson
 
 from trajkit.convert.tools import tools_to_chat, unknown_tools
-from trajkit.errors import TrajkitError
 from trajkit.events import (
     ActionEvent,
     Condensation,
@@ -60,7 +59,7 @@ from trajkit.shapes.atif import (
     tool_definition,
 )
 from trajkit.shapes.memory import derived_id
-from trajkit.store import StoredConversation, open_conversation
+from trajkit.store import StoredConversation
 
 __all__ = ["SCHEMA_VERSION", "conversation_to_atif", "write_atif"]
 
@@ -96,32 +95,13 @@ def write_atif(
     an invalid conversation raises `TrajkitError` (its first error) unless `keep_invalid`;
     nothing is written then. `options` are not used: ATIF keeps everything.
     """
-    from trajkit.validate.verdict import invalid_reason
+    from trajkit.convert.targets import opened
 
-    conv = (
-        path_or_stored
-        if isinstance(path_or_stored, StoredConversation)
-        else open_conversation(path_or_stored)
-    )
-    errors = conversation_problems(path_or_stored, conv)
-    if errors and not keep_invalid:
-        raise TrajkitError(invalid_reason(errors))
+    conv, errors = opened(path_or_stored, keep_invalid=keep_invalid)
     writer = _Writer(conv, out, line)
     writer.run()
     notes = [*getattr(conv, "notes", ()), *conv.upgrade_notes()]
     return errors, [*notes, *writer.problems]
-
-
-def conversation_problems(given: Any, conv: StoredConversation) -> list[str]:
-    """Validate's errors for a conversation given by address or opened (one in memory is
-    checked as it is, not read again).
-    """
-    from trajkit.shapes.memory import MemoryConversation
-    from trajkit.validate.verdict import conversation_errors, opened_errors
-
-    if isinstance(conv, MemoryConversation):
-        return opened_errors(conv, conv.label)
-    return conversation_errors(conv.path if isinstance(given, StoredConversation) else given)
 
 
 @dataclass
