@@ -97,3 +97,13 @@ ATIF_FILES = (
     "atif/phoenix-handwritten/simple_trajectory.json",
 )
 """The ATIF files of `../shared/fixtures-formats` (named here: collecting never lists it)."""
+SWE_FILES = (
+    "mini-swe-agent/gemini-3-pro-v1.15.0/django__django-16255.traj.json",
+    "mini-swe-agent/gemini-3-pro-v1.15.0/django__django-11163.traj.json",
+    "mini-swe-agent/test-data/local.traj.json",
+    "swe-agent/6e44b9__sweagenttestrepo-1c2844.traj",
+    "swe-agent/function_calling_simple.traj",
+    "swe-agent/pydicom__pydicom-1458.traj",
+    "swe-agent/humanevalfix-python-0.traj",
+)
+"""The mini-swe-agent and SWE-agent files of `../shared/fixtures-formats`."""

@@ -15,6 +15,7 @@ folder's listing), lists the conversations in it as `ShapeRef`s (lazily: an eval
   (`trajkit.shapes.archive`).
 - `atif`: an ATIF trajectory (Harbor's interchange format), and each subagent trajectory
   embedded in it (`trajkit.shapes.atif`).
+- `mini-swe-agent`, `swe-agent`: those agents' trajectory files (`trajkit.shapes.swe`).
 - `v0-session`, `v0-jsonl`, `v0-json`: OpenHands V0 trajectories, mapped to V1 events in
   memory when opened (`trajkit.shapes.v0`).
 
@@ -49,6 +50,7 @@ from trajkit.shapes.memory import (
     derived_id,
     digest,
 )
+from trajkit.shapes.swe import open_mini, open_sweagent, takes_mini, takes_sweagent
 from trajkit.shapes.v0.containers import (
     MAX_V0_BYTES,
     iter_lines,
@@ -70,6 +72,8 @@ __all__ = [
 
 _SNIFF = 64 * 1024
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
+WALKED_SUFFIXES = (".json", ".jsonl", ".traj", ".eval", *ARCHIVE_SUFFIXES)
+"""Files a folder walk asks the registry about (SWE-agent `.traj`, Inspect `.eval` too)."""
 
 
 @dataclass(frozen=True)
@@ -346,6 +350,8 @@ SHAPES: dict[str, Shape] = {
     "bare-events": Shape(_takes_bare, _one("bare-events"), _open_bare),
     "archive": Shape(_takes_archive, archive_refs, open_archive_conversation),
     "atif": Shape(takes_atif, atif_refs, open_atif),
+    "mini-swe-agent": Shape(takes_mini, _one("mini-swe-agent"), open_mini),
+    "swe-agent": Shape(takes_sweagent, _one("swe-agent"), open_sweagent),
     "v0-session": Shape(takes_session, _one("v0-session"), _open_v0),
     "v0-jsonl": Shape(takes_jsonl, partial(iter_records, shape="v0-jsonl"), _open_v0),
     "v0-json": Shape(takes_json, _one("v0-json"), _open_v0),
