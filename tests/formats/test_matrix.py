@@ -16,7 +16,7 @@ from tests.formats._shared import needs_formats
 from tests.support import fixtures as fx
 from trajkit.cli import main
 
-FILES = fx.ATIF_FILES + fx.SWE_FILES
+FILES = fx.ATIF_FILES + fx.SWE_FILES + fx.INSPECT_FILES
 COMMANDS = ("validate", "convert", "ls", "stats", "inspect", "view", "export", "migrate")
 
 DESERVED_FAILURES: dict[tuple[str, str], str] = {}

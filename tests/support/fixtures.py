@@ -107,3 +107,10 @@ SWE_FILES = (
     "swe-agent/humanevalfix-python-0.traj",
 )
 """The mini-swe-agent and SWE-agent files of `../shared/fixtures-formats`."""
+INSPECT_FILES = (
+    "inspect/2025-05-12T20-27-36-04-00_browser.json",
+    "inspect/log_tool_call_error.json",
+    "inspect/log_images.json",
+    "inspect/log_read_sample.eval",
+)
+"""The Inspect AI logs of `../shared/fixtures-formats`."""

@@ -16,6 +16,8 @@ folder's listing), lists the conversations in it as `ShapeRef`s (lazily: an eval
 - `atif`: an ATIF trajectory (Harbor's interchange format), and each subagent trajectory
   embedded in it (`trajkit.shapes.atif`).
 - `mini-swe-agent`, `swe-agent`: those agents' trajectory files (`trajkit.shapes.swe`).
+- `inspect`: an Inspect AI log (`.eval` or `.json`), one conversation per sample
+  (`trajkit.shapes.inspect_log`).
 - `v0-session`, `v0-jsonl`, `v0-json`: OpenHands V0 trajectories, mapped to V1 events in
   memory when opened (`trajkit.shapes.v0`).
 
@@ -42,6 +44,7 @@ from trajkit.shapes._files import open_input
 from trajkit.shapes.archive import archive_refs, open_archive_conversation
 from trajkit.shapes.atif import atif_refs, open_atif, takes_atif
 from trajkit.shapes.eval_output import eval_record_conversation
+from trajkit.shapes.inspect_log import inspect_refs, open_inspect, takes_inspect
 from trajkit.shapes.memory import (
     OPENERS,
     BareFolderConversation,
@@ -352,6 +355,7 @@ SHAPES: dict[str, Shape] = {
     "atif": Shape(takes_atif, atif_refs, open_atif),
     "mini-swe-agent": Shape(takes_mini, _one("mini-swe-agent"), open_mini),
     "swe-agent": Shape(takes_sweagent, _one("swe-agent"), open_sweagent),
+    "inspect": Shape(takes_inspect, inspect_refs, open_inspect),
     "v0-session": Shape(takes_session, _one("v0-session"), _open_v0),
     "v0-jsonl": Shape(takes_jsonl, partial(iter_records, shape="v0-jsonl"), _open_v0),
     "v0-json": Shape(takes_json, _one("v0-json"), _open_v0),
