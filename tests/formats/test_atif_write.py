@@ -124,3 +124,23 @@ def test_atif_to_v1_to_atif_keeps_every_step_call_result_and_metric(name: str) -
                     assert _strip(value) == new.get(key), (old["step_id"], key)
         for key in set(original) - {"steps", "schema_version"}:
             assert _strip(original[key]) == back.get(key), key
+
+
+@needs_formats
+@pytest.mark.parametrize("name", fx.SWE_FILES + fx.INSPECT_FILES)
+def test_other_formats_write_valid_atif(name: str) -> None:
+    for ref in shape_refs(fx.FORMATS / name) or []:
+        document, _ = conversation_to_atif(ref.open_conversation())
+        trajectory = atif.Trajectory.model_validate(document)
+        chat = convert_conversation(ref)["messages"]
+        calls = [c["id"] for m in chat for c in m.get("tool_calls") or []]
+        assert [c.tool_call_id for s in trajectory.steps for c in s.tool_calls or []] == calls
+
+
+@needs_formats
+def test_a_harbor_job_folder_is_walked() -> None:
+    result = CliRunner().invoke(main, ["ls", "--json", str(fx.FORMATS / "atif")])
+    assert result.exit_code == 0, result.output
+    listed = json.loads(result.stdout)
+    rows = listed if isinstance(listed, list) else listed.get("conversations", [])
+    assert len(rows) == len(fx.ATIF_FILES)
