@@ -49,7 +49,9 @@ def main() -> int:
         folder = args.folder
         if folder is None:
             rng = random.Random(0)
-            n, size = write_conversation(Path(tmp), load_templates(), rng, TextPool(rng), args.events, 0.05)
+            n, size = write_conversation(
+                Path(tmp), load_templates(), rng, TextPool(rng), args.events, 0.05
+            )
             folder = next(p for p in Path(tmp).iterdir() if p.is_dir())
             print(f"conversation: {n} events, {size / 2**20:.1f} MiB of event JSON")
         rows = {to: measure(folder, to, Path(tmp) / f"out.{to}.json") for to in ("chat", "atif")}

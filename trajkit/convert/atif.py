@@ -31,13 +31,14 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
 import orjson
 
 from trajkit.convert.tools import tools_to_chat, unknown_tools
+from trajkit.errors import TrajkitError
 from trajkit.events import (
     ActionEvent,
     Condensation,
@@ -59,7 +60,7 @@ from trajkit.shapes.atif import (
     tool_definition,
 )
 from trajkit.shapes.memory import derived_id
-from trajkit.store import StoredConversation
+from trajkit.store import StoredConversation, open_conversation
 
 __all__ = ["SCHEMA_VERSION", "conversation_to_atif", "write_atif"]
 
@@ -96,12 +97,58 @@ def write_atif(
     nothing is written then. `options` are not used: ATIF keeps everything.
     """
     from trajkit.convert.targets import opened
+    from trajkit.shapes.memory import MemoryConversation
 
-    conv, errors = opened(path_or_stored, keep_invalid=keep_invalid)
-    writer = _Writer(conv, out, line)
-    writer.run()
+    conv = (
+        path_or_stored
+        if isinstance(path_or_stored, StoredConversation)
+        else open_conversation(path_or_stored)
+    )
+    if isinstance(conv, MemoryConversation):  # in memory already: checked, then written
+        conv, errors = opened(conv, keep_invalid=keep_invalid)
+        writer = _Writer(conv, out, line)
+        writer.run(conv.iter_events(skip_empty=True))
+    else:
+        errors, writer = _one_read(conv, out, line, keep_invalid)
     notes = [*getattr(conv, "notes", ()), *conv.upgrade_notes()]
     return errors, [*notes, *writer.problems]
+
+
+def _one_read(
+    conv: StoredConversation, out: IO[bytes], line: bool, keep_invalid: bool
+) -> tuple[list[str], _Writer]:
+    """A folder read once: each file goes to validate's verdict and, parsed, to the writer,
+    whose output waits in a temp file until the verdict allows it (as `convert` does).
+    """
+    import shutil
+    import tempfile
+
+    from trajkit.store.reader import scanned_event
+    from trajkit.validate.verdict import Verdict, invalid_reason
+
+    verdict = Verdict(conv.path)
+    with tempfile.TemporaryFile(buffering=1 << 20) as spool:
+        writer: _Writer | None = None
+        failure: Exception | None = None
+        for scanned in verdict.files():
+            verdict.add(scanned)
+            if failure is not None or not scanned.raw or scanned.raw.isspace():
+                continue  # an empty file is skipped, as the SDK does
+            try:
+                writer = writer or _Writer(conv, spool, line)
+                writer.event(scanned_event(scanned, conv.upgrades))
+            except (TrajkitError, ValueError) as exc:  # validate says what is wrong
+                failure = exc
+        errors = verdict.errors()
+        if errors and not keep_invalid:
+            raise TrajkitError(invalid_reason(errors))
+        if failure is not None:
+            raise failure
+        writer = writer or _Writer(conv, spool, line)
+        writer.finish()
+        spool.seek(0)
+        shutil.copyfileobj(spool, out, 1 << 20)
+    return errors, writer
 
 
 @dataclass
@@ -126,6 +173,7 @@ class _Writer:
         self.pending: list[_Step] = []
         self.written = 0
         self.tools: list[dict[str, Any]] = []
+        self.v1_tools: list[dict[str, Any]] = []
         self.before: list[dict[str, Any]] = []
         self.root_data: dict[str, Any] = {}
         self.problems: list[str] = []
@@ -135,23 +183,36 @@ class _Writer:
         self.last_time = _EPOCH  # as the reader dates a step without a timestamp
         self.llm_ids: list[str] = []
         self.prompted = False
+        self.started = False
 
     # -- reading events ----------------------------------------------------------------------
 
-    def run(self) -> None:
+    def run(self, events: Iterable[Event]) -> None:
+        for event in events:
+            self.event(event)
+        self.finish()
+
+    def _start(self) -> None:
         self.out.write(b"{" if self.line else b"{\n")
         self._key("schema_version", SCHEMA_VERSION, first=True)
         self._key("session_id", self.id)
         self.out.write(b',"steps":[' if self.line else b',\n  "steps": [')
-        for event in self.conv.iter_events(skip_empty=True):
-            self._event(event)
+        self.started = True
+
+    def finish(self) -> None:
+        if not self.started:
+            self._start()
         self._flush(everything=True)
         self.out.write(b"]" if self.line else b"\n  ]")
         self._tail()
 
-    def _event(self, event: Event) -> None:
+    def event(self, event: Event) -> None:
+        """Take the next event (steps are written as they are answered)."""
+        if not self.started:
+            self._start()
         if isinstance(event, SystemPromptEvent):
             self.tools = tools_to_chat(event.tools)
+            self.v1_tools = [tool_definition(t) for t in self.tools]  # as the reader makes them
             self.problems += [
                 f"tool {n!r}: parameter schema unknown" for n in unknown_tools(event.tools)
             ]
@@ -295,7 +356,6 @@ class _Writer:
 
     def _diffs(self, n: int, step: dict[str, Any], pending: _Step) -> None:
         """Store, for each event of the step, what the reader will not rebuild."""
-        tools = [tool_definition(t) for t in self.tools]
         response_id = derived_id(self.id, str(n), "r")
         action_ids: dict[str, str] = {}
         for piece, event, i in pending.events:
@@ -303,8 +363,8 @@ class _Writer:
             part = {"action": f"a{i}", "result": f"o{i}", "loose": f"o{i}"}.get(piece, "m")
             context: dict[str, Any] = {
                 "id": derived_id(self.id, str(n), part), "parent_id": self.last_id,
-                "timestamp": step.get("timestamp", self.last_time), "tools": tools,
-                "llm_response_id": response_id, "forgotten": list(self.llm_ids),
+                "timestamp": step.get("timestamp", self.last_time), "tools": self.v1_tools,
+                "llm_response_id": response_id, "forgotten": self.llm_ids,
                 "summary_offset": int(self.prompted),
                 "action_id": action_ids.get(getattr(event, "tool_call_id", ""), ""),
                 "source": _SOURCES.get(step["source"], "environment"),

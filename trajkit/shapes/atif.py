@@ -249,7 +249,7 @@ def rebuild(
                 "tools": context["tools"], "kind": "SystemPromptEvent"}  # fmt: skip
     if piece == "condensation":
         summary = "".join(p.get("text", "") for p in text_parts(message))
-        return {**head, "source": "environment", "forgotten_event_ids": context["forgotten"],
+        return {**head, "source": "environment", "forgotten_event_ids": list(context["forgotten"]),
                 "summary": summary or None,
                 "summary_offset": context.get("summary_offset", 0) if summary else None,
                 "llm_response_id": context["llm_response_id"], "kind": "Condensation"}  # fmt: skip
