@@ -38,16 +38,11 @@ _MAX_ENTRY = 512 * 1024 * 1024
 
 
 def takes_inspect(path: Path) -> bool:
-    """An Inspect log: a `.eval` zip with `header.json` or a journal, or a `.json` `EvalLog`."""
+    """An Inspect log: a `.eval` file (a zip), or a `.json` `EvalLog`."""
     if not path.is_file():
         return False
-    if path.suffix == ".eval":
-        try:
-            with zipfile.ZipFile(path) as z:
-                names = set(z.namelist())
-        except (OSError, zipfile.BadZipFile):
-            return False
-        return "header.json" in names or "_journal/start.json" in names
+    if path.suffix == ".eval":  # by its name: opening it says what is wrong with it
+        return True
     if path.suffix != ".json":
         return False
     try:
@@ -92,8 +87,13 @@ def _key(sample: dict[str, Any]) -> str:
 def inspect_refs(path: Path) -> Iterator[ShapeRef]:
     """One conversation per sample, in the log's order."""
     if path.suffix == ".eval":
-        with zipfile.ZipFile(path) as z:
-            names = [n for n in z.namelist() if n.startswith("samples/") and n.endswith(".json")]
+        try:
+            with zipfile.ZipFile(path) as z:
+                names = [
+                    n for n in z.namelist() if n.startswith("samples/") and n.endswith(".json")
+                ]
+        except (OSError, zipfile.BadZipFile) as exc:
+            raise InputError(path, "", f"not a readable .eval log (a zip archive): {exc}") from None
         for name in names:
             yield ShapeRef("inspect", str(path), key=name.removeprefix("samples/")[:-5])
         return
