@@ -78,6 +78,10 @@ def test_embedded_subagents_are_conversations_of_their_own(tmp_path: Path) -> No
     texts = [e.llm_message.content[0].text for r in refs for e in r.open_conversation().iter_events()
              if hasattr(e, "llm_message")]  # fmt: skip
     assert texts == ["main task", "sub task"]
+    from trajkit.convert.atif import conversation_to_atif
+
+    back, _ = conversation_to_atif(refs[0].open_conversation())  # the parent embeds it again
+    assert back["subagent_trajectories"] == [sub]
 
 
 def test_bad_atif_names_file_and_pointer(tmp_path: Path) -> None:

@@ -553,7 +553,9 @@ def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-_ROOT_MAPPED = ("schema_version", "steps", "subagent_trajectories", "trajectory_id")
+_ROOT_MAPPED = ("schema_version", "steps")
+"""(Embedded subagents are read as conversations of their own and kept whole here too, so
+that writing the parent back embeds them again.)"""
 _STEP_MAPPED = ("step_id", "timestamp", "source", "message", "reasoning_content")
 
 
