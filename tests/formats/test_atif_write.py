@@ -144,3 +144,15 @@ def test_a_harbor_job_folder_is_walked() -> None:
     listed = json.loads(result.stdout)
     rows = listed if isinstance(listed, list) else listed.get("conversations", [])
     assert len(rows) == len(fx.ATIF_FILES)
+
+
+def test_many_conversations_give_one_trajectory_a_line(tmp_path: Path) -> None:
+    out = tmp_path / "all.jsonl"
+    result = CliRunner().invoke(
+        main, ["convert", str(fx.SDK_FIXTURES), "--to", "atif", "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    lines = out.read_bytes().splitlines()
+    assert len(lines) == len(fx.sdk_conversations())
+    ids = {atif.Trajectory.model_validate_json(line).session_id for line in lines}
+    assert ids == {open_conversation(c).id for c in fx.sdk_conversations()}

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -550,10 +550,3 @@ def _indented(value: Any, indent: int) -> bytes:
     text = orjson.dumps(value, option=orjson.OPT_INDENT_2)
     pad = b" " * indent
     return pad + text.replace(b"\n", b"\n" + pad)
-
-
-def iter_steps(document: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """Every step of a trajectory and of its embedded subagents (depth first)."""
-    yield from document.get("steps") or []
-    for sub in document.get("subagent_trajectories") or []:
-        yield from iter_steps(sub)
