@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tests.support import fixtures as fx
 from trajkit.cli import main
 
 _ATIF = {"schema_version": "ATIF-v1.6", "agent": {"name": "a", "version": "1"}}
@@ -41,3 +42,20 @@ def test_a_truncated_eval_log_says_so(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["validate", str(path)])
     assert result.exit_code == 1
     assert "not a readable .eval log" in result.output + result.stderr
+
+
+@pytest.mark.parametrize("keep", [[], ["--keep-invalid"]])
+@pytest.mark.parametrize("to", ["atif", "anthropic", "inspect"])
+def test_bad_conversations_through_the_new_targets(
+    to: str, keep: list[str], tmp_path: Path
+) -> None:
+    out = tmp_path / ("out.eval" if to == "inspect" else "out.jsonl")
+    for bad in sorted(p for p in fx.BAD_FIXTURES.iterdir() if p.is_dir()):
+        result = CliRunner().invoke(
+            main, ["convert", str(bad), "--to", to, "-o", str(out), "--overwrite", *keep]
+        )
+        assert result.exception is None or isinstance(result.exception, SystemExit), bad
+        assert "Traceback" not in result.stderr, bad
+        assert result.exit_code in (0, 1), bad
+        if result.exit_code == 1:
+            assert str(bad) in result.stderr, (bad, result.stderr)

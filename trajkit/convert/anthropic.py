@@ -45,16 +45,13 @@ def write_anthropic(
     keep_invalid, warnings)`. An invalid conversation raises `TrajkitError` unless
     `keep_invalid`.
     """
-    from trajkit.convert.conversation import prepare_messages
     from trajkit.convert.stream import indented_json
     from trajkit.convert.targets import opened
+    from trajkit.convert.targets import prepared as prepared_messages
     from trajkit.convert.tools import tools_to_chat
 
     conv, errors = opened(conversation, keep_invalid=keep_invalid)
-    state = conv.base_state()
-    prepared = prepare_messages(
-        list(conv.iter_events(skip_empty=True)), state=state, options=options
-    )
+    state, prepared = prepared_messages(conv, options)
     llm = state.agent.llm.model_dump() if state is not None else {}
     document, problems = messages_to_anthropic(
         prepared.messages, tools_to_chat(prepared.tools), llm

@@ -103,14 +103,11 @@ def conversation_to_sample(
     conversation: Any, number: int, *, options: ConversionOptions, keep_invalid: bool
 ) -> tuple[dict[str, Any], str, list[str]]:
     """`(the Inspect sample, its model, warnings)` of one conversation."""
-    from trajkit.convert.conversation import prepare_messages
     from trajkit.convert.targets import opened
+    from trajkit.convert.targets import prepared as prepared_messages
 
     conv, errors = opened(conversation, keep_invalid=keep_invalid)
-    state = conv.base_state()
-    prepared = prepare_messages(
-        list(conv.iter_events(skip_empty=True)), state=state, options=options
-    )
+    state, prepared = prepared_messages(conv, options)
     model = state.agent.llm.model if state is not None else "unknown"
     messages = [_message(m, model) for m in prepared.messages]
     first_user = next((m["content"] for m in messages if m["role"] == "user"), "")

@@ -14,7 +14,7 @@ from typing import IO, Any
 
 from trajkit.convert.options import ConversionOptions
 
-__all__ = ["OTHER_TARGETS", "opened", "write_target"]
+__all__ = ["OTHER_TARGETS", "opened", "prepared", "write_target"]
 
 OTHER_TARGETS: dict[str, str] = {
     "atif": "trajkit.convert.atif:write_atif",
@@ -59,3 +59,20 @@ def opened(conversation: Any, *, keep_invalid: bool) -> tuple[Any, list[str]]:
     if errors and not keep_invalid:
         raise TrajkitError(invalid_reason(errors))
     return conv, errors
+
+
+def prepared(conv: Any, options: ConversionOptions) -> tuple[Any, Any]:
+    """`(base state, prepare_messages of the conversation)`; broken parent links raise the
+    `InputError` `convert_conversation` raises (file and pointer).
+    """
+    from trajkit.convert.conversation import branch_input_error, prepare_messages
+    from trajkit.convert.view import BranchError
+
+    state = conv.base_state()
+    events = list(conv.iter_events(skip_empty=True))
+    try:
+        return state, prepare_messages(events, state=state, options=options)
+    except BranchError as exc:
+        raise branch_input_error(
+            exc, events, base_state_path=conv.base_state_path, files=conv.event_files()
+        ) from None
