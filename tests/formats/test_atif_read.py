@@ -59,6 +59,7 @@ def test_compaction_marker_becomes_a_condensation() -> None:
     before = [e.id for e in events[:at] if e.kind in ("MessageEvent", "ActionEvent")]
     assert before and condensation.forgotten_event_ids == before  # no system prompt here
     assert condensation.summary and condensation.summary_offset == 0
+    assert any("continued in trajectory.cont-1.json" in n for n in ref.open_conversation().notes)
 
 
 def _trajectory(steps: list[dict], **more: object) -> dict:

@@ -345,6 +345,11 @@ class _Reader:
             self._step(n, step, where)
         root = own.get("root") if own else _root_leftover(self.doc)  # trajkit's: kept there
         self._data(0, root if isinstance(root, dict) else {}, self.pointer)
+        follow = self.doc.get("continued_trajectory_ref")
+        if isinstance(follow, str) and follow:
+            self.notes.append(
+                f"continued in {follow} (after a context reset): its own conversation"
+            )
         if self.leftover_steps:
             self.notes.append(
                 f"ATIF data V1 has no field for, from {self.leftover_steps} step(s), kept in "
