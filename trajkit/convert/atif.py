@@ -57,6 +57,7 @@ from trajkit.shapes.atif import (
     diff_of,
     merge_diff,
     rebuild,
+    sliced,
     tool_definition,
 )
 from trajkit.shapes.memory import derived_id
@@ -393,6 +394,8 @@ class _Writer:
             if diff:
                 _own(holder)["event"] = diff
             final = merge_diff({}, diff) if piece == "raw" else merge_diff(base, diff)
+            if piece == "result":  # a text the result shows is written once (after the merge:
+                sliced(diff, step["observation"]["results"][i].get("content"))  # shares parts)
             self.last_id, self.last_time = final["id"], final.get("timestamp", self.last_time)
             if piece == "action":
                 action_ids.setdefault(final["tool_call_id"], final["id"])

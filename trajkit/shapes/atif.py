@@ -57,8 +57,10 @@ __all__ = [
     "merge_diff",
     "open_atif",
     "rebuild",
+    "sliced",
     "takes_atif",
     "text_parts",
+    "unsliced",
 ]
 
 OPENHANDS = "openhands"
@@ -222,6 +224,30 @@ def merge_diff(base: dict[str, Any], diff: Any) -> dict[str, Any]:
     return out
 
 
+def sliced(diff: dict[str, Any], content: Any) -> None:
+    """Replace, in a result's difference, each observation text the result's content holds
+    by `{"$slice": [start, end]}` of that content (a terminal output is not written twice).
+    """
+    observation = diff.get("observation")
+    parts = observation.get("content") if isinstance(observation, dict) else None
+    for part in parts if isinstance(parts, list) and isinstance(content, str) else []:
+        text = part.get("text") if isinstance(part, dict) else None
+        if isinstance(text, str) and len(text) > 64 and (at := content.find(text)) >= 0:
+            part["text"] = {"$slice": [at, at + len(text)]}
+
+
+def unsliced(value: Any, content: Any) -> Any:
+    """`value` with each `{"$slice": [start, end]}` replaced by that part of `content`."""
+    if isinstance(value, dict):
+        cut = value.get("$slice")
+        if isinstance(cut, list) and len(cut) == 2 and isinstance(content, str):
+            return content[cut[0] : cut[1]]
+        return {k: unsliced(v, content) for k, v in value.items()}
+    if isinstance(value, list):
+        return [unsliced(v, content) for v in value]
+    return value
+
+
 def _own(extra: Any) -> dict[str, Any]:
     """trajkit's part of an `extra` object (empty when another tool wrote the file)."""
     own = extra.get(OPENHANDS) if isinstance(extra, dict) else None
@@ -379,6 +405,8 @@ class _Reader:
         index: int = 0,
     ) -> dict[str, Any]:  # fmt: skip
         base = {} if piece == "raw" else rebuild(piece, step, context, index)
+        if piece == "result" and diff:
+            diff = unsliced(diff, step["observation"]["results"][index].get("content"))
         event = merge_diff(base, diff)
         if event.get("kind") in _LLM_KINDS and event.get("kind") != "SystemPromptEvent":
             self.llm_ids.append(event["id"])
