@@ -45,9 +45,9 @@ def write_anthropic(
     keep_invalid, warnings)`. An invalid conversation raises `TrajkitError` unless
     `keep_invalid`.
     """
+    from trajkit.convert._source import opened
+    from trajkit.convert._source import prepared as prepared_messages
     from trajkit.convert.stream import indented_json
-    from trajkit.convert.targets import opened
-    from trajkit.convert.targets import prepared as prepared_messages
     from trajkit.convert.tools import tools_to_chat
 
     conv, errors = opened(conversation, keep_invalid=keep_invalid)

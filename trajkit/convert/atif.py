@@ -97,7 +97,7 @@ def write_atif(
     an invalid conversation raises `TrajkitError` (its first error) unless `keep_invalid`;
     nothing is written then. `options` are not used: ATIF keeps everything.
     """
-    from trajkit.convert.targets import opened
+    from trajkit.convert._source import opened
     from trajkit.shapes.memory import MemoryConversation
 
     conv = (

@@ -103,8 +103,8 @@ def conversation_to_sample(
     conversation: Any, number: int, *, options: ConversionOptions, keep_invalid: bool
 ) -> tuple[dict[str, Any], str, list[str]]:
     """`(the Inspect sample, its model, warnings)` of one conversation."""
-    from trajkit.convert.targets import opened
-    from trajkit.convert.targets import prepared as prepared_messages
+    from trajkit.convert._source import opened
+    from trajkit.convert._source import prepared as prepared_messages
 
     conv, errors = opened(conversation, keep_invalid=keep_invalid)
     state, prepared = prepared_messages(conv, options)
