@@ -156,3 +156,21 @@ def test_many_conversations_give_one_trajectory_a_line(tmp_path: Path) -> None:
     assert len(lines) == len(fx.sdk_conversations())
     ids = {atif.Trajectory.model_validate_json(line).session_id for line in lines}
     assert ids == {open_conversation(c).id for c in fx.sdk_conversations()}
+
+
+def test_usage_without_response_ids_is_paired_in_order(tmp_path: Path) -> None:
+    import shutil
+
+    folder = tmp_path / fx.sdk_conversation("d_parallel").name
+    shutil.copytree(fx.sdk_conversation("d_parallel"), folder)
+    state = json.loads((folder / "base_state.json").read_text())
+    usages = state["stats"]["usage_to_metrics"]["agent"]["token_usages"]
+    for usage in usages:
+        usage["response_id"] = ""  # as an older SDK wrote them
+    (folder / "base_state.json").write_text(json.dumps(state))
+    document, _ = conversation_to_atif(folder)
+    steps = [s for s in document["steps"] if s["source"] == "agent"]
+    assert [s["metrics"]["prompt_tokens"] for s in steps] == [u["prompt_tokens"] for u in usages]
+    ref = ShapeRef("atif", str(tmp_path / "t.json"))
+    Path(ref.file).write_bytes(json.dumps(document).encode())
+    assert ref.open_conversation().base_state() == open_conversation(folder).base_state()

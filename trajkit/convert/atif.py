@@ -67,6 +67,7 @@ __all__ = ["SCHEMA_VERSION", "conversation_to_atif", "write_atif"]
 
 SCHEMA_VERSION = "ATIF-v1.8"
 """The version written: the newest the `atif` package (1.8.0) implements."""
+_Usage = tuple[dict[str, Any], float | None]
 _EPOCH = "1970-01-01T00:00:00"
 _OPEN_STEPS = 64
 """Steps held for late results at most: an older one with a call never answered is written."""
@@ -170,7 +171,7 @@ class _Writer:
         state = conv.base_state()
         self.state = orjson.loads(state.model_dump_json(exclude_none=True)) if state else None
         self.model = _model(self.state)
-        self.usage = _usage(self.state)
+        self.usage, self.unkeyed = _usage(self.state)
         self.pending: list[_Step] = []
         self.written = 0
         self.tools: list[dict[str, Any]] = []
@@ -298,6 +299,8 @@ class _Writer:
 
     def _metrics(self, step: _Step) -> None:
         found = self.usage.get(step.response_id or "")
+        if found is None and self.unkeyed and step.response_id:
+            found = self.unkeyed.pop(0)  # an older SDK's usage without response ids
         if found is None:
             return
         usage, cost = found
@@ -507,21 +510,27 @@ def _model(state: dict[str, Any] | None) -> str | None:
     return model if isinstance(model, str) and model != "unknown" else None
 
 
-def _usage(state: dict[str, Any] | None) -> dict[str, tuple[dict[str, Any], float | None]]:
+def _usage(state: dict[str, Any] | None) -> tuple[dict[str, _Usage], list[_Usage]]:
     """Each LLM call's token usage and cost, by response id (the SDK keeps one usage and one
-    cost per call, in the same order).
+    cost per call, in the same order); and the agent's calls an older SDK recorded without a
+    response id, in order (paired with the agent steps in order).
     """
-    out: dict[str, tuple[dict[str, Any], float | None]] = {}
+    by_id: dict[str, _Usage] = {}
+    unkeyed: list[_Usage] = []
     stats = (state or {}).get("stats", {}).get("usage_to_metrics", {})
-    for metrics in stats.values() if isinstance(stats, dict) else []:
+    for name, metrics in stats.items() if isinstance(stats, dict) else []:
         usages = metrics.get("token_usages") or []
         costs = metrics.get("costs") or []
         paired = len(costs) == len(usages)
         for i, usage in enumerate(usages):
-            if isinstance(usage, dict) and usage.get("response_id"):
-                cost = costs[i].get("cost") if paired and isinstance(costs[i], dict) else None
-                out[str(usage["response_id"])] = (usage, cost)
-    return out
+            if not isinstance(usage, dict):
+                continue
+            cost = costs[i].get("cost") if paired and isinstance(costs[i], dict) else None
+            if usage.get("response_id"):
+                by_id[str(usage["response_id"])] = (usage, cost)
+            elif name == "agent":
+                unkeyed.append((usage, cost))
+    return by_id, unkeyed
 
 
 def _message(content: Any) -> Any:
