@@ -65,3 +65,52 @@ def sdk_event_files() -> list[Path]:
 def sdk_expected(scenario: str, name: str) -> Any:
     """Parsed `fixtures/sdk/<scenario>/expected/<name>` (e.g. "chat_messages.json")."""
     return json.loads((SDK_FIXTURES / scenario / "expected" / name).read_text(encoding="utf-8"))
+
+
+FORMATS = next(
+    (
+        p
+        for p in (
+            REPO.parent / "shared" / "fixtures-formats",
+            REPO.parents[1] / "shared" / "fixtures-formats",
+        )
+        if p.is_dir()
+    ),
+    REPO.parent / "shared" / "fixtures-formats",
+)
+"""Real files of other agents' formats (`../shared/fixtures-formats`: ATIF, mini-swe-agent,
+SWE-agent, Inspect), never committed; tests that use them skip when they are absent."""
+ATIF_FILES = (
+    "atif/harbor-openhands-hello-world/trajectory.json",
+    "atif/harbor-openhands-no-function-calling/trajectory.json",
+    "atif/harbor-terminus2-linear-history-v17/trajectory.json",
+    "atif/harbor-terminus2-linear-history-v17/trajectory.cont-1.json",
+    "atif/harbor-terminus2-summarization/trajectory.json",
+    "atif/harbor-terminus2-summarization/trajectory.summarization-1-answers.json",
+    "atif/harbor-terminus2-summarization/trajectory.summarization-1-questions.json",
+    "atif/harbor-terminus2-summarization/trajectory.summarization-1-summary.json",
+    "atif/nemo-atof-to-atif/exmp01_atif.json",
+    "atif/nemo-atof-to-atif/exmp02_atif.json",
+    "atif/nemo-atof-to-atif/exmp04_atif.json",
+    "atif/nemo-atof-to-atif/exmp06_atif.json",
+    "atif/phoenix-handwritten/multimodal_trajectory.json",
+    "atif/phoenix-handwritten/simple_trajectory.json",
+)
+"""The ATIF files of `../shared/fixtures-formats` (named here: collecting never lists it)."""
+SWE_FILES = (
+    "mini-swe-agent/gemini-3-pro-v1.15.0/django__django-16255.traj.json",
+    "mini-swe-agent/gemini-3-pro-v1.15.0/django__django-11163.traj.json",
+    "mini-swe-agent/test-data/local.traj.json",
+    "swe-agent/6e44b9__sweagenttestrepo-1c2844.traj",
+    "swe-agent/function_calling_simple.traj",
+    "swe-agent/pydicom__pydicom-1458.traj",
+    "swe-agent/humanevalfix-python-0.traj",
+)
+"""The mini-swe-agent and SWE-agent files of `../shared/fixtures-formats`."""
+INSPECT_FILES = (
+    "inspect/2025-05-12T20-27-36-04-00_browser.json",
+    "inspect/log_tool_call_error.json",
+    "inspect/log_images.json",
+    "inspect/log_read_sample.eval",
+)
+"""The Inspect AI logs of `../shared/fixtures-formats`."""

@@ -37,10 +37,13 @@ if TYPE_CHECKING:
 @opt.paths_argument()
 @click.option(
     "--to",
-    type=click.Choice(["chat", "responses", "auto"]),
+    "to",
+    type=click.Choice(["chat", "responses", "auto", "atif", "anthropic", "inspect"]),
     default="chat",
     show_default=True,
-    help="Wire format; auto = the API the conversation's LLM used.",
+    help="Wire format; auto = the API the conversation's LLM used; atif = Harbor's "
+    "trajectory format; anthropic = a Messages API request; inspect = one Inspect log "
+    "(-o FILE.eval), a sample per conversation.",
 )
 @opt.conversion_options
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write here, not stdout.")
@@ -84,6 +87,9 @@ def convert_command(
     if output is not None:
         check_output_file(output, overwrite=overwrite)
         refuse_output_in_conversation(output)
+    if to == "inspect":  # one log file for all: no JSON documents
+        _convert_inspect(paths, output, options, keep_invalid=keep_invalid)
+        return
     one = single_conversation(paths)  # the shape follows what was asked, filters or not
     paths = tuple(select_paths(paths, filters)) if filters else paths
     if not paths:
@@ -163,6 +169,26 @@ def _convert_many(
         if not report.converted and output is not None:
             raise _Unpublished  # no empty file: the output stays as it was
     click.echo(f"{report.summary()}; {masked_note(masker)}", err=True)
+
+
+def _convert_inspect(
+    paths: tuple[Path, ...], output: Path | None, options: ConversionOptions, *, keep_invalid: bool
+) -> None:
+    from trajkit.cli._output import writing
+    from trajkit.convert.inspect_log import write_inspect_log
+    from trajkit.errors import UsageError
+
+    if output is None or output.suffix != ".eval":
+        raise UsageError("--to inspect writes one Inspect log: pass -o FILE.eval")
+    from trajkit.store import atomic_writer
+
+    with writing(output), atomic_writer(output) as out:  # replaced only when whole
+        report = write_inspect_log(paths, out, options=options, keep_invalid=keep_invalid)
+    for line in [*report.problems, *(f"Error: {e}" for e in report.errors)]:
+        click.echo(line if line.startswith("Error") else f"warning: {line}", err=True)
+    click.echo(f"wrote {report.samples} sample(s) to {output}", err=True)
+    if report.errors:
+        sys.exit(1)
 
 
 class _Unpublished(Exception):

@@ -26,8 +26,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from trajkit.convert.adjust import DanglingCall, fix_dangling, message_options
 from trajkit.convert.chat import messages_to_chat, move_tool_images
 from trajkit.convert.newer import apply_newer_kinds
-from trajkit.convert.options import TARGETS, ConversionOptions, FormatOptions, Target, check_choice
+from trajkit.convert.options import ConversionOptions, FormatOptions, Target, check_choice
 from trajkit.convert.responses import messages_to_responses, uses_responses_api
+from trajkit.convert.targets import OTHER_TARGETS, write_target
 from trajkit.convert.tools import tools_to_chat, tools_to_responses, unknown_tools
 from trajkit.convert.view import (
     BranchError,
@@ -202,7 +203,7 @@ def llm_config(state: BaseState | None) -> dict[str, Any]:
 
 def resolve_target(to: Target, state: BaseState | None) -> Literal["chat", "responses"]:
     """``"auto"`` -> the API this conversation's LLM used (without litellm: name rules)."""
-    if to != "auto":
+    if to == "chat" or to == "responses":
         return to
     llm = llm_config(state)
     use = uses_responses_api(
@@ -241,7 +242,15 @@ def convert_conversation(
         if isinstance(path_or_stored, StoredConversation)
         else open_conversation(path_or_stored)
     )
-    check_choice("to", to, TARGETS)
+    if to in OTHER_TARGETS:  # ATIF, Anthropic: the document their writer streams
+        import io
+
+        import orjson
+
+        out = io.BytesIO()
+        _, problems = write_target(to, conv, out, options=options, keep_invalid=True, line=True)
+        return {"conversation_id": conv.id, **orjson.loads(out.getvalue()), "problems": problems}
+    check_choice("to", to, ("chat", "responses", "auto"))
     state = conv.base_state()
     events = list(conv.iter_events(skip_empty=True))
     try:

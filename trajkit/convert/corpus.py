@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from trajkit.convert.conversation import convert_conversation
 from trajkit.convert.options import ConversionOptions, Target
 from trajkit.convert.stream import jsonl_line
+from trajkit.convert.targets import OTHER_TARGETS
 from trajkit.errors import InputError, TrajkitError
 from trajkit.shapes import SkippedInput, resolve_inputs
 from trajkit.store.layout import EVENTS_DIR
@@ -55,7 +56,7 @@ def _convert_one(
 
     if isinstance(path, SkippedInput):  # a part of the tree that holds no conversation
         return CorpusItem(Path(path.path), error=str(path))
-    if isinstance(path, Path) and path.is_dir():  # validated and converted in one read
+    if isinstance(path, Path) and path.is_dir() or to in OTHER_TARGETS:  # one read
         return _convert_folder(path, to, options, keep_invalid)
     try:
         errors = conversation_errors(path)  # the check validate and export make too
@@ -69,7 +70,7 @@ def _convert_one(
 
 
 def _convert_folder(
-    path: Path, to: Target, options: ConversionOptions, keep_invalid: bool
+    path: Any, to: Target, options: ConversionOptions, keep_invalid: bool
 ) -> CorpusItem:
     """A V1 folder: the check validate and export make too, and the line, in one pass."""
     import io

@@ -28,14 +28,16 @@ __all__ = [
     "check_choice",
 ]
 
-Target = Literal["chat", "responses", "auto"]
+Target = Literal["chat", "responses", "auto", "atif", "anthropic", "inspect"]
 ViewName = Literal["condensed", "full"]
 ImagesMode = Literal["keep", "placeholder"]
 DanglingPolicy = Literal["report", "drop", "synthesize"]
 ToolImages = Literal["inline", "user"]
 
-TARGETS: tuple[Target, ...] = ("chat", "responses", "auto")
-"""Wire formats: Chat Completions, Responses, or the one the conversation's LLM used."""
+TARGETS: tuple[Target, ...] = ("chat", "responses", "auto", "atif", "anthropic", "inspect")
+"""Wire formats: Chat Completions, Responses, or the one the conversation's LLM used; then
+other ecosystems' formats (`trajkit.convert.targets`; `inspect` is one log for all
+conversations: `trajkit.convert.inspect_log`)."""
 VIEWS: tuple[ViewName, ...] = ("condensed", "full")
 """Event selections: what the model saw after condensation, or every LLM-convertible event."""
 

@@ -46,8 +46,9 @@ from trajkit.convert.conversation import (
     llm_config,
     resolve_target,
 )
-from trajkit.convert.options import TARGETS, ConversionOptions, FormatOptions, Target, check_choice
+from trajkit.convert.options import ConversionOptions, FormatOptions, Target, check_choice
 from trajkit.convert.responses import ResponsesWriter, join_instructions, message_to_responses
+from trajkit.convert.targets import OTHER_TARGETS, write_target
 from trajkit.convert.tools import tools_to_chat, tools_to_responses
 from trajkit.convert.view import (
     ACTION,
@@ -141,7 +142,12 @@ def write_conversation(
     """
     from trajkit.validate.verdict import Verdict, invalid_reason
 
-    check_choice("to", to, TARGETS)
+    if to in OTHER_TARGETS:  # ATIF, Anthropic: their own writers
+        errors, problems = write_target(
+            to, path_or_stored, out, options=options, keep_invalid=keep_invalid, line=line
+        )
+        return Written(errors, problems)
+    check_choice("to", to, ("chat", "responses", "auto"))
     conv = (
         path_or_stored
         if isinstance(path_or_stored, StoredConversation)

@@ -13,6 +13,11 @@ folder's listing), lists the conversations in it as `ShapeRef`s (lazily: an eval
 - `bare-events`: a folder of `event-*.json` files without `events/` or `base_state.json`.
 - `archive`: a `.zip` or `.tar.gz` holding conversation folders, read in place
   (`trajkit.shapes.archive`).
+- `atif`: an ATIF trajectory (Harbor's interchange format), and each subagent trajectory
+  embedded in it (`trajkit.shapes.atif`).
+- `mini-swe-agent`, `swe-agent`: those agents' trajectory files (`trajkit.shapes.swe`).
+- `inspect`: an Inspect AI log (`.eval` or `.json`), one conversation per sample
+  (`trajkit.shapes.inspect_log`).
 - `v0-session`, `v0-jsonl`, `v0-json`: OpenHands V0 trajectories, mapped to V1 events in
   memory when opened (`trajkit.shapes.v0`).
 
@@ -37,7 +42,9 @@ import orjson
 from trajkit.errors import InputError
 from trajkit.shapes._files import json_object, open_input, read_head
 from trajkit.shapes.archive import archive_refs, open_archive_conversation
+from trajkit.shapes.atif import atif_refs, open_atif, takes_atif
 from trajkit.shapes.eval_output import eval_record_conversation
+from trajkit.shapes.inspect_log import inspect_refs, open_inspect, takes_inspect
 from trajkit.shapes.memory import (
     OPENERS,
     BareFolderConversation,
@@ -46,6 +53,7 @@ from trajkit.shapes.memory import (
     derived_id,
     digest,
 )
+from trajkit.shapes.swe import open_mini, open_sweagent, takes_mini, takes_sweagent
 from trajkit.shapes.v0.containers import (
     MAX_V0_BYTES,
     iter_lines,
@@ -66,6 +74,8 @@ __all__ = [
 ]
 
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
+WALKED_SUFFIXES = (".json", ".jsonl", ".traj", ".eval", *ARCHIVE_SUFFIXES)
+"""Files a folder walk asks the registry about (SWE-agent `.traj`, Inspect `.eval` too)."""
 
 
 @dataclass(frozen=True)
@@ -328,6 +338,10 @@ SHAPES: dict[str, Shape] = {
     "state-doc": Shape(_takes_state_doc, _one("state-doc"), _open_state_doc),
     "bare-events": Shape(_takes_bare, _one("bare-events"), _open_bare),
     "archive": Shape(_takes_archive, archive_refs, open_archive_conversation),
+    "atif": Shape(takes_atif, atif_refs, open_atif),
+    "mini-swe-agent": Shape(takes_mini, _one("mini-swe-agent"), open_mini),
+    "swe-agent": Shape(takes_sweagent, _one("swe-agent"), open_sweagent),
+    "inspect": Shape(takes_inspect, inspect_refs, open_inspect),
     "v0-session": Shape(takes_session, _one("v0-session"), _open_v0),
     "v0-jsonl": Shape(takes_jsonl, partial(iter_records, shape="v0-jsonl"), _open_v0),
     "v0-json": Shape(takes_json, _one("v0-json"), _open_v0),

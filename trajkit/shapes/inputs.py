@@ -41,7 +41,13 @@ import orjson
 
 from trajkit.errors import InputError
 from trajkit.shapes._files import open_input, read_head
-from trajkit.shapes.detect import ARCHIVE_SUFFIXES, SHAPES, is_v1_event, shape_at, shape_of
+from trajkit.shapes.detect import (
+    SHAPES,
+    WALKED_SUFFIXES,
+    is_v1_event,
+    shape_at,
+    shape_of,
+)
 from trajkit.shapes.memory import ShapeRef
 from trajkit.shapes.v0.containers import V0_KINDS
 from trajkit.store.layout import (
@@ -232,7 +238,7 @@ class _Walk:
                 continue
             if child.name == "trajectory.json" and "events.json" in names:
                 continue  # the visualizer's pair: read with its events.json
-            if child.name.endswith((".json", ".jsonl", *ARCHIVE_SUFFIXES)):
+            if child.name.endswith(WALKED_SUFFIXES):
                 yield from self.loose(path, named=False)
 
     def _outside(self, path: Path) -> list[SkippedInput]:
