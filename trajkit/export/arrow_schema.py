@@ -86,7 +86,11 @@ CONVERSATIONS_SCHEMA = pa.schema(
             "LLM calls in `stats` (all usage ids); else distinct `llm_response_id`s.",
         ),
         _doc("n_tool_calls", pa.int64(), "ActionEvents (one per tool call)."),
-        _doc("n_errors", pa.int64(), "Error events plus observations flagged is_error."),
+        _doc(
+            "n_errors",
+            pa.int64(),
+            "Failed steps, as the report counts them (`trajkit.events.outcome`).",
+        ),
         _doc("n_messages", pa.int64(), "Messages in the `messages` column."),
         _doc("accumulated_cost", pa.float64(), "Total LLM cost in USD over all usage ids."),
         _doc("prompt_tokens", pa.int64(), "Accumulated prompt tokens."),
@@ -139,7 +143,7 @@ EVENTS_SCHEMA = pa.schema(
         _doc("llm_response_id", pa.string(), "LLM response that produced the event."),
         _doc("action_kind", pa.string(), "Action payload class, e.g. `TerminalAction`."),
         _doc("observation_kind", pa.string(), "Observation payload class."),
-        _doc("is_error", pa.bool_(), "True for error events and observations flagged is_error."),
+        _doc("is_error", pa.bool_(), "True for a failed step (`trajkit.events.outcome`)."),
         _doc("llm_text", pa.string(), "Text of the LLM message this event becomes (null if none)."),
         _doc(
             "tool_arguments", pa.string(), "Tool call arguments, the JSON string the model wrote."

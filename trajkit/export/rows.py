@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from trajkit.errors import InputError
+from trajkit.events.outcome import is_failed_step
 from trajkit.export.redaction import Redactor, secret_values
-from trajkit.export.summary import Loaded, conversation_row, is_error, tag_pairs
+from trajkit.export.summary import Loaded, conversation_row, tag_pairs
 from trajkit.filters import ConversationFilters, parse_timestamp
 from trajkit.gc_pause import paused_gc
 from trajkit.shapes.memory import ShapeRef
@@ -396,7 +397,7 @@ def _event_columns(
         llm_response_id.append(_str(get("llm_response_id")))
         action_kind.append(getattr(get("action"), "kind", None))
         observation_kind.append(getattr(get("observation"), "kind", None))
-        errors.append(is_error(event))
+        errors.append(is_failed_step(event))
         if isinstance(event, LLMConvertibleEvent):
             message = messages[id(event)] = event.to_llm_message()  # reused for `messages`
             llm_text.append(message.text)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from trajkit.events.outcome import is_failed_step
 from trajkit.store.layout import BASE_STATE
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from trajkit.events import BaseState, Event, LLMConvertibleEvent, Message
     from trajkit.store import EventFile
 
-__all__ = ["Loaded", "conversation_row", "is_error"]
+__all__ = ["Loaded", "conversation_row"]
 
 
 @dataclass
@@ -44,21 +45,6 @@ class Loaded:
     llm_messages: dict[int, Message] = field(default_factory=dict)
     """`event.to_llm_message()` by `id(event)`, filled while building the event rows and
     reused by the chat conversion (each event's message is built once)."""
-
-
-_ERROR_KINDS = frozenset({"AgentErrorEvent", "ConversationErrorEvent", "ServerErrorEvent"})
-
-
-def is_error(event: Event) -> bool:
-    """Error events, observations flagged `is_error`, failed hooks, failed ACP tool calls."""
-    if event.kind in _ERROR_KINDS:
-        return True
-    observation = event.__dict__.get("observation")
-    if observation is not None and getattr(observation, "is_error", False):
-        return True
-    if event.kind == "HookExecutionEvent":
-        return not event.__dict__.get("success", True)
-    return bool(event.kind == "ACPToolCallEvent" and event.__dict__.get("is_error"))
 
 
 def conversation_row(
@@ -93,7 +79,7 @@ def conversation_row(
         "n_events": len(events),
         "n_llm_calls": usage.pop("n_llm_calls") or _response_ids(events),
         "n_tool_calls": sum(1 for e in events if isinstance(e, ActionEvent)),
-        "n_errors": sum(1 for e in events if is_error(e)),
+        "n_errors": sum(1 for e in events if is_failed_step(e)),
         "n_messages": len(one_each),  # the `messages` column has one entry per message
         **usage,
         "first_user_message": first_user,

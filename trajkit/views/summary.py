@@ -249,6 +249,8 @@ class ConversationStats:
     tool_calls: Counter[str] = field(default_factory=Counter)
     tool_errors: Counter[str] = field(default_factory=Counter)
     tool_rejections: Counter[str] = field(default_factory=Counter)
+    errors: int = 0
+    """Failed steps (`trajkit.events.outcome.is_failed_step`), as the report counts them."""
     totals: Totals = field(default_factory=Totals)
     duration_s: float | None = None
     problems: list[str] = field(default_factory=list)
@@ -296,6 +298,7 @@ def _count(stats: ConversationStats, events: Iterator[Event | None]) -> Conversa
         ObservationEvent,
         UserRejectObservation,
     )
+    from trajkit.events.outcome import is_failed_step
 
     stats.status, stats.model = stats.totals.status, stats.totals.model
     first: str | None = None
@@ -305,6 +308,7 @@ def _count(stats: ConversationStats, events: Iterator[Event | None]) -> Conversa
         if event is None:  # unreadable; reported by the producer
             continue
         stats.kinds[event.kind] += 1
+        stats.errors += is_failed_step(event)
         if event.timestamp:  # earliest to latest: events are not always in time order
             first = min(first, event.timestamp) if first else event.timestamp
             last = max(last, event.timestamp) if last else event.timestamp
@@ -350,6 +354,8 @@ class CorpusStats:
     tool_calls: Counter[str] = field(default_factory=Counter)
     tool_errors: Counter[str] = field(default_factory=Counter)
     tool_rejections: Counter[str] = field(default_factory=Counter)
+    errors: int = 0
+    """Failed steps over all conversations (`trajkit.events.outcome`)."""
     totals: Totals = field(default_factory=Totals)
     lengths: list[int] = field(default_factory=list)
     costs: list[float] = field(default_factory=list)
@@ -363,6 +369,7 @@ class CorpusStats:
         self.conversations += 1
         self.by_status[c.status or "unknown"] += 1
         self.by_model[c.model or "unknown"] += 1
+        self.errors += c.errors
         for mine, theirs in (
             (self.kinds, c.kinds),
             (self.tool_calls, c.tool_calls),
@@ -420,6 +427,7 @@ class CorpusStats:
             "events": {
                 "total": sum(self.kinds.values()),
                 "by_kind": dict(self.kinds.most_common()),
+                "failed_steps": self.errors,
             },
             "tools": self.tools(),
             "tokens": {
