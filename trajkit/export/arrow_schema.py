@@ -31,11 +31,13 @@ __all__ = [
     "schema_for",
 ]
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 """Version of both schemas, written in each shard's metadata as `trajkit.schema_version`.
 
 2: `conversations` gained `title` and `tags` (the agent server's `meta.json`, else the base
-state's `tags`)."""
+state's `tags`).
+3: `conversations` gained the benchmark columns (`instance_id` ... `test_result`), from an
+evaluation record (`trajkit.shapes.eval_output.benchmark_fields`)."""
 
 TOOL_CALL_TYPE = pa.struct(
     [
@@ -124,6 +126,14 @@ CONVERSATIONS_SCHEMA = pa.schema(
             "The agent server's tags (`meta.json`), else the base state's `tags` (no `title`), "
             "as key/value pairs sorted by key (Hugging Face `datasets` has no map type).",
         ),
+        _doc("instance_id", pa.string(), "Benchmark task id (evaluation record, or tags)."),
+        _doc("repo", pa.string(), "Repository of the task (`instance.repo`), when named."),
+        _doc("base_commit", pa.string(), "Commit the task starts from (`instance.base_commit`)."),
+        _doc("model_patch", pa.string(), "The agent's patch (`test_result.git_patch`)."),
+        _doc("resolved", pa.bool_(), "The evaluation's verdict; null when not graded."),
+        _doc("exit_status", pa.string(), "The record's, else `error`, `submitted` or `finished`."),
+        _doc("score", pa.float64(), "`test_result.score`, passed/total checkpoints, or resolved."),
+        _doc("test_result", pa.string(), "The record's raw `test_result`, JSON text."),
     ],
     metadata={"trajkit.table": "conversations", "trajkit.schema_version": SCHEMA_VERSION},
 )

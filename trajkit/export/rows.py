@@ -31,6 +31,7 @@ from trajkit.export.redaction import Redactor, secret_values
 from trajkit.export.summary import Loaded, conversation_row, tag_pairs
 from trajkit.filters import ConversationFilters, parse_timestamp
 from trajkit.gc_pause import paused_gc
+from trajkit.shapes.eval_output import benchmark_fields
 from trajkit.shapes.memory import ShapeRef
 from trajkit.store.location import Location as Folder
 from trajkit.store.location import is_location, is_remote, label, version_tag
@@ -242,6 +243,7 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
     origin = getattr(conv, "origin", "v1")  # `v0 <container>`: a V0 trajectory, migrated
     source_format = origin.replace(" ", ":") if origin != "v1" else f"v1:{shape}" if shape else "v1"
     loaded = Loaded(conv.id, source_format, state_json, state, events, paths, files)
+    loaded.record = getattr(conv, "record", None)
     conv_path = Path(path.label) if isinstance(path, ShapeRef) else path
     result = _finish(loaded, source, fingerprint, options, conv_path=conv_path)
     if isinstance(result, ConversationRows) and not isinstance(path, ShapeRef):
@@ -344,6 +346,8 @@ def _add_server_meta(path: Path, result: ConversationRows, options: RowOptions) 
         row["tags"] = tag_pairs(
             {k: redactor.text(v) if redactor else v for k, v in meta.tags.items()}
         )
+        for key, value in benchmark_fields(None, meta.tags).items():
+            row[key] = row[key] if value is None else redactor.text(value) if redactor else value
     row["model"] = row["model"] or meta.model
     if row["accumulated_cost"] is None:
         row["accumulated_cost"] = meta.cost
@@ -353,7 +357,14 @@ def _redact_conversation(row: dict[str, Any], redactor: Redactor, dirty: bool) -
     if dirty:
         return {k: redactor.value(v) for k, v in row.items()}
     # No event held a secret: only the fields that come from base_state.json need a look.
-    for key in ("model", "agent_kind", "execution_status", "source_path"):
+    for key in (
+        "model",
+        "agent_kind",
+        "execution_status",
+        "source_path",
+        "model_patch",
+        "test_result",
+    ):
         value = row.get(key)
         if isinstance(value, str):
             row[key] = redactor.text(value)

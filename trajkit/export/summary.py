@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from trajkit.events.outcome import is_failed_step
+from trajkit.shapes.eval_output import benchmark_fields
 from trajkit.store.layout import BASE_STATE
 
 if TYPE_CHECKING:
@@ -42,6 +43,8 @@ class Loaded:
     """Event files, parallel to `events` (V1 input only), to name them in errors."""
     files: Sequence[EventFile] = ()
     """Every event file of the folder, empty ones included (V1 input only), for errors."""
+    record: dict[str, Any] | None = None
+    """The evaluation record the conversation came from (without its history), if any."""
     llm_messages: dict[int, Message] = field(default_factory=dict)
     """`event.to_llm_message()` by `id(event)`, filled while building the event rows and
     reused by the chat conversion (each event's message is built once)."""
@@ -66,6 +69,8 @@ def conversation_row(
         None,
     )
     usage = _usage(loaded.state_json)
+    title_tags = state_title_tags(loaded.state_json)
+    tags = {p["key"]: p["value"] for p in title_tags["tags"] or ()}
     return {
         "conversation_id": loaded.conversation_id,
         "source_path": source,
@@ -90,7 +95,8 @@ def conversation_row(
         "conversion": orjson.dumps({"messages": chat, "tools": tools}),
         "problems": problems,
         "n_redactions": 0,
-        **state_title_tags(loaded.state_json),
+        **title_tags,
+        **benchmark_fields(loaded.record, tags),
     }
 
 
