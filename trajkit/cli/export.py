@@ -9,6 +9,7 @@ in memory so their values can be masked wherever they appear.
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -111,7 +112,8 @@ def export_command(
     ):
         try:
             report = export_dataset(paths, out_dir, options=options, overwrite=overwrite,
-                                    from_v0=from_v0, progress=on_progress, engine=runner)  # fmt: skip
+                                    from_v0=from_v0, progress=on_progress, engine=runner,
+                                    command=shlex.join(["trajkit", *sys.argv[1:]]))  # fmt: skip
         except ExportInterrupted as stopped:
             report, interrupted = stopped.report, True
         else:

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trajkit.errors import OutputError, OutputExists, TrajkitError, UsageError
+from trajkit.export.card import CARD_NAME
 from trajkit.export.chunks import (
     ChunkResult,
     ChunkSettings,
@@ -146,6 +147,7 @@ def export_dataset(
     shard_rows: int | None = None,
     chunk_size: int | None = None,
     engine: Engine | None = None,
+    command: str | None = None,
 ) -> ExportReport:
     """Export conversations under `paths` into `out_dir` (see the module docstring).
 
@@ -163,6 +165,7 @@ def export_dataset(
         engine: where chunks run (`trajkit.engine`): default `LocalEngine()`, this machine's
             processes (`LocalEngine(1)` runs in this process); a `RayEngine` runs the same
             `write_chunk` on a Ray cluster.
+        command: the command line that made the export, for the dataset card (`card`).
 
     Raises:
         OutputExists: `out_dir` is not empty and holds no export, without `overwrite`.
@@ -189,7 +192,7 @@ def export_dataset(
             return export_dataset(
                 paths, mirror, options=options, from_v0=from_v0,
                 progress=progress, row_group_rows=row_group_rows, shard_rows=shard_rows,
-                chunk_size=chunk_size, engine=engine,
+                chunk_size=chunk_size, engine=engine, command=command,
             )  # fmt: skip
 
         return export_to_storage(remote_out, into, overwrite=overwrite, engine=engine)
@@ -209,6 +212,7 @@ def export_dataset(
                 ),
                 chunk_size=chunk_size,
             )  # fmt: skip
+            _write_card(out, command, options)  # removed below with the rest if nothing was
     except ExportInterrupted as stopped:
         report = stopped.report  # what finished is kept and listed
         raise
@@ -531,6 +535,16 @@ def _export_lock(out: Path) -> Iterator[None]:
             (out / LOCK_NAME).unlink()
 
 
+def _write_card(out: Path, command: str | None, options: RowOptions) -> None:
+    from trajkit.export.arrow_schema import CONVERSATIONS_SCHEMA, EVENTS_SCHEMA
+    from trajkit.export.card import write_card
+
+    manifest = read_manifest(out / MANIFEST_NAME)
+    schemas = {"conversations": CONVERSATIONS_SCHEMA, "events": EVENTS_SCHEMA}
+    described = {"view": options.view, "redact": options.redact}
+    write_card(out, manifest.shards, schemas, command=command, options=described)
+
+
 def _prepare_out_dir(out: Path, options: RowOptions, *, overwrite: bool, version: str) -> Manifest:
     """Check OUT_DIR's content before any work; returns the manifest to extend."""
     from trajkit.export.shards import remove_leftovers
@@ -596,3 +610,4 @@ def _remove_export_files(out: Path) -> None:
         if folder.is_dir() and not any(folder.iterdir()):
             shutil.rmtree(folder)
     (out / MANIFEST_NAME).unlink(missing_ok=True)
+    (out / CARD_NAME).unlink(missing_ok=True)
