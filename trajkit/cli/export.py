@@ -65,6 +65,10 @@ def _lean_arrow_pool() -> None:
 @click.option("--no-redact", is_flag=True, help="Keep secrets and API-key-looking strings.")
 @click.option("--keep-invalid", is_flag=True, help="Export conversations validate rejects, their errors in the row's problems (default: skip them).")  # fmt: skip
 @click.option("--from-v0", is_flag=True, help="Inputs are OpenHands V0 trajectories (migrated).")
+@click.option("--profile", type=click.Choice(["analysis", "sft", "rl"]), default="analysis", show_default=True,
+              help="sft: add a table of training examples (one per condensation point and the final request); rl: one row per LLM call.")  # fmt: skip
+@click.option("--resolved-only", is_flag=True, help="Only conversations an evaluation record marks resolved.")  # fmt: skip
+@click.option("--min-steps", type=click.IntRange(min=0), default=0, help="Only conversations with at least N LLM calls.")  # fmt: skip
 @filter_options
 @jobs_option
 @jobs_alias("--workers")  # the former name of --jobs here; kept so scripts keep working
@@ -78,6 +82,9 @@ def export_command(
     no_redact: bool,
     keep_invalid: bool,
     from_v0: bool,
+    profile: str,
+    resolved_only: bool,
+    min_steps: int,
     filters: ConversationFilters,
     jobs: int | None,
     as_json: bool,
@@ -102,7 +109,8 @@ def export_command(
         check_output_folder(Path(out_dir))
     key = os.environ.get("TRAJKIT_SECRET_KEY") or None
     options = RowOptions(view=view, redact=not no_redact, keep_invalid=keep_invalid,  # type: ignore[arg-type]
-                         filters=filters, secret_key=key)  # fmt: skip
+                         filters=filters, secret_key=key, profile=profile,  # type: ignore[arg-type]
+                         resolved_only=resolved_only, min_steps=min_steps)  # fmt: skip
     out = display_path(out_dir)
     with (
         stop_on_ctrl_c("the export"),

@@ -26,7 +26,9 @@ __all__ = [
     "CONVERSATIONS_SCHEMA",
     "EVENTS_SCHEMA",
     "MESSAGE_TYPE",
+    "RL_SCHEMA",
     "SCHEMA_VERSION",
+    "SFT_SCHEMA",
     "TOOL_CALL_TYPE",
     "schema_for",
 ]
@@ -168,5 +170,61 @@ _SCHEMAS = {"conversations": CONVERSATIONS_SCHEMA, "events": EVENTS_SCHEMA}
 
 
 def schema_for(table: str) -> pa.Schema:
-    """The schema of `conversations` or `events`."""
+    """The schema of a table: `conversations`, `events`, `sft` or `rl`."""
     return _SCHEMAS[table]
+
+
+TRAIN_MESSAGE_TYPE = pa.struct([*MESSAGE_TYPE, pa.field("train", pa.bool_())])
+"""A `MESSAGE_TYPE` message with its `train` flag (learned or context)."""
+
+_BENCHMARK = [
+    f for f in CONVERSATIONS_SCHEMA if f.name in ("instance_id", "repo", "base_commit")
+] + [
+    f for f in CONVERSATIONS_SCHEMA if f.name in ("model_patch", "resolved", "exit_status", "score")
+]
+_SPLIT = _doc("split", pa.string(), "`train` or `test`, by a hash of `instance_id` (else the id).")
+_KEY = [CONVERSATIONS_SCHEMA.field("conversation_id"), CONVERSATIONS_SCHEMA.field("model")]
+
+SFT_SCHEMA = pa.schema(
+    [
+        *_KEY,
+        *_BENCHMARK,
+        _SPLIT,
+        _doc("example", pa.int64(), "Position of the example in its conversation (0, 1, ...)."),
+        _doc("boundary", pa.string(), "`condensation` (the request before one) or `final`."),
+        _doc(
+            "messages",
+            pa.list_(TRAIN_MESSAGE_TYPE),
+            "The request in TRL's layout; `train`: an assistant turn to learn (not one an "
+            "earlier example of the conversation holds).",
+        ),
+        _doc("tools", pa.string(), "Chat Completions tool definitions, JSON text."),
+        _doc("request", pa.string(), "The exact `trajkit convert --to chat` document, JSON text."),
+    ],
+    metadata={"trajkit.table": "sft", "trajkit.schema_version": SCHEMA_VERSION},
+)
+"""`--profile sft`: one row per training example (`trajkit.export.profiles.sft_rows`)."""
+
+RL_SCHEMA = pa.schema(
+    [
+        *_KEY,
+        *_BENCHMARK,
+        _SPLIT,
+        _doc("call", pa.int64(), "Position of the LLM call in its conversation (0, 1, ...)."),
+        _doc("llm_response_id", pa.string(), "The call's response id."),
+        _doc("prompt", pa.list_(MESSAGE_TYPE), "The request before the call, TRL's layout."),
+        _doc("completion", pa.list_(MESSAGE_TYPE), "The assistant message the call produced."),
+        _doc("tools", pa.string(), "Chat Completions tool definitions, JSON text."),
+        _doc("reward", pa.float64(), "The evaluation record's `score`; null without one."),
+        _doc("prompt_token_ids", pa.list_(pa.int64()), "Prompt token ids, when recorded."),
+        _doc("completion_token_ids", pa.list_(pa.int64()), "Response token ids, when recorded."),
+        _doc("completion_logprobs", pa.list_(pa.float64()), "Log-probabilities (not read yet)."),
+        _doc(
+            "token_source", pa.string(), "`TokenEvent` when token ids were recorded, else `none`."
+        ),
+    ],
+    metadata={"trajkit.table": "rl", "trajkit.schema_version": SCHEMA_VERSION},
+)
+"""`--profile rl`: one row per agent LLM call (`trajkit.export.profiles.rl_rows`)."""
+
+_SCHEMAS.update(sft=SFT_SCHEMA, rl=RL_SCHEMA)

@@ -76,6 +76,12 @@ class RowOptions:
     """The SDK's cipher key, to decrypt registered secrets and mask their values too."""
     extra_secrets: tuple[str, ...] = ()
     """More secret values to mask everywhere."""
+    profile: Literal["analysis", "sft", "rl"] = "analysis"
+    """`sft` or `rl` add that table's rows (`trajkit.export.profiles`) to the analysis tables."""
+    resolved_only: bool = False
+    """Only conversations an evaluation record marks resolved."""
+    min_steps: int = 0
+    """Only conversations with at least this many LLM calls (`n_llm_calls`, condenser too)."""
     keep_invalid: bool = False
     """Export conversations `trajkit validate` rejects, their errors in the row's `problems`
     (default: skip them with their first error; `trajkit.validate.verdict`)."""
@@ -104,6 +110,10 @@ class ConversationRows:
     conversation: dict[str, Any]
     event_columns: dict[str, list[Any]]
     n_redactions: int = 0
+    profile_rows: list[dict[str, Any]] = field(default_factory=list)
+    """Rows of the profile's table (`RowOptions.profile`), none for `analysis`."""
+    content_hash: str = ""
+    """Digest of the messages and tools (the `conversion` column): equal for exact copies."""
 
     @property
     def events(self) -> list[dict[str, Any]]:
@@ -314,9 +324,18 @@ def _finish(
         redactor = Redactor(values)
     event_columns, dirty = _event_columns(loaded, timestamps, redactor)
     conversation = conversation_row(loaded, source, options.conversion, timestamps, conv_path)
+    reason = _training_filter(conversation, options)
+    if reason:
+        return Filtered(source, reason)
+    profile_rows = _profile_rows(loaded, conversation, options)
     if redactor is not None:
         conversation = _redact_conversation(conversation, redactor, dirty)
+        if dirty:
+            profile_rows = [redactor.value(row) for row in profile_rows]
         conversation["n_redactions"] = redactor.count
+    conversion = conversation["conversion"]
+    conversion = conversion.encode() if isinstance(conversion, str) else conversion
+    content = hashlib.blake2b(conversion, digest_size=16).hexdigest()
     return ConversationRows(
         loaded.conversation_id,
         source,
@@ -324,7 +343,28 @@ def _finish(
         conversation,
         event_columns,
         redactor.count if redactor else 0,
+        profile_rows,
+        content,
     )
+
+
+def _training_filter(row: dict[str, Any], options: RowOptions) -> str | None:
+    if options.resolved_only and row["resolved"] is not True:
+        return "not resolved (--resolved-only)"
+    if row["n_llm_calls"] < options.min_steps:
+        return f"{row['n_llm_calls']} LLM calls, fewer than --min-steps {options.min_steps}"
+    return None
+
+
+def _profile_rows(
+    loaded: Loaded, conversation: dict[str, Any], options: RowOptions
+) -> list[dict[str, Any]]:
+    from trajkit.export.profiles import rl_rows, sft_rows
+
+    if options.profile == "analysis":
+        return []
+    build = sft_rows if options.profile == "sft" else rl_rows
+    return list(build(loaded, conversation, options.conversion))
 
 
 def _add_server_meta(path: Path, result: ConversationRows, options: RowOptions) -> None:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from trajkit.events import BaseState, Event, LLMConvertibleEvent, Message
     from trajkit.store import EventFile
 
-__all__ = ["Loaded", "conversation_row"]
+__all__ = ["Loaded", "chat_conversion", "conversation_row", "trl_message"]
 
 
 @dataclass
@@ -62,7 +62,7 @@ def conversation_row(
 
     events = [e for _, e, _ in loaded.events]
     state = loaded.state
-    messages, one_each, chat, tools, problems = _chat_conversion(events, options, loaded, conv_path)
+    messages, one_each, chat, tools, problems = chat_conversion(events, options, loaded, conv_path)
     present = [t for t in timestamps if t is not None]
     first_user = next(
         (e.llm_message.text for e in events if isinstance(e, MessageEvent) and e.source == "user"),
@@ -90,7 +90,7 @@ def conversation_row(
         "first_user_message": first_user,
         "final_answer": _final_answer(events, ActionEvent, FinishAction, MessageEvent),
         "view": options.view,
-        "messages": [_trl_message(m, c) for m, c in zip(messages, one_each, strict=True)],
+        "messages": [trl_message(m, c) for m, c in zip(messages, one_each, strict=True)],
         "tools": orjson.dumps(tools),  # UTF-8 bytes: Arrow takes them as they are
         "conversion": orjson.dumps({"messages": chat, "tools": tools}),
         "problems": problems,
@@ -117,7 +117,7 @@ def state_title_tags(state_json: Any) -> dict[str, Any]:
     return {"title": title if isinstance(title, str) and title else None, "tags": rest or None}
 
 
-def _chat_conversion(
+def chat_conversion(
     events: Sequence[Event],
     options: ConversionOptions,
     loaded: Loaded,
@@ -149,7 +149,7 @@ def _chat_conversion(
     return prepared.messages, one_each, chat, tools_to_chat(prepared.tools), prepared.problems
 
 
-def _trl_message(message: Message, chat: Mapping[str, Any]) -> dict[str, Any]:
+def trl_message(message: Message, chat: Mapping[str, Any]) -> dict[str, Any]:
     """TRL's message struct: content as one string, reasoning from the stored message."""
     content = chat.get("content")
     if isinstance(content, list):
