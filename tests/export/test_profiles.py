@@ -49,7 +49,7 @@ def _convert_prefix(folder: Path, n_files: int, tmp: Path) -> Any:
     cut = tmp / folder.name
     shutil.rmtree(cut, ignore_errors=True)
     (cut / "events").mkdir(parents=True)
-    files = sorted((folder / "events").iterdir())[:n_files]
+    files = sorted((folder / "events").glob("*.json"))[:n_files]
     for f in files:
         shutil.copy(f, cut / "events" / f.name)
     state = json.loads((folder / "base_state.json").read_text())
@@ -65,7 +65,7 @@ def test_sft_rows_are_convert_at_each_condensation_point(tmp_path: Path) -> None
         out = tmp_path / f"ds-{folder.name}"
         _run("export", str(folder), "-o", str(out), "--profile", "sft", "--no-redact")
         rows = sorted(_table(out, "sft"), key=lambda r: r["example"])
-        files = sorted((folder / "events").iterdir())
+        files = sorted((folder / "events").glob("*.json"))
         cuts = [n for n, f in enumerate(files) if '"Condensation"' in f.read_text()]
         assert [r["boundary"] for r in rows] == ["condensation"] * len(cuts) + ["final"]
         expected = [_convert_prefix(folder, n, tmp_path) for n in cuts]
@@ -156,3 +156,21 @@ def test_training_filters_and_exact_duplicates(tmp_path: Path) -> None:
         main, ["export", str(path), "-o", str(tmp_path / "c"), "--min-steps", "99", "--json"]
     )
     assert json.loads(result.stdout)["filtered"] == 3
+
+
+def test_rl_prompts_are_convert_before_each_call(tmp_path: Path) -> None:
+    folder = fx.sdk_conversation("j_condense")
+    out = tmp_path / "ds"
+    _run("export", str(folder), "-o", str(out), "--profile", "rl", "--no-redact")
+    files = sorted((folder / "events").glob("*.json"))
+    firsts: dict[str, int] = {}
+    for n, f in enumerate(files):
+        event = json.loads(f.read_text())
+        rid = event.get("llm_response_id")
+        if rid and event.get("source") == "agent" and event["kind"] != "Condensation":
+            firsts.setdefault(rid, n)
+    for row in _table(out, "rl"):
+        want = _convert_prefix(folder, firsts[row["llm_response_id"]], tmp_path)["messages"]
+        assert [(m["role"], m["tool_call_id"]) for m in row["prompt"]] == [
+            (m["role"], m.get("tool_call_id")) for m in want
+        ]

@@ -300,7 +300,8 @@ class _TableBuffer:
     def add_row(self, row: dict[str, Any], owner: dict[str, str]) -> None:
         for name, values in self.columns.items():
             values.append(row[name])
-        self._added(1, _text_size(row.get("conversion") or row.get("request")) * 2, owner)
+        size = row["_size"] if "_size" in row else _text_size(row.get("conversion")) * 2
+        self._added(1, size, owner)
 
     def add_columns(self, columns: dict[str, list[Any]], owner: dict[str, str]) -> None:
         n = 0

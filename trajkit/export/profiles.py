@@ -8,7 +8,8 @@ at the point's last event). `messages` is the TRL conversational layout of the a
 plus a per-message `train` flag: assistant turns are learned, except one an earlier example of
 the same conversation already holds (context copied across a condensation); system, user,
 tool results and the condensation summary (injected context) are not. `request` is the exact
-Chat Completions document. `split` is `test` for about one task in ten, chosen by a hash of
+Chat Completions document. (`_size`, not a column, is what the shard writer's buffer counts.)
+`split` is `test` for about one task in ten, chosen by a hash of
 `instance_id` (else the conversation id), so one task's attempts never straddle train and test.
 
 `rl_rows(loaded, conversation)`: one row per LLM call of the agent (events sharing an
@@ -22,6 +23,7 @@ not built yet.
 from __future__ import annotations
 
 import hashlib
+from itertools import accumulate
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -90,13 +92,20 @@ def sft_rows(
             "messages": messages,
             "tools": orjson.dumps(request["tools"]),
             "request": orjson.dumps(request),
+            "_size": len(messages) * 64 + sum(len(m["content"] or "") for m in messages),
         }
 
 
 def rl_rows(
     loaded: Loaded, conversation: dict[str, Any], options: ConversionOptions
 ) -> Iterator[dict[str, Any]]:
-    """One row per agent LLM call (module docstring), one at a time."""
+    """One row per agent LLM call (module docstring), one at a time.
+
+    Between two condensations the model's view only grows, so the request of every call of
+    that span is a prefix of the span's last request: it is converted once per span, and call
+    k's prompt is the messages before the span's k-th assistant message (a span whose assistant
+    messages do not match its calls one to one is converted call by call instead).
+    """
     events = [e for _, e, _ in loaded.events]
     spans: dict[str, list[int]] = {}
     for i, e in enumerate(events):
@@ -104,26 +113,39 @@ def rl_rows(
         if isinstance(rid, str) and rid and e.source == "agent" and e.kind != "Condensation":
             spans.setdefault(rid, []).append(i)
     tokens = _token_events(events)
-    common = _common(conversation)
-    reward = conversation["score"]
-    for n, (rid, positions) in enumerate(spans.items()):
-        first, end = positions[0], _results_end(events, positions)
-        prompt, request = _request(loaded, events[:first], options)
-        full, _ = _request(loaded, events[:end], options)  # with its results: no dangling call
-        found = tokens.get(first)
-        yield {
-            **common,
-            "call": n,
-            "llm_response_id": rid,
-            "prompt": prompt,
-            "completion": full[len(prompt) : len(prompt) + 1],
-            "tools": orjson.dumps(request["tools"]),
-            "reward": reward,
-            "prompt_token_ids": found[0] if found else None,
-            "completion_token_ids": found[1] if found else None,
-            "completion_logprobs": None,
-            "token_source": "TokenEvent" if found else "none",
-        }
+    common = {**_common(conversation), "reward": conversation["score"]}
+    calls = list(spans.items())
+    start = 0
+    for end in [i for i, e in enumerate(events) if e.kind == "Condensation"] + [len(events)]:
+        mine = [(rid, pos) for rid, pos in calls if start <= pos[0] < end]
+        start = end
+        if not mine:
+            continue
+        messages, request = _request(loaded, events[:end], options)
+        tools = orjson.dumps(request["tools"])
+        turns = [i for i, m in enumerate(messages) if m["role"] == "assistant"][-len(mine) :]
+        sizes = list(accumulate((64 + len(m["content"] or "") for m in messages), initial=0))
+        for n, (rid, positions) in enumerate(mine):
+            if len(turns) == len(mine):
+                prompt, completion = messages[: turns[n]], messages[turns[n] : turns[n] + 1]
+            else:  # the view is not one assistant message per call: convert this call alone
+                prompt, _ = _request(loaded, events[: positions[0]], options)
+                full, _ = _request(loaded, events[: _results_end(events, positions)], options)
+                completion = full[len(prompt) : len(prompt) + 1]
+            found = tokens.get(positions[0])
+            yield {
+                **common,
+                "call": calls.index((rid, positions)),
+                "llm_response_id": rid,
+                "prompt": prompt,
+                "completion": completion,
+                "tools": tools,
+                "prompt_token_ids": found[0] if found else None,
+                "completion_token_ids": found[1] if found else None,
+                "completion_logprobs": None,
+                "token_source": "TokenEvent" if found else "none",
+                "_size": sizes[len(prompt)] if len(prompt) < len(sizes) else 0,
+            }
 
 
 def _results_end(events: Sequence[Event], positions: list[int]) -> int:

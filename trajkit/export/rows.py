@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -110,8 +110,10 @@ class ConversationRows:
     conversation: dict[str, Any]
     event_columns: dict[str, list[Any]]
     n_redactions: int = 0
-    profile_rows: list[dict[str, Any]] = field(default_factory=list)
-    """Rows of the profile's table (`RowOptions.profile`), none for `analysis`."""
+    profile_rows: Iterable[dict[str, Any]] = ()
+    """Rows of the profile's table (`RowOptions.profile`), none for `analysis`: built one at a
+    time as the writer takes them (an RL row holds its whole prompt; a long conversation's rows
+    together are far larger than the conversation)."""
     content_hash: str = ""
     """Digest of the messages and tools (the `conversion` column): equal for exact copies."""
 
@@ -327,12 +329,12 @@ def _finish(
     reason = _training_filter(conversation, options)
     if reason:
         return Filtered(source, reason)
-    profile_rows = _profile_rows(loaded, conversation, options)
     if redactor is not None:
         conversation = _redact_conversation(conversation, redactor, dirty)
-        if dirty:
-            profile_rows = [redactor.value(row) for row in profile_rows]
         conversation["n_redactions"] = redactor.count
+    profile_rows = _profile_rows(loaded, conversation, options)  # its columns come redacted
+    if redactor is not None and dirty:
+        profile_rows = map(redactor.value, profile_rows)
     conversion = conversation["conversion"]
     conversion = conversion.encode() if isinstance(conversion, str) else conversion
     content = hashlib.blake2b(conversion, digest_size=16).hexdigest()
@@ -358,13 +360,13 @@ def _training_filter(row: dict[str, Any], options: RowOptions) -> str | None:
 
 def _profile_rows(
     loaded: Loaded, conversation: dict[str, Any], options: RowOptions
-) -> list[dict[str, Any]]:
+) -> Iterable[dict[str, Any]]:
     from trajkit.export.profiles import rl_rows, sft_rows
 
     if options.profile == "analysis":
-        return []
+        return ()
     build = sft_rows if options.profile == "sft" else rl_rows
-    return list(build(loaded, conversation, options.conversion))
+    return build(loaded, dict(conversation), options.conversion)  # lazy: see `profile_rows`
 
 
 def _add_server_meta(path: Path, result: ConversationRows, options: RowOptions) -> None:
