@@ -23,9 +23,9 @@ not built yet.
 from __future__ import annotations
 
 import hashlib
-from itertools import accumulate
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 import orjson
