@@ -212,6 +212,11 @@ def write_chunk(settings: ChunkSettings, task: ChunkTask) -> ChunkResult:
                 result.results.append(summary)
                 buffers["conversations"].add_row(rows.conversation, shards)
                 buffers["events"].add_columns(rows.event_columns, shards)
+                if rows.profile_rows:  # written first: the profile's rows come on top
+                    buffers["events"].push()
+                    buffers["conversations"].push()
+                    rows.event_columns.clear()
+                    rows.conversation = {}  # written: what the profile needs is in its rows
                 for row in rows.profile_rows:
                     buffers[profile].add_row(row, shards)
             else:

@@ -17,6 +17,7 @@ Steps, cheapest first:
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 from collections.abc import Iterable, Sequence
@@ -31,7 +32,7 @@ from trajkit.export.redaction import Redactor, secret_values
 from trajkit.export.summary import Loaded, conversation_row, tag_pairs
 from trajkit.filters import ConversationFilters, parse_timestamp
 from trajkit.gc_pause import paused_gc
-from trajkit.shapes.eval_output import benchmark_fields
+from trajkit.shapes.eval_output import BENCHMARK_FIELDS, benchmark_fields
 from trajkit.shapes.memory import ShapeRef
 from trajkit.store.location import Location as Folder
 from trajkit.store.location import is_location, is_remote, label, version_tag
@@ -366,7 +367,11 @@ def _profile_rows(
     if options.profile == "analysis":
         return ()
     build = sft_rows if options.profile == "sft" else rl_rows
-    return build(loaded, dict(conversation), options.conversion)  # lazy: see `profile_rows`
+    # Lazy (see `profile_rows`), holding only what it needs: not the event files' bytes, not
+    # the conversation row's messages.
+    small = {k: conversation[k] for k in ("conversation_id", "model", *BENCHMARK_FIELDS)}
+    events: list[tuple[int, Event, str | bytes]] = [(i, e, b"") for i, e, _ in loaded.events]
+    return build(dataclasses.replace(loaded, events=events), small, options.conversion)
 
 
 def _add_server_meta(path: Path, result: ConversationRows, options: RowOptions) -> None:
