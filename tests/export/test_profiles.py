@@ -142,8 +142,12 @@ def test_training_filters_and_exact_duplicates(tmp_path: Path) -> None:
     path = tmp_path / "output.jsonl"
     path.write_text("\n".join(records) + "\n")  # task-0 and task-2: the same conversation
     report = json.loads(_run("export", str(path), "-o", str(tmp_path / "a"), "--json").stdout)
+    assert (report["exported"], report["duplicates"]) == (3, 0)  # analysis keeps every one
+    a = tmp_path / "a-rl"
+    report = json.loads(_run("export", str(path), "-o", str(a), "--json", "--profile", "rl").stdout)
     assert (report["exported"], report["duplicates"]) == (2, 1)
-    assert len(_table(tmp_path / "a", "conversations")) == 2
+    assert len(_table(a, "conversations")) == 2
+    assert {r["instance_id"] for r in _table(a, "rl")} == {"task-0", "task-1"}
     report = json.loads(
         _run(
             "export", str(path), "-o", str(tmp_path / "b"), "--json", "--resolved-only",

@@ -85,7 +85,8 @@ class ExportReport:
     skipped: list[Skipped] = field(default_factory=list)
     """Invalid inputs, with reasons; one entry per conversation id met in several places."""
     duplicates: int = 0
-    """Conversations dropped as exact copies of another's messages and tools (content hash)."""
+    """Conversations dropped as exact copies of another's messages and tools (content hash;
+    with a training profile, `sft` or `rl`: an analysis export keeps every conversation)."""
     copies: int = 0
     """Inputs not exported because their conversation id was already exported in this run."""
     duplicate_ids: int = 0
@@ -338,7 +339,8 @@ class _Run:
             self._drop(result)
             self._copy(cid, first, result.source)
             return
-        same = self.contents.get(result.content_hash) if result.content_hash else None
+        dedupe = result.content_hash and self.tables[0] in PROFILE_TABLES  # training data only
+        same = self.contents.get(result.content_hash) if dedupe else None
         if same is not None and same != cid:  # another id, the same messages and tools
             self._drop(result)
             report.duplicates += 1
