@@ -178,3 +178,17 @@ def test_rl_prompts_are_convert_before_each_call(tmp_path: Path) -> None:
         assert [(m["role"], m["tool_call_id"]) for m in row["prompt"]] == [
             (m["role"], m.get("tool_call_id")) for m in want
         ]
+
+
+def test_token_ids_go_to_the_call_that_follows_them() -> None:
+    from trajkit.events import TokenEvent, parse_event
+    from trajkit.export.profiles import _token_events
+
+    folder = fx.sdk_conversation("j_condense")
+    events = [parse_event(f.read_bytes()) for f in sorted((folder / "events").glob("*.json"))]
+    call = next(
+        i for i, e in enumerate(events) if e.source == "agent" and e.__dict__.get("llm_response_id")
+    )
+    tokens = TokenEvent(source="agent", prompt_token_ids=[1, 2], response_token_ids=[3])
+    events.insert(call, tokens)
+    assert _token_events(events) == {call + 1: ([1, 2], [3])}
