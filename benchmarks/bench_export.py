@@ -133,11 +133,13 @@ def _folder_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*.parquet"))
 
 
-def bench(corpus: Path, out: Path, workers: int) -> dict[str, float]:
-    """Run one export of `corpus` into `out` and return its figures."""
+def bench(
+    corpus: Path, out: Path, workers: int, *, extra: list[str] | None = None
+) -> dict[str, float]:
+    """Run one export of `corpus` into `out` (`extra`: more options) and return its figures."""
     n_events, n_bytes = _input_bytes(corpus)
     cmd = [sys.executable, "-m", "trajkit", "export", str(corpus), "-o", str(out)]
-    cmd += ["--overwrite", "--jobs", str(workers)]
+    cmd += ["--overwrite", "--jobs", str(workers), *(extra or [])]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)

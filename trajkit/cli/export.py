@@ -9,6 +9,7 @@ in memory so their values can be masked wherever they appear.
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -55,6 +56,10 @@ def _lean_arrow_pool() -> None:
 @opt.redact_option
 @click.option("--keep-invalid", is_flag=True, help="Export conversations validate rejects, their errors in the row's problems (default: skip them).")  # fmt: skip
 @click.option("--from-v0", is_flag=True, help="Inputs are OpenHands V0 trajectories (migrated).")
+@click.option("--profile", type=click.Choice(["analysis", "sft", "rl"]), default="analysis", show_default=True,
+              help="sft: add a table of training examples (one per condensation point and the final request); rl: one row per LLM call.")  # fmt: skip
+@click.option("--resolved-only", is_flag=True, help="Only conversations an evaluation record marks resolved.")  # fmt: skip
+@click.option("--min-steps", type=click.IntRange(min=0), default=0, help="Only conversations with at least N LLM calls.")  # fmt: skip
 @opt.filter_options
 @opt.jobs_alias("--workers")  # the former name of --jobs here; kept so scripts keep working
 @opt.json_option("Print the report as one JSON document on stdout (the summary line still goes to stderr).")  # fmt: skip
@@ -66,6 +71,9 @@ def export_command(
     overwrite: bool,
     keep_invalid: bool,
     from_v0: bool,
+    profile: str,
+    resolved_only: bool,
+    min_steps: int,
     filters: ConversationFilters,
     as_json: bool,
     engine: Callable[[], Any],
@@ -88,7 +96,8 @@ def export_command(
         check_output_folder(Path(out_dir))
     key = os.environ.get("TRAJKIT_SECRET_KEY") or None
     options = RowOptions(view=view, redact=masker is not None, keep_invalid=keep_invalid,  # type: ignore[arg-type]
-                         filters=filters, secret_key=key)  # fmt: skip
+                         filters=filters, secret_key=key, profile=profile,  # type: ignore[arg-type]
+                         resolved_only=resolved_only, min_steps=min_steps)  # fmt: skip
     out = display_path(out_dir)
     try:
         with (
@@ -98,7 +107,8 @@ def export_command(
             _progress(paths, from_v0) as on_progress,
         ):
             report = export_dataset(paths, out_dir, options=options, overwrite=overwrite,
-                                    from_v0=from_v0, progress=on_progress, engine=runner)  # fmt: skip
+                                    from_v0=from_v0, progress=on_progress, engine=runner,
+                                    command=shlex.join(["trajkit", *sys.argv[1:]]))  # fmt: skip
             on_progress(report)  # inputs skipped after the last chunk: the bar ends on the total
     except ExportInterrupted as stopped:  # said once the workers are stopped and the bar gone
         click.echo(stopped.report.interrupted(out), err=True)

@@ -26,16 +26,20 @@ __all__ = [
     "CONVERSATIONS_SCHEMA",
     "EVENTS_SCHEMA",
     "MESSAGE_TYPE",
+    "RL_SCHEMA",
     "SCHEMA_VERSION",
+    "SFT_SCHEMA",
     "TOOL_CALL_TYPE",
     "schema_for",
 ]
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 """Version of both schemas, written in each shard's metadata as `trajkit.schema_version`.
 
 2: `conversations` gained `title` and `tags` (the agent server's `meta.json`, else the base
-state's `tags`)."""
+state's `tags`).
+3: `conversations` gained the benchmark columns (`instance_id` ... `test_result`), from an
+evaluation record (`trajkit.shapes.eval_output.benchmark_fields`)."""
 
 TOOL_CALL_TYPE = pa.struct(
     [
@@ -86,7 +90,11 @@ CONVERSATIONS_SCHEMA = pa.schema(
             "LLM calls in `stats` (all usage ids); else distinct `llm_response_id`s.",
         ),
         _doc("n_tool_calls", pa.int64(), "ActionEvents (one per tool call)."),
-        _doc("n_errors", pa.int64(), "Error events plus observations flagged is_error."),
+        _doc(
+            "n_errors",
+            pa.int64(),
+            "Failed steps, as the report counts them (`trajkit.events.outcome`).",
+        ),
         _doc("n_messages", pa.int64(), "Messages in the `messages` column."),
         _doc("accumulated_cost", pa.float64(), "Total LLM cost in USD over all usage ids."),
         _doc("prompt_tokens", pa.int64(), "Accumulated prompt tokens."),
@@ -120,6 +128,14 @@ CONVERSATIONS_SCHEMA = pa.schema(
             "The agent server's tags (`meta.json`), else the base state's `tags` (no `title`), "
             "as key/value pairs sorted by key (Hugging Face `datasets` has no map type).",
         ),
+        _doc("instance_id", pa.string(), "Benchmark task id (evaluation record, or tags)."),
+        _doc("repo", pa.string(), "Repository of the task (`instance.repo`), when named."),
+        _doc("base_commit", pa.string(), "Commit the task starts from (`instance.base_commit`)."),
+        _doc("model_patch", pa.string(), "The agent's patch (`test_result.git_patch`)."),
+        _doc("resolved", pa.bool_(), "The evaluation's verdict; null when not graded."),
+        _doc("exit_status", pa.string(), "The record's, else `error`, `submitted` or `finished`."),
+        _doc("score", pa.float64(), "`test_result.score`, passed/total checkpoints, or resolved."),
+        _doc("test_result", pa.string(), "The record's raw `test_result`, JSON text."),
     ],
     metadata={"trajkit.table": "conversations", "trajkit.schema_version": SCHEMA_VERSION},
 )
@@ -139,7 +155,7 @@ EVENTS_SCHEMA = pa.schema(
         _doc("llm_response_id", pa.string(), "LLM response that produced the event."),
         _doc("action_kind", pa.string(), "Action payload class, e.g. `TerminalAction`."),
         _doc("observation_kind", pa.string(), "Observation payload class."),
-        _doc("is_error", pa.bool_(), "True for error events and observations flagged is_error."),
+        _doc("is_error", pa.bool_(), "True for a failed step (`trajkit.events.outcome`)."),
         _doc("llm_text", pa.string(), "Text of the LLM message this event becomes (null if none)."),
         _doc(
             "tool_arguments", pa.string(), "Tool call arguments, the JSON string the model wrote."
@@ -154,5 +170,61 @@ _SCHEMAS = {"conversations": CONVERSATIONS_SCHEMA, "events": EVENTS_SCHEMA}
 
 
 def schema_for(table: str) -> pa.Schema:
-    """The schema of `conversations` or `events`."""
+    """The schema of a table: `conversations`, `events`, `sft` or `rl`."""
     return _SCHEMAS[table]
+
+
+TRAIN_MESSAGE_TYPE = pa.struct([*MESSAGE_TYPE, pa.field("train", pa.bool_())])
+"""A `MESSAGE_TYPE` message with its `train` flag (learned or context)."""
+
+_BENCHMARK = [
+    f for f in CONVERSATIONS_SCHEMA if f.name in ("instance_id", "repo", "base_commit")
+] + [
+    f for f in CONVERSATIONS_SCHEMA if f.name in ("model_patch", "resolved", "exit_status", "score")
+]
+_SPLIT = _doc("split", pa.string(), "`train` or `test`, by a hash of `instance_id` (else the id).")
+_KEY = [CONVERSATIONS_SCHEMA.field("conversation_id"), CONVERSATIONS_SCHEMA.field("model")]
+
+SFT_SCHEMA = pa.schema(
+    [
+        *_KEY,
+        *_BENCHMARK,
+        _SPLIT,
+        _doc("example", pa.int64(), "Position of the example in its conversation (0, 1, ...)."),
+        _doc("boundary", pa.string(), "`condensation` (the request before one) or `final`."),
+        _doc(
+            "messages",
+            pa.list_(TRAIN_MESSAGE_TYPE),
+            "The request in TRL's layout; `train`: an assistant turn to learn (not one an "
+            "earlier example of the conversation holds).",
+        ),
+        _doc("tools", pa.string(), "Chat Completions tool definitions, JSON text."),
+        _doc("request", pa.string(), "The exact `trajkit convert --to chat` document, JSON text."),
+    ],
+    metadata={"trajkit.table": "sft", "trajkit.schema_version": SCHEMA_VERSION},
+)
+"""`--profile sft`: one row per training example (`trajkit.export.profiles.sft_rows`)."""
+
+RL_SCHEMA = pa.schema(
+    [
+        *_KEY,
+        *_BENCHMARK,
+        _SPLIT,
+        _doc("call", pa.int64(), "Position of the LLM call in its conversation (0, 1, ...)."),
+        _doc("llm_response_id", pa.string(), "The call's response id."),
+        _doc("prompt", pa.list_(MESSAGE_TYPE), "The request before the call, TRL's layout."),
+        _doc("completion", pa.list_(MESSAGE_TYPE), "The assistant message the call produced."),
+        _doc("tools", pa.string(), "Chat Completions tool definitions, JSON text."),
+        _doc("reward", pa.float64(), "The evaluation record's `score`; null without one."),
+        _doc("prompt_token_ids", pa.list_(pa.int64()), "Prompt token ids, when recorded."),
+        _doc("completion_token_ids", pa.list_(pa.int64()), "Response token ids, when recorded."),
+        _doc("completion_logprobs", pa.list_(pa.float64()), "Log-probabilities (not read yet)."),
+        _doc(
+            "token_source", pa.string(), "`TokenEvent` when token ids were recorded, else `none`."
+        ),
+    ],
+    metadata={"trajkit.table": "rl", "trajkit.schema_version": SCHEMA_VERSION},
+)
+"""`--profile rl`: one row per agent LLM call (`trajkit.export.profiles.rl_rows`)."""
+
+_SCHEMAS.update(sft=SFT_SCHEMA, rl=RL_SCHEMA)

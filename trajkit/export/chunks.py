@@ -76,6 +76,10 @@ class Exported:
     events_shard: str
     n_events: int
     n_redactions: int
+    profile_shard: str = ""
+    """The shard holding its rows of the profile's table (`sft`, `rl`), if any."""
+    content_hash: str = ""
+    """`ConversationRows.content_hash`: the parent drops exact copies of another's content."""
 
 
 @dataclass(frozen=True)
@@ -159,7 +163,8 @@ def write_chunk(settings: ChunkSettings, task: ChunkTask) -> ChunkResult:
 
     out = Path(settings.out_dir)
     writers = {}
-    for table in ("conversations", "events"):
+    profile = settings.options.profile
+    for table in ("conversations", "events", *([profile] if profile != "analysis" else [])):
         schema = schema_for(table)
         schema = schema.with_metadata({**schema.metadata, "trajkit.view": settings.view})
         small = table == "conversations"
@@ -176,10 +181,7 @@ def write_chunk(settings: ChunkSettings, task: ChunkTask) -> ChunkResult:
         )
     result = ChunkResult(task.number)
     seen: dict[str, str] = {}
-    buffers = {
-        "conversations": _TableBuffer(writers["conversations"]),
-        "events": _TableBuffer(writers["events"]),
-    }
+    buffers = {table: _TableBuffer(writer) for table, writer in writers.items()}
     exported: list[tuple[int, Exported, dict[str, str]]] = []  # shard names to fill in
     try:
         for location, previous in task.items:
@@ -198,18 +200,29 @@ def write_chunk(settings: ChunkSettings, task: ChunkTask) -> ChunkResult:
                     "",
                     len(rows.event_columns["index"]),
                     rows.n_redactions,
+                    content_hash=rows.content_hash,
                 )  # holds no rows: a chunk's rows are freed as soon as they are written
                 exported.append((len(result.results), summary, shards))
                 result.results.append(summary)
                 buffers["conversations"].add_row(rows.conversation, shards)
                 buffers["events"].add_columns(rows.event_columns, shards)
+                if rows.profile_rows:  # written first: the profile's rows come on top
+                    buffers["events"].push()
+                    buffers["conversations"].push()
+                    rows.event_columns.clear()
+                    rows.conversation = {}  # written: what the profile needs is in its rows
+                for row in rows.profile_rows:
+                    buffers[profile].add_row(row, shards)
             else:
                 result.results.append(rows)
         for buffer in buffers.values():
             buffer.push()
         for position, summary, shards in exported:
             result.results[position] = dataclasses.replace(
-                summary, conversations_shard=shards["conversations"], events_shard=shards["events"]
+                summary,
+                conversations_shard=shards["conversations"],
+                events_shard=shards["events"],
+                profile_shard=shards.get(profile, ""),
             )
         result.shards = {table: w.close() for table, w in writers.items()}
     except BaseException:
@@ -286,7 +299,8 @@ class _TableBuffer:
     def add_row(self, row: dict[str, Any], owner: dict[str, str]) -> None:
         for name, values in self.columns.items():
             values.append(row[name])
-        self._added(1, _text_size(row.get("conversion")) * 2, owner)
+        size = row["_size"] if "_size" in row else _text_size(row.get("conversion")) * 2
+        self._added(1, size, owner)
 
     def add_columns(self, columns: dict[str, list[Any]], owner: dict[str, str]) -> None:
         n = 0

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trajkit.errors import OutputError, OutputExists, TrajkitError, UsageError
+from trajkit.export.card import CARD_NAME
 from trajkit.export.chunks import (
     ChunkResult,
     ChunkSettings,
@@ -57,7 +58,13 @@ if TYPE_CHECKING:
 __all__ = ["TABLES", "ExportReport", "export_dataset", "iter_inputs"]
 
 TABLES = ("conversations", "events")
-"""The table folders inside OUT_DIR."""
+"""The table folders inside OUT_DIR (the analysis tables, every profile writes them)."""
+PROFILE_TABLES = ("sft", "rl")
+"""The table `--profile sft|rl` adds (`trajkit.export.profiles`)."""
+
+
+def _tables(profile: str) -> tuple[str, ...]:
+    return (profile, *TABLES) if profile in PROFILE_TABLES else TABLES
 
 
 @dataclass
@@ -77,6 +84,9 @@ class ExportReport:
     """Conversations left out by a filter."""
     skipped: list[Skipped] = field(default_factory=list)
     """Invalid inputs, with reasons; one entry per conversation id met in several places."""
+    duplicates: int = 0
+    """Conversations dropped as exact copies of another's messages and tools (content hash;
+    with a training profile, `sft` or `rl`: an analysis export keeps every conversation)."""
     copies: int = 0
     """Inputs not exported because their conversation id was already exported in this run."""
     duplicate_ids: int = 0
@@ -92,7 +102,8 @@ class ExportReport:
     def processed(self) -> int:
         """Inputs looked at so far."""
         invalid = len(self.skipped) - self.duplicate_ids
-        return self.exported + self.unchanged + self.filtered + invalid + self.copies
+        copies = self.copies + self.duplicates
+        return self.exported + self.unchanged + self.filtered + invalid + copies
 
     def summary(self, out: str, *, created: bool, redact: bool = True) -> str:
         """The line `trajkit export` ends with; `out` is OUT_DIR as the user reads it, `created`
@@ -104,6 +115,8 @@ class ExportReport:
         if not created:
             return f"nothing exported ({counts}); {out} not created"
         redacted = f"{self.redactions} secret(s) redacted" if redact else "secrets not redacted"
+        if self.duplicates:
+            counts += f", {self.duplicates} exact duplicate(s) dropped"
         return (
             f"exported {self.exported} conversation(s), {self.events} event(s) to {out} in "
             f"{self.seconds:.1f}s; {counts}; {redacted}"
@@ -127,6 +140,7 @@ class ExportReport:
             "events": self.events,
             "unchanged": self.unchanged,
             "filtered": self.filtered,
+            "duplicates": self.duplicates,
             "skipped": [{"source": s.source, "reason": s.reason} for s in self.skipped],
             "redactions": self.redactions,
             "shards": list(self.shards),
@@ -146,6 +160,7 @@ def export_dataset(
     shard_rows: int | None = None,
     chunk_size: int | None = None,
     engine: Engine | None = None,
+    command: str | None = None,
 ) -> ExportReport:
     """Export conversations under `paths` into `out_dir` (see the module docstring).
 
@@ -163,6 +178,7 @@ def export_dataset(
         engine: where chunks run (`trajkit.engine`): default `LocalEngine()`, this machine's
             processes (`LocalEngine(1)` runs in this process); a `RayEngine` runs the same
             `write_chunk` on a Ray cluster.
+        command: the command line that made the export, for the dataset card (`card`).
 
     Raises:
         OutputExists: `out_dir` is not empty and holds no export, without `overwrite`.
@@ -189,7 +205,7 @@ def export_dataset(
             return export_dataset(
                 paths, mirror, options=options, from_v0=from_v0,
                 progress=progress, row_group_rows=row_group_rows, shard_rows=shard_rows,
-                chunk_size=chunk_size, engine=engine,
+                chunk_size=chunk_size, engine=engine, command=command,
             )  # fmt: skip
 
         return export_to_storage(remote_out, into, overwrite=overwrite, engine=engine)
@@ -209,6 +225,7 @@ def export_dataset(
                 ),
                 chunk_size=chunk_size,
             )  # fmt: skip
+            _write_card(out, command, options)  # removed below with the rest if nothing was
     except ExportInterrupted as stopped:
         report = stopped.report  # what finished is kept and listed
         raise
@@ -243,7 +260,7 @@ def _run_export(
         ChunkTask(manifest.new_shard_number(), items) for items in _batched(tasks, sizer.size)
     )
     results = engine.map(partial(write_chunk, settings), chunks)
-    run = _Run(out, manifest, report)
+    run = _Run(out, manifest, report, _tables(settings.options.profile))
     try:
         for chunk in results:
             sizer.observe(chunk)
@@ -272,12 +289,21 @@ def _run_export(
 class _Run:
     """The parent's side of one export: collect chunk results, fix up, write the manifest."""
 
-    def __init__(self, out: Path, manifest: Manifest, report: ExportReport) -> None:
+    def __init__(
+        self, out: Path, manifest: Manifest, report: ExportReport, tables: tuple[str, ...]
+    ) -> None:
         self.out = out
         self.manifest = manifest
         self.report = report
+        self.tables = tables
         self.new_entries: dict[str, dict[str, Any]] = {}
-        self.new_shards: dict[str, list[str]] = {t: [] for t in TABLES}
+        self.new_shards: dict[str, list[str]] = {t: [] for t in tables}
+        self.contents = {
+            e["content_hash"]: cid
+            for cid, e in manifest.conversations.items()
+            if e.get("content_hash")
+        }
+        """Content hash -> conversation id, to drop exact duplicates (`ExportReport.duplicates`)."""
         self.stale: dict[tuple[str, str], set[str]] = defaultdict(set)
         self.id_by_source = {e["source"]: cid for cid, e in manifest.conversations.items()}
         self.unchanged: dict[str, str] = {}
@@ -310,25 +336,42 @@ class _Run:
         first = self.new_entries[cid]["source"] if cid in self.new_entries else None
         first = first or self.unchanged.get(cid)
         if first is not None:  # the same id met earlier in this run: drop this copy's rows
-            self.stale[("conversations", result.conversations_shard)].add(cid)
-            self.stale[("events", result.events_shard)].add(cid)
+            self._drop(result)
             self._copy(cid, first, result.source)
             return
+        dedupe = result.content_hash and self.tables[0] in PROFILE_TABLES  # training data only
+        same = self.contents.get(result.content_hash) if dedupe else None
+        if same is not None and same != cid:  # another id, the same messages and tools
+            self._drop(result)
+            report.duplicates += 1
+            return
+        self.contents[result.content_hash] = cid
         old = self.manifest.conversations.get(cid)
         if old is not None:
             report.replaced += 1
-            self.stale[("conversations", old["conversations_shard"])].add(cid)
-            self.stale[("events", old["events_shard"])].add(cid)
+            for table in self.tables:
+                if old.get(f"{table}_shard"):
+                    self.stale[(table, old[f"{table}_shard"])].add(cid)
         self.new_entries[cid] = {
             "source": result.source,
             "fingerprint": result.fingerprint,
             "conversations_shard": result.conversations_shard,
             "events_shard": result.events_shard,
             "n_events": result.n_events,
+            "content_hash": result.content_hash,
+            **{f"{t}_shard": result.profile_shard for t in self.tables if t in PROFILE_TABLES},
         }
         report.exported += 1
         report.events += result.n_events
         report.redactions += result.n_redactions
+
+    def _drop(self, result: Exported) -> None:
+        """Mark the rows `result` wrote in this run for removal."""
+        for table in self.tables:
+            name = result.profile_shard if table in PROFILE_TABLES else None
+            name = name or getattr(result, f"{table}_shard", "")
+            if name:
+                self.stale[(table, name)].add(result.conversation_id)
 
     def _copy(self, cid: str, first: str, source: str) -> None:
         """Count a copy; the first place seen in this run is the one exported (a chunk's own
@@ -354,8 +397,8 @@ class _Run:
     def finish(self) -> None:
         self._report_copies()
         manifest = self.manifest
-        for table in TABLES:
-            manifest.shards[table].extend(self.new_shards[table])
+        for table in self.tables:
+            manifest.shards.setdefault(table, []).extend(self.new_shards[table])
         manifest.conversations.update(self.new_entries)
         replaced = self._drop_stale_rows()
         write_manifest(self.out / MANIFEST_NAME, manifest)
@@ -401,7 +444,7 @@ class _Run:
         """Remove shards and staged files the manifest does not list (after an interruption)."""
         from trajkit.export.shards import remove_leftovers
 
-        for table in TABLES:
+        for table in self.tables:
             remove_leftovers(self.out / table, self.manifest.shards.get(table, []))
         self._remove_staging()
 
@@ -532,11 +575,23 @@ def _export_lock(out: Path) -> Iterator[None]:
             (out / LOCK_NAME).unlink()
 
 
+def _write_card(out: Path, command: str | None, options: RowOptions) -> None:
+    from trajkit.export.arrow_schema import schema_for
+    from trajkit.export.card import write_card
+
+    manifest = read_manifest(out / MANIFEST_NAME)
+    schemas = {t: schema_for(t) for t in _tables(options.profile)}  # the first is the default
+    described = {"profile": options.profile, "view": options.view, "redact": options.redact}
+    write_card(out, manifest.shards, schemas, command=command, options=described)
+
+
 def _prepare_out_dir(out: Path, options: RowOptions, *, overwrite: bool, version: str) -> Manifest:
     """Check OUT_DIR's content before any work; returns the manifest to extend."""
     from trajkit.export.shards import remove_leftovers
 
-    wanted = {"view": options.view, "redact": options.redact}
+    wanted: dict[str, Any] = {"view": options.view, "redact": options.redact}
+    if options.profile != "analysis":  # (an analysis manifest of before profiles has none)
+        wanted["profile"] = options.profile
     manifest_path = out / MANIFEST_NAME
     if overwrite:
         _remove_export_files(out)
@@ -553,7 +608,7 @@ def _prepare_out_dir(out: Path, options: RowOptions, *, overwrite: bool, version
                 f"{out}: holds an export with schema version {manifest.schema_version}, this "
                 f"trajkit writes {version}; pass --overwrite to start over"
             )
-        for table in TABLES:
+        for table in (*TABLES, *PROFILE_TABLES):
             remove_leftovers(out / table, manifest.shards.get(table, []))
         return manifest
     if any(p.name != LOCK_NAME for p in out.iterdir()):
@@ -580,7 +635,7 @@ def _remove_new_export(out: Path, created: bool) -> None:
     """Undo an export that published nothing into a new or empty OUT_DIR (the folder too if new)."""
     with contextlib.suppress(OSError):
         _remove_export_files(out)
-        for table in TABLES:
+        for table in (*TABLES, *PROFILE_TABLES):
             with contextlib.suppress(FileNotFoundError):
                 (out / table).rmdir()
         if created:
@@ -591,9 +646,10 @@ def _remove_export_files(out: Path) -> None:
     """Remove what an export writes (shards, staged files, manifest); nothing else."""
     from trajkit.export.shards import remove_leftovers
 
-    for table in TABLES:
+    for table in (*TABLES, *PROFILE_TABLES):
         folder = out / table
         remove_leftovers(folder, ())
         if folder.is_dir() and not any(folder.iterdir()):
             shutil.rmtree(folder)
     (out / MANIFEST_NAME).unlink(missing_ok=True)
+    (out / CARD_NAME).unlink(missing_ok=True)

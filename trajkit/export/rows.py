@@ -17,19 +17,22 @@ Steps, cheapest first:
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from trajkit.errors import InputError
+from trajkit.events.outcome import is_failed_step
 from trajkit.export.redaction import Redactor, secret_values
-from trajkit.export.summary import Loaded, conversation_row, is_error, tag_pairs
+from trajkit.export.summary import Loaded, conversation_row, tag_pairs
 from trajkit.filters import ConversationFilters, parse_timestamp
 from trajkit.gc_pause import paused_gc
+from trajkit.shapes.eval_output import BENCHMARK_FIELDS, benchmark_fields
 from trajkit.shapes.memory import ShapeRef
 from trajkit.store.location import Location as Folder
 from trajkit.store.location import is_location, is_remote, label, version_tag
@@ -69,6 +72,12 @@ class RowOptions:
     """The SDK's cipher key, to decrypt registered secrets and mask their values too."""
     extra_secrets: tuple[str, ...] = ()
     """More secret values to mask everywhere."""
+    profile: Literal["analysis", "sft", "rl"] = "analysis"
+    """`sft` or `rl` add that table's rows (`trajkit.export.profiles`) to the analysis tables."""
+    resolved_only: bool = False
+    """Only conversations an evaluation record marks resolved."""
+    min_steps: int = 0
+    """Only conversations with at least this many LLM calls (`n_llm_calls`, condenser too)."""
     keep_invalid: bool = False
     """Export conversations `trajkit validate` rejects, their errors in the row's `problems`
     (default: skip them with their first error; `trajkit.validate.verdict`)."""
@@ -97,6 +106,12 @@ class ConversationRows:
     conversation: dict[str, Any]
     event_columns: dict[str, list[Any]]
     n_redactions: int = 0
+    profile_rows: Iterable[dict[str, Any]] = ()
+    """Rows of the profile's table (`RowOptions.profile`), none for `analysis`: built one at a
+    time as the writer takes them (an RL row holds its whole prompt; a long conversation's rows
+    together are far larger than the conversation)."""
+    content_hash: str = ""
+    """Digest of the messages and tools (the `conversion` column): equal for exact copies."""
 
     @property
     def events(self) -> list[dict[str, Any]]:
@@ -238,6 +253,7 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
     origin = getattr(conv, "origin", "v1")  # `v0 <container>`: a V0 trajectory, migrated
     source_format = origin.replace(" ", ":") if origin != "v1" else f"v1:{shape}" if shape else "v1"
     loaded = Loaded(conv.id, source_format, state_json, state, events, paths, files)
+    loaded.record = getattr(conv, "record", None)
     conv_path = Path(path.label) if isinstance(path, ShapeRef) else path
     result = _finish(loaded, source, fingerprint, options, conv_path=conv_path)
     if isinstance(result, ConversationRows) and not isinstance(path, ShapeRef):
@@ -285,9 +301,18 @@ def _finish(
         redactor = Redactor(values)
     event_columns, dirty = _event_columns(loaded, timestamps, redactor)
     conversation = conversation_row(loaded, source, options.conversion, timestamps, conv_path)
+    reason = _training_filter(conversation, options)
+    if reason:
+        return Filtered(source, reason)
     if redactor is not None:
         conversation = _redact_conversation(conversation, redactor, dirty)
         conversation["n_redactions"] = redactor.count
+    profile_rows = _profile_rows(loaded, conversation, options)  # its columns come redacted
+    if redactor is not None and dirty:
+        profile_rows = map(redactor.value, profile_rows)
+    conversion = conversation["conversion"]
+    conversion = conversion.encode() if isinstance(conversion, str) else conversion
+    content = hashlib.blake2b(conversion, digest_size=16).hexdigest()
     return ConversationRows(
         loaded.conversation_id,
         source,
@@ -295,7 +320,32 @@ def _finish(
         conversation,
         event_columns,
         redactor.count if redactor else 0,
+        profile_rows,
+        content,
     )
+
+
+def _training_filter(row: dict[str, Any], options: RowOptions) -> str | None:
+    if options.resolved_only and row["resolved"] is not True:
+        return "not resolved (--resolved-only)"
+    if row["n_llm_calls"] < options.min_steps:
+        return f"{row['n_llm_calls']} LLM calls, fewer than --min-steps {options.min_steps}"
+    return None
+
+
+def _profile_rows(
+    loaded: Loaded, conversation: dict[str, Any], options: RowOptions
+) -> Iterable[dict[str, Any]]:
+    from trajkit.export.profiles import rl_rows, sft_rows
+
+    if options.profile == "analysis":
+        return ()
+    build = sft_rows if options.profile == "sft" else rl_rows
+    # Lazy (see `profile_rows`), holding only what it needs: not the event files' bytes, not
+    # the conversation row's messages.
+    small = {k: conversation[k] for k in ("conversation_id", "model", *BENCHMARK_FIELDS)}
+    events: list[tuple[int, Event, str | bytes]] = [(i, e, b"") for i, e, _ in loaded.events]
+    return build(dataclasses.replace(loaded, events=events), small, options.conversion)
 
 
 def _add_server_meta(path: Path, result: ConversationRows, options: RowOptions) -> None:
@@ -317,6 +367,8 @@ def _add_server_meta(path: Path, result: ConversationRows, options: RowOptions) 
         row["tags"] = tag_pairs(
             {k: redactor.text(v) if redactor else v for k, v in meta.tags.items()}
         )
+        for key, value in benchmark_fields(None, meta.tags).items():
+            row[key] = row[key] if value is None else redactor.text(value) if redactor else value
     row["model"] = row["model"] or meta.model
     if row["accumulated_cost"] is None:
         row["accumulated_cost"] = meta.cost
@@ -326,7 +378,14 @@ def _redact_conversation(row: dict[str, Any], redactor: Redactor, dirty: bool) -
     if dirty:
         return {k: redactor.value(v) for k, v in row.items()}
     # No event held a secret: only the fields that come from base_state.json need a look.
-    for key in ("model", "agent_kind", "execution_status", "source_path"):
+    for key in (
+        "model",
+        "agent_kind",
+        "execution_status",
+        "source_path",
+        "model_patch",
+        "test_result",
+    ):
         value = row.get(key)
         if isinstance(value, str):
             row[key] = redactor.text(value)
@@ -370,7 +429,7 @@ def _event_columns(
         llm_response_id.append(_str(get("llm_response_id")))
         action_kind.append(getattr(get("action"), "kind", None))
         observation_kind.append(getattr(get("observation"), "kind", None))
-        errors.append(is_error(event))
+        errors.append(is_failed_step(event))
         if isinstance(event, LLMConvertibleEvent):
             message = messages[id(event)] = event.to_llm_message()  # reused for `messages`
             llm_text.append(message.text)

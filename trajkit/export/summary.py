@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from trajkit.events.outcome import is_failed_step
+from trajkit.shapes.eval_output import benchmark_fields
 from trajkit.store.layout import BASE_STATE
 
 if TYPE_CHECKING:
@@ -24,7 +26,7 @@ if TYPE_CHECKING:
     from trajkit.events import BaseState, Event, LLMConvertibleEvent, Message
     from trajkit.store import EventFile
 
-__all__ = ["Loaded", "conversation_row", "is_error"]
+__all__ = ["Loaded", "chat_conversion", "conversation_row", "trl_message"]
 
 
 @dataclass
@@ -41,24 +43,11 @@ class Loaded:
     """Event files, parallel to `events` (V1 input only), to name them in errors."""
     files: Sequence[EventFile] = ()
     """Every event file of the folder, empty ones included (V1 input only), for errors."""
+    record: dict[str, Any] | None = None
+    """The evaluation record the conversation came from (without its history), if any."""
     llm_messages: dict[int, Message] = field(default_factory=dict)
     """`event.to_llm_message()` by `id(event)`, filled while building the event rows and
     reused by the chat conversion (each event's message is built once)."""
-
-
-_ERROR_KINDS = frozenset({"AgentErrorEvent", "ConversationErrorEvent", "ServerErrorEvent"})
-
-
-def is_error(event: Event) -> bool:
-    """Error events, observations flagged `is_error`, failed hooks, failed ACP tool calls."""
-    if event.kind in _ERROR_KINDS:
-        return True
-    observation = event.__dict__.get("observation")
-    if observation is not None and getattr(observation, "is_error", False):
-        return True
-    if event.kind == "HookExecutionEvent":
-        return not event.__dict__.get("success", True)
-    return bool(event.kind == "ACPToolCallEvent" and event.__dict__.get("is_error"))
 
 
 def conversation_row(
@@ -73,13 +62,15 @@ def conversation_row(
 
     events = [e for _, e, _ in loaded.events]
     state = loaded.state
-    messages, one_each, chat, tools, problems = _chat_conversion(events, options, loaded, conv_path)
+    messages, one_each, chat, tools, problems = chat_conversion(events, options, loaded, conv_path)
     present = [t for t in timestamps if t is not None]
     first_user = next(
         (e.llm_message.text for e in events if isinstance(e, MessageEvent) and e.source == "user"),
         None,
     )
     usage = _usage(loaded.state_json)
+    title_tags = state_title_tags(loaded.state_json)
+    tags = {p["key"]: p["value"] for p in title_tags["tags"] or ()}
     return {
         "conversation_id": loaded.conversation_id,
         "source_path": source,
@@ -93,18 +84,19 @@ def conversation_row(
         "n_events": len(events),
         "n_llm_calls": usage.pop("n_llm_calls") or _response_ids(events),
         "n_tool_calls": sum(1 for e in events if isinstance(e, ActionEvent)),
-        "n_errors": sum(1 for e in events if is_error(e)),
+        "n_errors": sum(1 for e in events if is_failed_step(e)),
         "n_messages": len(one_each),  # the `messages` column has one entry per message
         **usage,
         "first_user_message": first_user,
         "final_answer": _final_answer(events, ActionEvent, FinishAction, MessageEvent),
         "view": options.view,
-        "messages": [_trl_message(m, c) for m, c in zip(messages, one_each, strict=True)],
+        "messages": [trl_message(m, c) for m, c in zip(messages, one_each, strict=True)],
         "tools": orjson.dumps(tools),  # UTF-8 bytes: Arrow takes them as they are
         "conversion": orjson.dumps({"messages": chat, "tools": tools}),
         "problems": problems,
         "n_redactions": 0,
-        **state_title_tags(loaded.state_json),
+        **title_tags,
+        **benchmark_fields(loaded.record, tags),
     }
 
 
@@ -125,7 +117,7 @@ def state_title_tags(state_json: Any) -> dict[str, Any]:
     return {"title": title if isinstance(title, str) and title else None, "tags": rest or None}
 
 
-def _chat_conversion(
+def chat_conversion(
     events: Sequence[Event],
     options: ConversionOptions,
     loaded: Loaded,
@@ -157,7 +149,7 @@ def _chat_conversion(
     return prepared.messages, one_each, chat, tools_to_chat(prepared.tools), prepared.problems
 
 
-def _trl_message(message: Message, chat: Mapping[str, Any]) -> dict[str, Any]:
+def trl_message(message: Message, chat: Mapping[str, Any]) -> dict[str, Any]:
     """TRL's message struct: content as one string, reasoning from the stored message."""
     content = chat.get("content")
     if isinstance(content, list):

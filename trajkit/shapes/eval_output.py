@@ -22,11 +22,18 @@ import hashlib
 import os
 from typing import Any
 
+import orjson
+
 from trajkit.errors import InputError
 from trajkit.shapes._files import json_object
 from trajkit.shapes.memory import MemoryConversation, ShapeRef, derived_id
 
-__all__ = ["eval_record_conversation", "eval_record_state"]
+__all__ = [
+    "BENCHMARK_FIELDS",
+    "benchmark_fields",
+    "eval_record_conversation",
+    "eval_record_state",
+]
 
 _MASK = "**********"
 _SECRET_KEYS = ("api_key", "aws_access_key_id", "aws_secret_access_key", "aws_session_token")
@@ -135,3 +142,86 @@ def _tags(record: dict[str, Any], metadata: dict[str, Any]) -> dict[str, str]:
     if record.get("error"):
         tags["error"] = str(record["error"])[:256]
     return tags
+
+
+# -- benchmark columns ---------------------------------------------------------------------
+
+BENCHMARK_FIELDS = (
+    "instance_id",
+    "repo",
+    "base_commit",
+    "model_patch",
+    "resolved",
+    "exit_status",
+    "score",
+    "test_result",
+)
+"""What an evaluation record says about its task and outcome, in the names the public
+trajectory datasets use (SWE-Gym, SWE-smith, nebius SWE-rebench): see `benchmark_fields`."""
+
+
+def benchmark_fields(
+    record: dict[str, Any] | None, tags: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """The `BENCHMARK_FIELDS` of a conversation, from its evaluation record and its tags.
+
+    OpenHands V1 (OpenHands/benchmarks `output.jsonl`) and V0 (`evaluation/` outputs) alike:
+    `instance_id` (else the V0 `question_id`), `repo`/`base_commit` from the record's `instance`
+    (SWE-bench rows), `model_patch` from `test_result.git_patch`, `resolved` from
+    `test_result`/`report` (`resolved`), else the record's `success` (resolver) or `correct`
+    (V0 gorilla and friends); `score` from `test_result.score` or `final_score.result / total`,
+    else 1.0 / 0.0 from `resolved`; `exit_status` the record's own, else `error` when the record
+    has an error, `submitted` when it has a patch, else `finished`; `test_result` as JSON text.
+    Without a record, the agent server's (or base state's) tags may name `instance_id`
+    (`instanceid`), `repo` and `base_commit` (`basecommit`); the rest stays None.
+    """
+    tags = tags or {}
+    out: dict[str, Any] = dict.fromkeys(BENCHMARK_FIELDS)
+    out["instance_id"] = tags.get("instance_id") or tags.get("instanceid")
+    out["repo"] = tags.get("repo")
+    out["base_commit"] = tags.get("base_commit") or tags.get("basecommit")
+    if not isinstance(record, dict):
+        return out
+    result = _dict(record.get("test_result"))
+    instance = _dict(record.get("instance"))
+    report = _dict(result.get("report")) or _dict(record.get("report"))
+    key = record.get("instance_id", instance.get("instance_id", record.get("question_id")))
+    if isinstance(key, str | int) and not isinstance(key, bool):
+        out["instance_id"] = str(key)
+    for name in ("repo", "base_commit"):
+        value = instance.get(name, record.get(name))
+        out[name] = value if isinstance(value, str) else out[name]
+    patch = result.get("git_patch", record.get("model_patch"))
+    out["model_patch"] = patch if isinstance(patch, str) and patch.strip() else None
+    out["resolved"] = next(
+        (v for s in (result, report) if isinstance(v := s.get("resolved"), bool)),
+        next(
+            (v for k in ("resolved", "success", "correct") if isinstance(v := record.get(k), bool)),
+            None,
+        ),
+    )
+    out["score"] = _score(result, out["resolved"])
+    status = record.get("exit_status")
+    if not isinstance(status, str):
+        status = (
+            "error" if record.get("error") else "submitted" if out["model_patch"] else "finished"
+        )
+    out["exit_status"] = status
+    if "test_result" in record:
+        out["test_result"] = orjson.dumps(record["test_result"]).decode()
+    return out
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _score(result: dict[str, Any], resolved: bool | None) -> float | None:
+    score = result.get("score")
+    if isinstance(score, int | float) and not isinstance(score, bool):
+        return float(score)
+    final = _dict(result.get("final_score"))  # OpenHands/benchmarks: checkpoints passed / total
+    total, passed = final.get("total"), final.get("result")
+    if isinstance(total, int | float) and isinstance(passed, int | float) and total > 0:
+        return float(passed) / float(total)
+    return None if resolved is None else float(resolved)

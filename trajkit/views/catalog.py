@@ -3,8 +3,8 @@
 `source_row(source)` reads one conversation (a V1 folder, or a V0 input migrated in memory)
 with the same summary code as `ls` and `stats` (`summary._row` for the listing facts,
 `summary._count` for the counts, one pass over the events), and returns a `CatalogRow`: status,
-model, events, tool calls, tool errors, errors (as the report counts them: tool errors, agent
-and run errors, rejections, non-zero exit codes), cost, tokens, duration, first user message,
+model, events, tool calls, tool errors, errors (failed steps as the report counts them:
+`trajkit.events.outcome`), cost, tokens, duration, first user message,
 an evaluation record's outcome, the tools called, and `text`: the searchable words of the
 conversation (message texts, commands, arguments, outputs; capped at `TEXT_LIMIT` characters).
 
@@ -124,7 +124,7 @@ def source_row(source: Location | ShapeRef) -> CatalogRow:
         events=stats.n_events,
         tool_calls=sum(stats.tool_calls.values()),
         tool_errors=sum(stats.tool_errors.values()),
-        errors=texts.errors,
+        errors=stats.errors,
         cost=t.cost,
         tokens=t.prompt_tokens + t.completion_tokens,
         duration_s=stats.duration_s,
@@ -139,18 +139,16 @@ def source_row(source: Location | ShapeRef) -> CatalogRow:
 
 
 class _Texts:
-    """Collects the searchable text and the error count of events passing by."""
+    """Collects the searchable text of events passing by."""
 
     def __init__(self) -> None:
         self.parts: list[str] = []
         self.size = 0
-        self.errors = 0
 
     def watch(self, events: Iterator[Event | None]) -> Iterator[Event | None]:
         for pos, event in enumerate(events):
             if event is not None:
                 entry = event_to_entry(pos, event)
-                self.errors += entry.error
                 if self.size < TEXT_LIMIT and entry.role != "system":
                     for part in (entry.text, entry.args, *(c.text for c in entry.code)):
                         if part:

@@ -15,8 +15,9 @@ as JSON in the HTML report), so the two renderers agree on what each event shows
 - `usage` is set on the first event of each LLM response: its tokens, cost and latency from
   `base_state.json` stats, matched by response id (`token_usages[].response_id`; `costs[]`
   carry no id and are matched by position when both lists have the same length).
-- `error` marks tool errors, agent and run errors, rejections, failed hooks and terminal
-  results whose `exit_code` is not 0 (a command that failed is an error to the reader).
+- `error` marks a failed step as `trajkit.events.outcome.is_failed_step` defines it (tool and
+  agent errors, run errors, rejections, failed hooks, non-zero exit codes), the rule `stats` and
+  `export` count with, so the report's error count is the dataset's `n_errors`.
 - timing: `run_s` on a tool result is its tool's run time (call to result); `add_step_times()`
   sets `step_s` on the first event of each LLM response: from the event before it (when the
   LLM was asked) to the last result of the calls it made.
@@ -65,6 +66,7 @@ from trajkit.events import (
     UnknownObservation,
     UserRejectObservation,
 )
+from trajkit.events.outcome import exit_code, is_failed_step
 
 if TYPE_CHECKING:
     from trajkit.events import BaseState
@@ -262,6 +264,7 @@ def event_to_entry(index: int, event: Event) -> Entry:
     for cls, fill in _FILLERS:
         if isinstance(event, cls):
             fill(entry, event)
+            entry.error = is_failed_step(event)  # the one rule export and stats share
             return entry
     _fill_unknown(entry, event)
     return entry
@@ -325,12 +328,9 @@ def _fill_observation(entry: Entry, ev: Any) -> None:
     obs = ev.observation
     entry.role, entry.title = "observation", ev.tool_name
     entry.tool, entry.call_id = ev.tool_name, ev.tool_call_id
-    entry.error = obs.is_error
     if isinstance(obs, TerminalObservation):
         entry.text = obs.llm_text()
-        code = obs.exit_code if obs.exit_code is not None else obs.metadata.exit_code
-        entry.exit_code = code if code != -1 or obs.exit_code is not None else None
-        entry.error = entry.error or (entry.exit_code is not None and entry.exit_code != 0)
+        entry.exit_code = exit_code(obs)
         if obs.timeout:
             entry.notes.append("timed out")
     else:
@@ -345,13 +345,13 @@ def _fill_observation(entry: Entry, ev: Any) -> None:
 
 
 def _fill_reject(entry: Entry, ev: Any) -> None:
-    entry.role, entry.title, entry.error = "rejection", f"{ev.tool_name} rejected", True
+    entry.role, entry.title = "rejection", f"{ev.tool_name} rejected"
     entry.tool, entry.call_id = ev.tool_name, ev.tool_call_id
     entry.text = f"Action rejected by {ev.rejection_source}: {ev.rejection_reason}"
 
 
 def _fill_agent_error(entry: Entry, ev: Any) -> None:
-    entry.role, entry.title, entry.error = "error", f"{ev.tool_name} error", True
+    entry.role, entry.title = "error", f"{ev.tool_name} error"
     entry.tool, entry.call_id = ev.tool_name, ev.tool_call_id
     entry.text = ev.error
     if ev.classification.kind != "unknown":
@@ -359,7 +359,7 @@ def _fill_agent_error(entry: Entry, ev: Any) -> None:
 
 
 def _fill_run_error(entry: Entry, ev: Any) -> None:
-    entry.role, entry.title, entry.error = "error", ev.code, True
+    entry.role, entry.title = "error", ev.code
     entry.text = ev.detail
 
 
@@ -390,7 +390,6 @@ def _fill_state(entry: Entry, ev: Any) -> None:
 
 def _fill_hook(entry: Entry, ev: Any) -> None:
     entry.title = f"hook {ev.hook_event_type}"
-    entry.error = ev.blocked or not ev.success
     entry.text = _join(ev.hook_command, ev.reason or ev.error or "")
     entry.notes.append(f"exit code {ev.exit_code}" + (", blocked" if ev.blocked else ""))
 
@@ -407,7 +406,7 @@ def _fill_tokens(entry: Entry, ev: Any) -> None:
 
 def _fill_acp(entry: Entry, ev: Any) -> None:
     entry.role, entry.title = "action", ev.title
-    entry.tool, entry.call_id, entry.error = ev.tool_kind or "acp", ev.tool_call_id, ev.is_error
+    entry.tool, entry.call_id = ev.tool_kind or "acp", ev.tool_call_id
     entry.args_primary = True
     entry.args = json.dumps(ev.raw_input, indent=2, ensure_ascii=False, default=str)
     if ev.raw_output is not None:

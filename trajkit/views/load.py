@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from trajkit.errors import InputError, TrajkitError
 from trajkit.shapes import Input, SkippedInput, resolve_inputs
+from trajkit.shapes.eval_output import benchmark_fields
 from trajkit.store import open_conversation
 
 if TYPE_CHECKING:
@@ -103,26 +104,24 @@ class LoadedConversation:
 
 
 def eval_outcome(record: dict[str, object] | None) -> tuple[str | None, str | None]:
-    """`(outcome, git_patch)` of an evaluation record (`test_result`, `report`, `error`)."""
+    """`(outcome, git_patch)` of an evaluation record (`trajkit.shapes.eval_output.benchmark_fields`):
+    resolved or not, else the record's error, else its score (`final_score` as passed/total).
+    """
     if not isinstance(record, dict):
         return None, None
-    result = record.get("test_result")
-    result = result if isinstance(result, dict) else {}
-    report = (
-        result.get("report") if isinstance(result.get("report"), dict) else record.get("report")
-    )
-    patch = result.get("git_patch")
-    patch = patch if isinstance(patch, str) and patch.strip() else None
-    for source in (result, report if isinstance(report, dict) else {}, record):
-        resolved = source.get("resolved")
-        if isinstance(resolved, bool):
-            return ("resolved" if resolved else "not resolved"), patch
+    fields = benchmark_fields(record)
+    patch = fields["model_patch"]
+    if fields["resolved"] is not None:
+        return ("resolved" if fields["resolved"] else "not resolved"), patch
     error = record.get("error")
     if isinstance(error, str) and error:
         return f"error: {error[:200]}", patch
-    success = record.get("success")  # resolver outputs
-    if isinstance(success, bool):
-        return ("resolved" if success else "not resolved"), patch
+    result = record.get("test_result")
+    final = result.get("final_score") if isinstance(result, dict) else None
+    if isinstance(final, dict) and "result" in final:
+        return f"score {final.get('result')}/{final.get('total')}", patch
+    if fields["score"] is not None:
+        return f"score {fields['score']:g}", patch
     return None, patch
 
 

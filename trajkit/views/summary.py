@@ -28,6 +28,7 @@ import orjson
 from trajkit.errors import InputError, TrajkitError
 from trajkit.gc_pause import paused_gc
 from trajkit.shapes import Input, SkippedInput, resolve_inputs
+from trajkit.shapes.eval_output import benchmark_fields
 from trajkit.shapes.memory import BareFolderConversation, MemoryConversation
 from trajkit.store import open_conversation
 
@@ -122,13 +123,20 @@ class ConversationRow:
     """The agent server's title (`meta.json`), else the base state's `tags.title`."""
     tags: dict[str, str] = field(default_factory=dict)
     """The agent server's tags (`meta.json`), else the base state's `tags`."""
+    benchmark: dict[str, Any] = field(default_factory=dict)
+    """`trajkit.shapes.eval_output.benchmark_fields`: instance, patch, outcome, score."""
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-able values (problems, title and tags left out when there are none)."""
+        """JSON-able values (problems, title, tags and the benchmark fields left out when
+        there are none; the benchmark fields at the top level, named as in `export`).
+        """
         data = dict(self.__dict__)
+        benchmark = data.pop("benchmark")
         for key in ("problems", "title", "tags"):
             if not data[key]:
                 data.pop(key)
+        if any(v is not None for v in benchmark.values()):
+            data.update(benchmark)
         return data
 
 
@@ -170,6 +178,7 @@ def _row(conv: StoredConversation) -> ConversationRow:
         title = tags.get("title")
         row.title = title if isinstance(title, str) and title else None
     _add_server_meta(conv, row)
+    row.benchmark = benchmark_fields(getattr(conv, "record", None), row.tags)
     row.first_message = _first_user_message(header.files, row.problems)
     return row
 
@@ -249,6 +258,10 @@ class ConversationStats:
     tool_calls: Counter[str] = field(default_factory=Counter)
     tool_errors: Counter[str] = field(default_factory=Counter)
     tool_rejections: Counter[str] = field(default_factory=Counter)
+    errors: int = 0
+    """Failed steps (`trajkit.events.outcome.is_failed_step`), as the report counts them."""
+    resolved: bool | None = None
+    """An evaluation record's verdict (`benchmark_fields`), None when there is none."""
     totals: Totals = field(default_factory=Totals)
     duration_s: float | None = None
     problems: list[str] = field(default_factory=list)
@@ -265,6 +278,7 @@ def conversation_stats(folder: str | os.PathLike[str]) -> ConversationStats:
 def _new_stats(conv: StoredConversation) -> ConversationStats:
     """Stats with the base state's totals, not yet counted (`_count`)."""
     stats = ConversationStats(id=conv.id)
+    stats.resolved = benchmark_fields(getattr(conv, "record", None))["resolved"]
     try:
         stats.totals = conversation_totals(conv.base_state())
     except TrajkitError as exc:
@@ -303,6 +317,7 @@ def _count(stats: ConversationStats, events: Iterator[Event | None]) -> Conversa
         ObservationEvent,
         UserRejectObservation,
     )
+    from trajkit.events.outcome import is_failed_step
     from trajkit.views.entries import seconds_between  # lazy, as the event model: not for ls
 
     stats.status, stats.model = stats.totals.status, stats.totals.model
@@ -313,6 +328,7 @@ def _count(stats: ConversationStats, events: Iterator[Event | None]) -> Conversa
         if event is None:  # unreadable; reported by the producer
             continue
         stats.kinds[event.kind] += 1
+        stats.errors += is_failed_step(event)
         if event.timestamp:  # earliest to latest: events are not always in time order
             first = min(first, event.timestamp) if first else event.timestamp
             last = max(last, event.timestamp) if last else event.timestamp
@@ -349,6 +365,12 @@ class CorpusStats:
     tool_calls: Counter[str] = field(default_factory=Counter)
     tool_errors: Counter[str] = field(default_factory=Counter)
     tool_rejections: Counter[str] = field(default_factory=Counter)
+    errors: int = 0
+    """Failed steps over all conversations (`trajkit.events.outcome`)."""
+    graded: Counter[str] = field(default_factory=Counter)
+    """Per model: conversations an evaluation record graded (`resolved` true or false)."""
+    resolved: Counter[str] = field(default_factory=Counter)
+    """Per model: conversations an evaluation record marks resolved."""
     totals: Totals = field(default_factory=Totals)
     lengths: list[int] = field(default_factory=list)
     costs: list[float] = field(default_factory=list)
@@ -362,6 +384,10 @@ class CorpusStats:
         self.conversations += 1
         self.by_status[c.status or "unknown"] += 1
         self.by_model[c.model or "unknown"] += 1
+        self.errors += c.errors
+        if c.resolved is not None:
+            self.graded[c.model or "unknown"] += 1
+            self.resolved[c.model or "unknown"] += c.resolved
         for mine, theirs in (
             (self.kinds, c.kinds),
             (self.tool_calls, c.tool_calls),
@@ -419,8 +445,17 @@ class CorpusStats:
             "events": {
                 "total": sum(self.kinds.values()),
                 "by_kind": dict(self.kinds.most_common()),
+                "failed_steps": self.errors,
             },
             "tools": self.tools(),
+            "resolved_by_model": {
+                model: {
+                    "graded": n,
+                    "resolved": self.resolved[model],
+                    "rate": round(self.resolved[model] / n, 4),
+                }
+                for model, n in self.graded.most_common()
+            },
             "tokens": {
                 "prompt": t.prompt_tokens,
                 "completion": t.completion_tokens,

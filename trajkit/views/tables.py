@@ -203,6 +203,14 @@ def print_stats(doc: dict[str, Any], console: Console) -> None:
         for name, n in doc[key].items():
             t.add_row(_safe(names[name]), f"{n:,}")
         console.print(t)
+    if doc["resolved_by_model"]:
+        t = table("Resolved by model", "model", "graded", "resolved", "rate")
+        names = _shown_names(doc["resolved_by_model"], models=True)
+        for name, r in doc["resolved_by_model"].items():
+            t.add_row(
+                _safe(names[name]), f"{r['graded']:,}", f"{r['resolved']:,}", f"{r['rate']:.1%}"
+            )
+        console.print(t)
     t = table("Events by kind", "kind", "events")
     for name, n in doc["events"]["by_kind"].items():
         t.add_row(_safe(name), f"{n:,}")

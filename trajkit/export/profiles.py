@@ -1,0 +1,172 @@
+"""Training profiles: the rows `export --profile sft|rl` adds, built from one loaded conversation.
+
+`sft_rows(loaded, conversation)`: one row per training example, the exact request the model
+was sent at each condensation boundary (the view just before each `Condensation` event: what
+the condenser and the last agent call of that span saw) and the final one, each the same
+pipeline as `trajkit convert --to chat` over the events up to that point (the branch ending
+at the point's last event). `messages` is the TRL conversational layout of the analysis table
+plus a per-message `train` flag: assistant turns are learned, except one an earlier example of
+the same conversation already holds (context copied across a condensation); system, user,
+tool results and the condensation summary (injected context) are not. `request` is the exact
+Chat Completions document. (`_size`, not a column, is what the shard writer's buffer counts.)
+`split` is `test` for about one task in ten, chosen by a hash of
+`instance_id` (else the conversation id), so one task's attempts never straddle train and test.
+
+`rl_rows(loaded, conversation)`: one row per LLM call of the agent (events sharing an
+`llm_response_id`): `prompt` is the request before the call (as above), `completion` the
+assistant message it produced, `reward` the evaluation record's score when there is one, and
+the token ids when a `TokenEvent` recorded them; `token_source` says so (`none` when not).
+`completion_logprobs` is always null so far: reading them from `LLMCompletionLogEvent` logs is
+not built yet.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from itertools import accumulate
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from trajkit.export.summary import Loaded, chat_conversion, trl_message
+from trajkit.shapes.eval_output import BENCHMARK_FIELDS
+
+if TYPE_CHECKING:
+    from trajkit.convert.options import ConversionOptions
+    from trajkit.events import Event
+
+__all__ = ["PROFILES", "TEST_SHARE", "rl_rows", "sft_rows", "split_of"]
+
+PROFILES = ("analysis", "sft", "rl")
+TEST_SHARE = 10
+"""Percent of tasks in the `test` split."""
+
+
+def split_of(key: str) -> str:
+    """`train` or `test`, stable for a task (`instance_id`) across runs and machines."""
+    digest = hashlib.blake2b(key.encode(), digest_size=8).digest()
+    return "test" if int.from_bytes(digest, "big") % 100 < TEST_SHARE else "train"
+
+
+def _request(loaded: Loaded, events: Sequence[Event], options: ConversionOptions) -> Any:
+    """(TRL messages, chat document) of the request the model saw after `events`."""
+    state = loaded.state
+    if state is not None and events:
+        state = state.model_copy(update={"leaf_event_id": events[-1].id, "head_is_empty": False})
+    part = replace(loaded, state=state)
+    messages, one_each, chat, tools, _ = chat_conversion(events, options, part, None)
+    trl = [trl_message(m, c) for m, c in zip(messages, one_each, strict=True)]
+    return trl, {"messages": chat, "tools": tools}
+
+
+def _common(conversation: dict[str, Any]) -> dict[str, Any]:
+    key = conversation["instance_id"] or conversation["conversation_id"]
+    return {
+        "conversation_id": conversation["conversation_id"],
+        "model": conversation["model"],
+        **{k: conversation[k] for k in BENCHMARK_FIELDS if k != "test_result"},
+        "split": split_of(key),
+    }
+
+
+def sft_rows(
+    loaded: Loaded, conversation: dict[str, Any], options: ConversionOptions
+) -> Iterator[dict[str, Any]]:
+    """The SFT examples of one conversation (module docstring), one at a time."""
+    events = [e for _, e, _ in loaded.events]
+    ends = [i for i, e in enumerate(events) if e.kind == "Condensation"] + [len(events)]
+    learned: set[bytes] = set()
+    common = _common(conversation)
+    for n, end in enumerate(ends):
+        messages, request = _request(loaded, events[:end], options)
+        for m in messages:
+            key = orjson.dumps(m)
+            m["train"] = m["role"] == "assistant" and key not in learned
+            learned.add(key)
+        yield {
+            **common,
+            "example": n,
+            "boundary": "final" if end == len(events) else "condensation",
+            "messages": messages,
+            "tools": orjson.dumps(request["tools"]),
+            "request": orjson.dumps(request),
+            "_size": len(messages) * 64 + sum(len(m["content"] or "") for m in messages),
+        }
+
+
+def rl_rows(
+    loaded: Loaded, conversation: dict[str, Any], options: ConversionOptions
+) -> Iterator[dict[str, Any]]:
+    """One row per agent LLM call (module docstring), one at a time.
+
+    Between two condensations the model's view only grows, so the request of every call of
+    that span is a prefix of the span's last request: it is converted once per span, and call
+    k's prompt is the messages before the span's k-th assistant message (a span whose assistant
+    messages do not match its calls one to one is converted call by call instead).
+    """
+    events = [e for _, e, _ in loaded.events]
+    spans: dict[str, list[int]] = {}
+    for i, e in enumerate(events):
+        rid = e.__dict__.get("llm_response_id")
+        if isinstance(rid, str) and rid and e.source == "agent" and e.kind != "Condensation":
+            spans.setdefault(rid, []).append(i)
+    tokens = _token_events(events)
+    common = {**_common(conversation), "reward": conversation["score"]}
+    calls = list(spans.items())
+    start = 0
+    for end in [i for i, e in enumerate(events) if e.kind == "Condensation"] + [len(events)]:
+        mine = [(rid, pos) for rid, pos in calls if start <= pos[0] < end]
+        start = end
+        if not mine:
+            continue
+        messages, request = _request(loaded, events[:end], options)
+        tools = orjson.dumps(request["tools"])
+        turns = [i for i, m in enumerate(messages) if m["role"] == "assistant"][-len(mine) :]
+        sizes = list(accumulate((64 + len(m["content"] or "") for m in messages), initial=0))
+        for n, (rid, positions) in enumerate(mine):
+            if len(turns) == len(mine):
+                prompt, completion = messages[: turns[n]], messages[turns[n] : turns[n] + 1]
+            else:  # the view is not one assistant message per call: convert this call alone
+                prompt, _ = _request(loaded, events[: positions[0]], options)
+                full, _ = _request(loaded, events[: _results_end(events, positions)], options)
+                completion = full[len(prompt) : len(prompt) + 1]
+            found = tokens.get(positions[0])
+            yield {
+                **common,
+                "call": calls.index((rid, positions)),
+                "llm_response_id": rid,
+                "prompt": prompt,
+                "completion": completion,
+                "tools": tools,
+                "prompt_token_ids": found[0] if found else None,
+                "completion_token_ids": found[1] if found else None,
+                "completion_logprobs": None,
+                "token_source": "TokenEvent" if found else "none",
+                "_size": sizes[len(prompt)] if len(prompt) < len(sizes) else 0,
+            }
+
+
+def _results_end(events: Sequence[Event], positions: list[int]) -> int:
+    """The position after the call's events and the results of the tools it called."""
+    calls = {events[i].__dict__.get("tool_call_id") for i in positions} - {None}
+    end = positions[-1] + 1
+    for i in range(end, len(events)):
+        if events[i].__dict__.get("tool_call_id") in calls:
+            end = i + 1
+    return end
+
+
+def _token_events(events: Sequence[Event]) -> dict[int, tuple[list[int], list[int]]]:
+    """Token ids of each call, by the position of its first event: a `TokenEvent` just
+    before the call's events (the SDK emits it as the response arrives).
+    """
+    out: dict[int, tuple[list[int], list[int]]] = {}
+    pending: tuple[list[int], list[int]] | None = None
+    for i, e in enumerate(events):
+        if e.kind == "TokenEvent":
+            pending = (e.__dict__["prompt_token_ids"], e.__dict__["response_token_ids"])
+        elif pending is not None and e.source == "agent" and e.__dict__.get("llm_response_id"):
+            out[i], pending = pending, None
+    return out
