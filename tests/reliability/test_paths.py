@@ -115,14 +115,19 @@ def test_link_inside_the_conversation_is_read(conv: Path) -> None:
     assert invoke("validate", str(conv)).exit_code == 0
 
 
-def test_conversation_folder_that_is_a_link_is_read_as_the_user_laid_it_out(
+def test_conversation_folder_linked_from_outside_the_path_follows_the_one_symlink_rule(
     tmp_path: Path, conv: Path
 ) -> None:
+    # Issue 30's one rule for every command (serve's): a conversation folder below PATH that
+    # links outside PATH is refused with one line naming it; the link named as PATH is read.
     linked = tmp_path / "elsewhere" / conv.name
     linked.parent.mkdir()
     linked.symlink_to(conv)
     assert len(list(open_conversation(linked).iter_events())) == 3
-    assert invoke("validate", str(tmp_path / "elsewhere")).exit_code == 0
+    below = invoke("validate", str(tmp_path / "elsewhere"))
+    assert below.exit_code == 1
+    assert f"symlink to {conv.resolve()}" in below.output
+    assert invoke("validate", str(linked)).exit_code == 0
 
 
 def test_events_folder_linked_outside_is_refused(tmp_path: Path, conv: Path) -> None:

@@ -45,7 +45,15 @@ def test_events_and_header_match_disk(corpus_dir, s3_url):
         ]
         header, expected = remote.header(), local.header()
         assert str(header.path) == _remote(s3_url, folder)
-        assert {**header.__dict__, "path": None} == {**expected.__dict__, "path": None}
+        assert {**header.__dict__, "path": None, "files": None} == {
+            **expected.__dict__,
+            "path": None,
+            "files": None,
+        }
+        # the same event files, each named below its own root (storage or disk)
+        assert [(f.index, f.event_id, f.path.name) for f in header.files] == [
+            (f.index, f.event_id, f.path.name) for f in expected.files
+        ]
 
 
 def test_remote_path_survives_pickling_and_mangling(s3_url):

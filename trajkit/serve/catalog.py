@@ -191,7 +191,7 @@ class Catalog:
                 self.scanned += 1
                 if self.scanned % 200 == 0:
                     time.sleep(0.002)  # let request threads have the GIL during long scans
-                fingerprint = source_fingerprint(source) + ("" if self.masker else " clear")
+                fingerprint = source_fingerprint(source, clear=not self.masker)
                 if known.get(key) == fingerprint:  # remote (s3://) rows: read once per cache
                     continue
                 todo.append((source, where, fingerprint))

@@ -86,13 +86,16 @@ def source_key(source: Location | ShapeRef) -> str:
     ).hexdigest()[:16]
 
 
-def source_fingerprint(source: Location | ShapeRef) -> str:
-    """What changes when the conversation changes (see the module docstring)."""
+def source_fingerprint(source: Location | ShapeRef, *, clear: bool = False) -> str:
+    """What changes when the conversation changes (see the module docstring); `clear`: what
+    is built from it keeps secrets (`--no-redact`), so it differs from the masked build.
+    """
+    mode = " clear" if clear else ""
     parts: list[str] = []
     if isinstance(source, Path):
         targets: list[str | Path] = [*conversation_parts(source)]
     elif is_remote(source):
-        return "remote"
+        return "remote" + mode
     else:  # trajkit.shapes: the file holding it, and which one
         targets = [source.file]
         parts.append(source.key)
@@ -102,7 +105,7 @@ def source_fingerprint(source: Location | ShapeRef) -> str:
             parts.append(f"{st.st_mtime_ns}:{st.st_size}")
         except OSError:
             parts.append("-")
-    return "/".join(parts)
+    return "/".join(parts) + mode
 
 
 def source_row(source: Location | ShapeRef) -> CatalogRow:

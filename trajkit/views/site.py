@@ -177,7 +177,7 @@ class _Site:
     def add(self, source: Any, report: SiteReport) -> None:
         """Keep or write the page of one conversation."""
         key = source_key(source)
-        fingerprint = source_fingerprint(source) + ("" if self.masker else " clear")
+        fingerprint = source_fingerprint(source, clear=not self.masker)
         entry = None if is_remote(source) else self.earlier.get(key)  # no fingerprint: rewrite
         page = self.out / "c" / f"{key}.html"
         if entry is None or entry["fingerprint"] != fingerprint or not page.is_file():

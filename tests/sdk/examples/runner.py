@@ -8,6 +8,7 @@ lines renamed). The example runs unmodified otherwise, in a temporary copy, as a
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -349,6 +350,7 @@ __all__ = ["SOURCE", "first_difference", "run_example"]
 def first_difference(got: dict[str, Any], want: dict[str, Any]) -> str | None:
     """What first differs between a trajkit run and the SDK's recording, in the order a
     reader would check (exit, requests, files, printed lines), or None when they agree."""
+    got, want = _machine_free(got), _machine_free(want)
     if got["exit"] != want["exit"]:
         tail = got.get("raw", {}).get("stderr", "").strip().splitlines()[-1:]
         return f"exit {got['exit']} (SDK {want['exit']}): {' '.join(tail)}"
@@ -364,6 +366,15 @@ def first_difference(got: dict[str, Any], want: dict[str, Any]) -> str | None:
     if got["stdout"] != want["stdout"]:
         return f"printed lines: {_diff(got['stdout'], want['stdout'])}"
     return None
+
+
+_INTERPRETER = re.compile(r"(\[Python interpreter: )[^\]\\\"]*(\])")
+"""The terminal tool names the shell's `python`: whatever PATH this machine gives (a venv, pyenv)."""
+
+
+def _machine_free(data: dict[str, Any]) -> dict[str, Any]:
+    """The run with what depends on this machine, not on the runtime, replaced by markers."""
+    return json.loads(_INTERPRETER.sub(r"\1<python>\2", json.dumps(data)))  # type: ignore[no-any-return]
 
 
 def _diff(a: Any, b: Any) -> str:

@@ -216,7 +216,6 @@ XFAIL: dict[str, str] = {
     "07": _NO_MCP_SERVER,
     "10": _NO_MCP_SERVER,
     "13": _NO_MCP_SERVER,
-    "17": f"{_TOOL_MODULE} (trajkit.sdk.tool.spec)",
     "19": "no trajkit.sdk.llm.router (MultimodalRouter)",
     "20": _NO_BROWSER,
     "21": "trajkit.sdk does not export LLMSummarizingCondenser (then: Conversation.llm_registry)",
