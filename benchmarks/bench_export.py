@@ -46,13 +46,14 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _corpus(work: Path, size: str) -> Path:
+def _corpus(work: Path, size: str, *, condense_every: int = 0) -> Path:
     conversations, events = (int(x) for x in size.split("x"))
-    folder = work / f"corpus-{size}"
+    folder = work / f"corpus-{size}{f'-c{condense_every}' if condense_every else ''}"
     if not (folder / ".complete").exists():
         shutil.rmtree(folder, ignore_errors=True)
         cmd = [sys.executable, str(REPO / "benchmarks" / "gen_corpus.py"), str(folder)]
         cmd += ["--conversations", str(conversations), "--events", str(events)]
+        cmd += ["--condense-every", str(condense_every)]
         subprocess.run(cmd, check=True)
         (folder / ".complete").touch()
     return folder

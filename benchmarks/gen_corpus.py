@@ -9,6 +9,9 @@ matching `tool_call_id`/`action_id` pairs and increasing timestamps:
 - then agent steps: terminal or file-editor `ActionEvent` + `ObservationEvent` whose output
   is 1-10 KB, with `--big-fraction` of observations (default 5%) at 100 KB; now and then an
   assistant `MessageEvent`;
+- with `--condense-every N`, a `Condensation` (as the SDK's summarizing condenser writes it)
+  every N events, forgetting the older half of the steps the model still sees, so the view
+  stays about N events long however long the conversation is;
 - a `FinishAction` and its observation, then `base_state.json` pointing at the last event.
 
 Usage:
@@ -51,6 +54,7 @@ def _events(scenario: str) -> list[dict[str, Any]]:
 def load_templates() -> dict[str, Any]:
     """Real events to copy from, keyed by role in the synthetic conversation."""
     a, b, c = _events("a_text"), _events("b_terminal"), _events("c_file_editor")
+    condensation = next(e for e in _events("j_condense") if e["kind"] == "Condensation")
     folder = next(p for p in (SDK / "b_terminal").iterdir() if p.is_dir() and p.name != "expected")
     templates: dict[str, Any] = {
         "system": a[0],
@@ -62,6 +66,7 @@ def load_templates() -> dict[str, Any]:
         "editor_obs": c[5],
         "finish_action": b[4],
         "finish_obs": b[5],
+        "condensation": condensation,
         "base_state": orjson.loads((folder / "base_state.json").read_bytes()),
     }
     # Copies are made by re-parsing compact bytes: several times faster than deepcopy.
@@ -98,6 +103,8 @@ class ConversationBuilder:
         self.events: list[dict[str, Any]] = []
         self.clock = datetime(2026, 11, 1, 9, 0, 0) + timedelta(seconds=rng.randint(0, 10**6))
         self.step = 0
+        self.seen: list[list[str]] = []
+        """Ids of each step the model still sees (after the system prompt and user message)."""
 
     def _add(self, template: dict[str, Any], **changes: Any) -> dict[str, Any]:
         event = orjson.loads(self.t["_bytes"][id(template)])
@@ -123,16 +130,38 @@ class ConversationBuilder:
         action["tool_call"]["id"] = call_id
         obs = self._add(self.t[f"{kind}_obs"], tool_call_id=call_id, action_id=action["id"])
         obs["observation"]["content"][0]["text"] = output
+        self.seen.append([action["id"], obs["id"]])
 
-    def build(self, n_events: int, pool: TextPool, big_fraction: float) -> list[dict[str, Any]]:
+    def condense(self) -> None:
+        """A `Condensation` forgetting the older half of the steps in view, with a summary."""
+        half = len(self.seen) // 2
+        forgotten = [i for step in self.seen[:half] for i in step]
+        del self.seen[:half]
+        self._add(
+            self.t["condensation"],
+            forgotten_event_ids=forgotten,
+            summary=f"USER_CONTEXT: synthetic task. COMPLETED: {self.step} steps so far.",
+            summary_offset=2,
+            llm_response_id=f"chatcmpl-{self.conv_id.hex[:8]}-condense-{self.step}",
+        )
+
+    def build(
+        self, n_events: int, pool: TextPool, big_fraction: float, condense_every: int = 0
+    ) -> list[dict[str, Any]]:
         self._add(self.t["system"])
         self._add(self.t["user"])
+        last = 0  # events when the last condensation was added
         while len(self.events) < n_events - 2:
+            if condense_every and len(self.events) - last >= condense_every:
+                self.condense()
+                last = len(self.events)
+                continue
             if self.rng.random() < 0.08:
                 msg = self._add(self.t["assistant"], llm_response_id=f"chatcmpl-{self.step}")
                 msg["llm_message"]["content"][0]["text"] = pool.take(
                     self.rng, self.rng.randint(80, 600)
                 )
+                self.seen.append([msg["id"]])
                 continue
             big = self.rng.random() < big_fraction
             size = 100_000 if big else self.rng.randint(1_000, 10_000)
@@ -151,12 +180,14 @@ def write_conversation(
     pool: TextPool,
     n_events: int,
     big_fraction: float,
+    condense_every: int = 0,
 ) -> tuple[int, int]:
     """Write one conversation; return (events, bytes of event JSON)."""
     conv_id = uuid.UUID(int=rng.getrandbits(128), version=4)
     folder = out / conv_id.hex
     (folder / "events").mkdir(parents=True)
-    events = ConversationBuilder(templates, rng, conv_id).build(n_events, pool, big_fraction)
+    builder = ConversationBuilder(templates, rng, conv_id)
+    events = builder.build(n_events, pool, big_fraction, condense_every)
     total = 0
     for index, event in enumerate(events):
         data = orjson.dumps(event)
@@ -180,6 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--events", type=int, default=100, help="events per conversation")
     parser.add_argument("--big-fraction", type=float, default=0.05, help="share of 100 KB outputs")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--condense-every", type=int, default=0, metavar="N",
+                        help="a Condensation every N events (0: none)")  # fmt: skip
     args = parser.parse_args(argv)
     if args.out.exists() and any(args.out.iterdir()):
         print(f"{args.out}: exists and is not empty; choose a new folder", file=sys.stderr)
@@ -190,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     start, total, n = time.perf_counter(), 0, 0
     for _ in range(args.conversations):
         events, size = write_conversation(
-            args.out, templates, rng, pool, args.events, args.big_fraction
+            args.out, templates, rng, pool, args.events, args.big_fraction, args.condense_every
         )
         n, total = n + events, total + size
     elapsed = time.perf_counter() - start

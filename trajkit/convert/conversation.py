@@ -31,11 +31,15 @@ from trajkit.convert.responses import messages_to_responses, uses_responses_api
 from trajkit.convert.targets import OTHER_TARGETS, write_target
 from trajkit.convert.tools import tools_to_chat, tools_to_responses, unknown_tools
 from trajkit.convert.view import (
+    UNKNOWN,
     BranchError,
     ViewEntry,
     active_branch,
-    condensed_view,
-    full_view,
+    branch_entries,
+    condensed_entries,
+    entry_of,
+    full_entries,
+    summary_event,
 )
 from trajkit.errors import InputError
 from trajkit.events import (
@@ -44,7 +48,6 @@ from trajkit.events import (
     LLMConvertibleEvent,
     Message,
     SystemPromptEvent,
-    UnknownEvent,
 )
 from trajkit.events.llm_messages import events_to_messages
 from trajkit.gc_pause import paused_gc
@@ -84,36 +87,51 @@ class Prepared:
 
 
 def prepare_messages(
-    events: Sequence[Event],
+    events: Sequence[Event] | Mapping[int, Event],
     *,
     state: BaseState | None = None,
     options: ConversionOptions = _DEFAULT,
     message_of: Callable[[LLMConvertibleEvent], Message] | None = None,
+    entries: Sequence[ViewEntry] | None = None,
 ) -> Prepared:
     """The shared pipeline up to the wire format (``convert`` and ``export`` both call it).
 
     ``message_of(event)`` must return ``event.to_llm_message()``; a caller that has built
     those already (``export``, for its events table) passes them in (``events_to_messages``).
+    With ``entries`` (``entry_of`` each event, by position), ``events`` may hold only the
+    positions the view can take: the branch's LLM events no condensation forgot and its
+    ``SystemPromptEvent`` (``export`` holds no more of a long conversation); a newer SDK's
+    kinds (``convert.newer``) need every event, so without ``entries``.
     Raises ``BranchError`` when the parent links do not lead to the leaf.
     """
-    branch = active_branch(
-        events,
-        leaf_event_id=state.leaf_event_id if state else None,
-        head_is_empty=bool(state and state.head_is_empty),
-    )
-    branch, newer = apply_newer_kinds(branch)  # e.g. SystemPromptUpdateEvent (convert.newer)
-    dropped: list[tuple[str, Any]] = []
-    if options.view == "condensed":
-        selected = condensed_view(branch, dropped=dropped)
+    leaf = state.leaf_event_id if state else None
+    head_is_empty = bool(state and state.head_is_empty)
+    newer: list[str] = []
+    source: Sequence[Event] | Mapping[int, Event] = events
+    if entries is None:
+        branch_events = active_branch(
+            events,  # type: ignore[arg-type]  # every event: a sequence
+            leaf_event_id=leaf,
+            head_is_empty=head_is_empty,
+        )
+        source, newer = apply_newer_kinds(branch_events)  # e.g. SystemPromptUpdateEvent
+        branch = [entry_of(e, n) for n, e in enumerate(source)]
     else:
-        selected = full_view(branch)
-    converted = events_to_messages(selected, message_of=message_of)
+        branch = branch_entries(entries, leaf_event_id=leaf, head_is_empty=head_is_empty)
+    dropped: list[tuple[str, ViewEntry]] = []
+    if options.view == "condensed":
+        view = condensed_entries(branch, dropped=dropped)
+    else:
+        view = full_entries(branch)
+    selected = [source[e.pos] if e.pos >= 0 else summary_event(e) for e in view]
+    converted = events_to_messages(selected, message_of=message_of)  # type: ignore[arg-type]
     messages, found = fix_dangling(converted, options.dangling)
     adjust = message_options(options)
     if adjust is not None:
         messages = [a for m in messages if (a := adjust(m)) is not None]
-    tools = next((list(e.tools) for e in branch if isinstance(e, SystemPromptEvent)), [])
-    unknown = {e.kind for e in branch if isinstance(e, UnknownEvent)}
+    prompt = next((source[e.pos] for e in branch if e.kind == "SystemPromptEvent"), None)
+    tools = list(prompt.tools) if isinstance(prompt, SystemPromptEvent) else []
+    unknown = {e.kind for e in branch if e.flags & UNKNOWN}
     problems = newer + conversion_problems(dropped, found, unknown, tools)
     return Prepared(messages, tools, options.format_for(llm_config(state)), problems)
 

@@ -15,7 +15,7 @@ chunk keeps its first copy (the next is a `Copy`); the parent handles copies acr
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -198,14 +198,17 @@ def write_chunk(settings: ChunkSettings, task: ChunkTask) -> ChunkResult:
                     rows.fingerprint,
                     "",
                     "",
-                    len(rows.event_columns["index"]),
+                    rows.n_events,
                     rows.n_redactions,
                     content_hash=rows.content_hash,
                 )  # holds no rows: a chunk's rows are freed as soon as they are written
                 exported.append((len(result.results), summary, shards))
                 result.results.append(summary)
                 buffers["conversations"].add_row(rows.conversation, shards)
-                buffers["events"].add_columns(rows.event_columns, shards)
+                if rows.event_batches is not None:  # a long conversation: as it was spooled
+                    buffers["events"].add_batches(rows.event_batches, shards)
+                else:
+                    buffers["events"].add_columns(rows.event_columns, shards)
                 if rows.profile_rows:  # written first: the profile's rows come on top
                     buffers["events"].push()
                     buffers["conversations"].push()
@@ -309,6 +312,11 @@ class _TableBuffer:
             n = len(columns[name])
         size = sum(map(_text_size, columns.get("event_json", ()))) * 2
         self._added(n, size, owner)
+
+    def add_batches(self, batches: Iterable[pa.RecordBatch], owner: dict[str, str]) -> None:
+        """Record batches of one conversation, straight to the writer (one shard holds them)."""
+        self.push()
+        owner[self.table] = self.writer.write_all(batches)
 
     def _added(self, n: int, size: int, owner: dict[str, str]) -> None:
         self.rows += n

@@ -20,17 +20,17 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from trajkit.errors import InputError
-from trajkit.events.outcome import is_failed_step
+from trajkit.export.event_rows import EventRows
 from trajkit.export.redaction import Redactor, secret_values
 from trajkit.export.summary import Loaded, conversation_row, tag_pairs
-from trajkit.filters import ConversationFilters, parse_timestamp
+from trajkit.filters import ConversationFilters
 from trajkit.gc_pause import paused_gc
 from trajkit.shapes.eval_output import BENCHMARK_FIELDS, benchmark_fields
 from trajkit.shapes.memory import ShapeRef
@@ -39,9 +39,10 @@ from trajkit.store.location import is_location, is_remote, label, version_tag
 from trajkit.store.reader import EventFile
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from trajkit.convert.options import ConversionOptions
-    from trajkit.events import Event
-    from trajkit.store.scan import ScannedFile
+    from trajkit.events import BaseState, Event
 
 __all__ = [
     "ConversationRows",
@@ -95,7 +96,8 @@ class ConversationRows:
     """The rows of one exported conversation.
 
     Event rows are held by column (`event_columns`: column name -> one value per event, in
-    `EVENTS_SCHEMA` order), which is how Arrow takes them; `events` gives them as dicts. JSON
+    `EVENTS_SCHEMA` order), which is how Arrow takes them; `events` gives them as dicts; a
+    long conversation's come as record batches instead (`event_batches`). JSON
     text values (`event_json`, and the conversation's `tools` and `conversion`) may be UTF-8
     `bytes` (the file's bytes, orjson's output) rather than `str`: Arrow stores both alike.
     """
@@ -112,6 +114,12 @@ class ConversationRows:
     together are far larger than the conversation)."""
     content_hash: str = ""
     """Digest of the messages and tools (the `conversion` column): equal for exact copies."""
+    n_events: int = 0
+    """Event rows."""
+    event_batches: Iterator[pa.RecordBatch] | None = None
+    """A long conversation's event rows (then `event_columns` is empty): record batches read
+    back one at a time from the file they were spooled to as they were built
+    (`trajkit.export.event_rows`)."""
 
     @property
     def events(self) -> list[dict[str, Any]]:
@@ -198,64 +206,98 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
         fingerprint = _fingerprint_files([conv.base_state_path, *(f.path for f in files)])
         if fingerprint == previous:
             return Unchanged(source, fingerprint)
+    state_json: dict[str, Any] | None = None
+    state: BaseState | None = None
+    state_error: InputError | None = None
+    try:  # read first: masking starts with the first rows (raised below, where it was)
+        state_json, state = conv.read_base_state()
+    except InputError as exc:
+        state_error = exc
+    rows = _new_rows(conv.id, state_json, state, options, keep_all=False)
+    paths: list[Path] = []
     # the check validate and convert make too, any shape; a folder on disk is scanned once,
-    # for the verdict and for the rows
-    scanned: list[ScannedFile] | None = None
+    # for the verdict and for the rows (built as the scan reads, let go of if not wanted)
+    listing: list[EventFile] | None = None
+    fed = True
+    upgrades: Counter[str] = Counter()
+    stats: Any = None
     if isinstance(path, Path) and path.is_dir():
+        stats = _fingerprint_hash([conv.base_state_path])
         verdict = Verdict(path)
-        scanned = []
+        listing = []
         for one in verdict.files():
             verdict.add(one)
-            scanned.append(one)
+            listing.append(EventFile(one.index, one.event_id, one.path))  # type: ignore[arg-type]
+            if one.stat:
+                stats.update(f"{one.name}:{one.stat.st_size}:{one.stat.st_mtime_ns}\n".encode())
+            upgrades.update(one.upgrades)
+            raw = one.raw
+            if not fed or not raw or raw.isspace():  # as `not raw.strip()`, without a copy
+                continue  # the SDK skips empty files when it iterates (named in branch errors)
+            event = one.event
+            try:  # the scan leaves some kinds (unknown ones) unparsed
+                event = event or parse_event_bytes(one.path, raw, upgrades)
+            except InputError:
+                event = None
+            if event is None or one.index is None:
+                fed = False  # unreadable: validate says why
+                continue
+            rows.add(one.index, event, raw)  # parsed, so valid UTF-8: kept as bytes
+            paths.append(one.path)
         errors = verdict.errors()
     else:
         errors = conversation_errors(path)
-    if errors and not options.keep_invalid:
-        return Skipped(source, invalid_reason(errors))
-    state_json, state = conv.read_base_state()
-    status, model = (state.execution_status, state.agent.llm.model) if state else (None, None)
-    if reason := options.filters.state_reason(status, model):
-        return Filtered(source, reason)
-    has_events = getattr(conv, "has_events_dir", None) or conv.events_dir.is_dir()
-    if not has_events and state is not None and state.leaf_event_id:
-        raise InputError(
-            conv.events_dir, "", "missing events/ folder (base_state.json names events)"
-        )
-    events: list[tuple[int, Event, str | bytes]] = []
-    paths: list[Path] = []
-    reads: list[tuple[bytes, Event | None]] | None = None
-    if not errors and scanned is not None and _same_files(files, scanned):
-        # Valid: the scan read every event file of the folder's listing in order (a file it
-        # could not read is an error), so its files are the reader's (same names, same order):
-        # `events/` is not listed a second time, and the fingerprint is made from the `fstat`s
-        # of the scan (the same sizes and times `os.stat` gives), saving one `stat` per file.
-        if files is None:
-            files = [EventFile(s.index, s.event_id, s.path) for s in scanned]  # type: ignore[arg-type]
-        reads = [(s.raw, s.event) for s in scanned]
-        if fingerprint is None:
-            stats = (f"{s.name}:{s.stat.st_size}:{s.stat.st_mtime_ns}\n" for s in scanned if s.stat)
-            fingerprint = _fingerprint_files([conv.base_state_path], "".join(stats))
-        conv.upgrades.update(rule for s in scanned for rule in s.upgrades)
-    if files is None:
-        files = conv.event_files()
-    if fingerprint is None:
-        fingerprint = _fingerprint_files([conv.base_state_path, *(f.path for f in files)])
-    for f, (raw, event) in zip(
-        files, reads or ((f.read_bytes(), None) for f in files), strict=True
-    ):
-        if not raw or raw.isspace():  # as `not raw.strip()`, without copying the file
-            continue  # the SDK skips empty files when it iterates (named in branch errors)
-        if event is None:
-            event = parse_event_bytes(f.path, raw, conv.upgrades)
-        events.append((f.index, event, raw))  # parsed, so valid UTF-8: kept as bytes
-        paths.append(f.path)
+    try:
+        if errors and not options.keep_invalid:
+            return Skipped(source, invalid_reason(errors))
+        if state_error is not None:
+            raise state_error
+        status, model = (state.execution_status, state.agent.llm.model) if state else (None, None)
+        if reason := options.filters.state_reason(status, model):
+            return Filtered(source, reason)
+        has_events = getattr(conv, "has_events_dir", None) or conv.events_dir.is_dir()
+        if not has_events and state is not None and state.leaf_event_id:
+            raise InputError(
+                conv.events_dir, "", "missing events/ folder (base_state.json names events)"
+            )
+        scanned = not errors and listing is not None and fed and _same_files(files, listing)
+        if scanned and rows.complete:
+            # Valid: the scan read every event file of the folder's listing in order (a file
+            # it could not read is an error), so its files are the reader's (same names, same
+            # order): `events/` is not listed a second time, and the fingerprint is made from
+            # the `fstat`s of the scan (the sizes and times `os.stat` gives), one `stat` less
+            # per file.
+            files = files if files is not None else listing
+            fingerprint = fingerprint or stats.hexdigest()
+            conv.upgrades.update(upgrades)
+        else:  # read the listing's files (again), with every event if the view needs them
+            rows.close()
+            rows = _new_rows(conv.id, state_json, state, options, keep_all=True)
+            files = files if files is not None else conv.event_files()
+            fingerprint = fingerprint or _fingerprint_files(
+                [conv.base_state_path, *(f.path for f in files)]
+            )
+            paths = _read_rows(files, rows, conv.upgrades)
+    except BaseException:
+        rows.close()
+        raise
+    assert files is not None and fingerprint is not None
     shape = path.shape if isinstance(path, ShapeRef) else None
     origin = getattr(conv, "origin", "v1")  # `v0 <container>`: a V0 trajectory, migrated
     source_format = origin.replace(" ", ":") if origin != "v1" else f"v1:{shape}" if shape else "v1"
-    loaded = Loaded(conv.id, source_format, state_json, state, events, paths, files)
+    loaded = Loaded(conv.id, source_format, state_json, state, rows.events, paths, files)
     loaded.record = getattr(conv, "record", None)
+    loaded.llm_messages = rows.messages
+    if not rows.keep_all:  # only the events the view may show: the view from the entries
+        loaded.entries, loaded.kept = rows.entries, rows.kept
     conv_path = Path(path.label) if isinstance(path, ShapeRef) else path
-    result = _finish(loaded, source, fingerprint, options, conv_path=conv_path)
+    try:
+        result = _finish(loaded, rows, source, fingerprint, options, conv_path=conv_path)
+    except BaseException:
+        rows.close()
+        raise
+    if not isinstance(result, ConversationRows):
+        rows.close()
     if isinstance(result, ConversationRows) and not isinstance(path, ShapeRef):
         _add_server_meta(path, result, options)
     if errors and isinstance(result, ConversationRows):  # kept with --keep-invalid
@@ -263,47 +305,82 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
     return result
 
 
-def _same_files(files: Sequence[EventFile] | None, scanned: list[ScannedFile]) -> bool:
+def _same_files(files: Sequence[EventFile] | None, scanned: list[EventFile]) -> bool:
     """True when the scan read exactly `files` (the reader's listing, when made), in order."""
-    return files is None or [f.path.name for f in files] == [f.name for f in scanned]
+    return files is None or [f.path.name for f in files] == [f.path.name for f in scanned]
 
 
-def _fingerprint_files(paths: Sequence[Path], stats: str = "") -> str:
-    """Hash of names, sizes and mtimes of `paths`, then of `stats` (lines made the same way)."""
+def _fingerprint_files(paths: Sequence[Path]) -> str:
+    """Hash of names, sizes and mtimes of `paths`."""
+    digest: str = _fingerprint_hash(paths).hexdigest()
+    return digest
+
+
+def _fingerprint_hash(paths: Sequence[Path]) -> Any:
+    """`_fingerprint_files`'s hash, open for more lines made the same way (the scan's `fstat`s)."""
     h = hashlib.blake2b(digest_size=16)
     for p in paths:  # size and mtime on disk; size and ETag in storage (from the listing)
         tag = version_tag(p)
         h.update(f"{p.name}:{'-' if tag is None else tag}\n".encode())
-    if stats:
-        h.update(stats.encode())
-    return h.hexdigest()
+    return h
+
+
+def _new_rows(
+    conversation_id: str,
+    state_json: dict[str, Any] | None,
+    state: BaseState | None,
+    options: RowOptions,
+    *,
+    keep_all: bool,
+) -> EventRows:
+    """The rows builder of one conversation: masking with its secrets, keeping what is needed."""
+    redactor = None
+    if options.redact:
+        values = secret_values(
+            state_json, secret_key=options.secret_key, extra=options.extra_secrets
+        )
+        redactor = Redactor(values)
+    keep_all = keep_all or options.profile != "analysis" or options.view == "full"
+    leaf = state.leaf_event_id if state is not None else None
+    return EventRows(conversation_id, redactor, keep_all=keep_all, leaf=leaf)
+
+
+def _read_rows(files: Sequence[EventFile], rows: EventRows, upgrades: Counter[str]) -> list[Path]:
+    """Read and parse `files` into `rows`; returns the paths of the events (empty files skipped)."""
+    from trajkit.store.reader import parse_event_bytes
+
+    paths = []
+    for f in files:
+        raw = f.read_bytes()
+        if not raw or raw.isspace():  # as `not raw.strip()`, without copying the file
+            continue  # the SDK skips empty files when it iterates (named in branch errors)
+        rows.add(f.index, parse_event_bytes(f.path, raw, upgrades), raw)
+        paths.append(f.path)
+    return paths
 
 
 # -- rows ----------------------------------------------------------------------------------
 
 
 def _finish(
-    loaded: Loaded, source: str, fingerprint: str, options: RowOptions, *, conv_path: Path | None
+    loaded: Loaded,
+    rows: EventRows,
+    source: str,
+    fingerprint: str,
+    options: RowOptions,
+    *,
+    conv_path: Path | None,
 ) -> Result:
-    from trajkit.events import ActionEvent
-
-    timestamps = [parse_timestamp(e.timestamp) for _, e, _ in loaded.events]
-    created = next((t for t in timestamps if t is not None), None)
-    tools_used = {e.tool_name for _, e, _ in loaded.events if isinstance(e, ActionEvent)}
-    reason = options.filters.event_reason(created, tools_used)
+    tally = rows.tally
+    reason = options.filters.event_reason(tally.created_at, tally.tools_used)
     if reason:
         return Filtered(source, reason)
-    redactor = None
-    if options.redact:
-        values = secret_values(
-            loaded.state_json, secret_key=options.secret_key, extra=options.extra_secrets
-        )
-        redactor = Redactor(values)
-    event_columns, dirty = _event_columns(loaded, timestamps, redactor)
-    conversation = conversation_row(loaded, source, options.conversion, timestamps, conv_path)
+    conversation = conversation_row(loaded, source, options.conversion, tally, conv_path)
     reason = _training_filter(conversation, options)
     if reason:
         return Filtered(source, reason)
+    events = rows.finish()  # the last rows masked: `dirty` is known
+    redactor, dirty = rows.redactor, rows.dirty
     if redactor is not None:
         conversation = _redact_conversation(conversation, redactor, dirty)
         conversation["n_redactions"] = redactor.count
@@ -318,10 +395,12 @@ def _finish(
         source,
         fingerprint,
         conversation,
-        event_columns,
+        events if isinstance(events, dict) else {},
         redactor.count if redactor else 0,
         profile_rows,
         content,
+        n_events=tally.n_events,
+        event_batches=None if isinstance(events, dict) else events,
     )
 
 
@@ -390,84 +469,3 @@ def _redact_conversation(row: dict[str, Any], redactor: Redactor, dirty: bool) -
         if isinstance(value, str):
             row[key] = redactor.text(value)
     return row
-
-
-def _event_columns(
-    loaded: Loaded, timestamps: list[datetime | None], redactor: Redactor | None
-) -> tuple[dict[str, list[Any]], bool]:
-    """The event rows by column (see `ConversationRows`); True when one held a secret.
-
-    Also fills `loaded.llm_messages` (each LLM-convertible event's message, built once).
-    """
-    from trajkit.events import LLMConvertibleEvent
-
-    messages = loaded.llm_messages
-    n = len(loaded.events)
-    index: list[int] = []
-    event_id: list[str | None] = []
-    parent_id: list[str | None] = []
-    kind: list[str] = []
-    source: list[str | None] = []
-    tool_name: list[str | None] = []
-    tool_call_id: list[str | None] = []
-    llm_response_id: list[str | None] = []
-    action_kind: list[str | None] = []
-    observation_kind: list[str | None] = []
-    errors: list[bool] = []
-    llm_text: list[str | None] = []
-    tool_arguments: list[str | None] = []
-    event_json: list[str | bytes] = []
-    for i, event, text in loaded.events:
-        get = event.__dict__.get
-        index.append(i)
-        event_id.append(event.id or None)
-        parent_id.append(event.parent_id)
-        kind.append(event.kind)
-        source.append(event.source or None)
-        tool_name.append(_str(get("tool_name")))
-        tool_call_id.append(_str(get("tool_call_id")))
-        llm_response_id.append(_str(get("llm_response_id")))
-        action_kind.append(getattr(get("action"), "kind", None))
-        observation_kind.append(getattr(get("observation"), "kind", None))
-        errors.append(is_failed_step(event))
-        if isinstance(event, LLMConvertibleEvent):
-            message = messages[id(event)] = event.to_llm_message()  # reused for `messages`
-            llm_text.append(message.text)
-        else:
-            llm_text.append(None)
-        tool_arguments.append(getattr(get("tool_call"), "arguments", None))
-        event_json.append(text)
-    columns: dict[str, list[Any]] = {
-        "conversation_id": [loaded.conversation_id] * n,
-        "index": index,
-        "event_id": event_id,
-        "parent_id": parent_id,
-        "kind": kind,
-        "source": source,
-        "timestamp": list(timestamps),
-        "tool_name": tool_name,
-        "tool_call_id": tool_call_id,
-        "llm_response_id": llm_response_id,
-        "action_kind": action_kind,
-        "observation_kind": observation_kind,
-        "is_error": errors,
-        "llm_text": llm_text,
-        "tool_arguments": tool_arguments,
-        "event_json": event_json,
-    }
-    if redactor is None:
-        return columns, False
-    flags = redactor.dirty(event_json)
-    dirty = False
-    for row, flagged in enumerate(flags):
-        if flagged:
-            dirty = True
-            for values in columns.values():
-                value = values[row]
-                if isinstance(value, str | bytes):
-                    values[row] = redactor.value(value)
-    return columns, dirty
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) else None

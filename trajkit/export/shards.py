@@ -91,6 +91,7 @@ class ShardWriter:
         self._name: str | None = None
         self._shard_rows_written = 0
         self._shard_bytes_written = 0
+        self._holding = False
         self.closed_shards: list[str] = []
         """Names of the shards closed (renamed into place) so far."""
 
@@ -125,6 +126,21 @@ class ShardWriter:
             self._flush()
         return name
 
+    def write_all(self, batches: Iterable[pa.RecordBatch]) -> str:
+        """`write` each batch of one conversation; its rows stay in one shard (the shard
+        rotates after the last one). Returns that shard's name.
+        """
+        self._holding = True
+        try:
+            for batch in batches:
+                self.write(batch)
+        finally:
+            self._holding = False
+        name = self.current_shard
+        if not self._buffer:  # else the next row group, written here first, rotates
+            self._rotate()
+        return name
+
     def _flush(self) -> None:
         if not self._buffer:
             return
@@ -135,7 +151,11 @@ class ShardWriter:
         self._shard_bytes_written += self._buffered_bytes
         self._buffer.clear()
         self._buffered_rows = self._buffered_bytes = 0
-        if (
+        self._rotate()
+
+    def _rotate(self) -> None:
+        """Close the shard when full (not in the middle of `write_all`)."""
+        if not self._holding and (
             self._shard_rows_written >= self._shard_rows
             or self._shard_bytes_written >= self._shard_bytes
         ):

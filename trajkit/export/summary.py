@@ -17,16 +17,18 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from trajkit.events import ActionEvent, FinishAction, MessageEvent
 from trajkit.events.outcome import is_failed_step
 from trajkit.shapes.eval_output import benchmark_fields
 from trajkit.store.layout import BASE_STATE
 
 if TYPE_CHECKING:
     from trajkit.convert.options import ConversionOptions
+    from trajkit.convert.view import ViewEntry
     from trajkit.events import BaseState, Event, LLMConvertibleEvent, Message
     from trajkit.store import EventFile
 
-__all__ = ["Loaded", "chat_conversion", "conversation_row", "trl_message"]
+__all__ = ["Loaded", "Tally", "chat_conversion", "conversation_row", "trl_message"]
 
 
 @dataclass
@@ -48,26 +50,66 @@ class Loaded:
     llm_messages: dict[int, Message] = field(default_factory=dict)
     """`event.to_llm_message()` by `id(event)`, filled while building the event rows and
     reused by the chat conversion (each event's message is built once)."""
+    entries: list[ViewEntry] | None = None
+    """One view entry per event, when `events` holds only the events the view may show
+    (`trajkit.export.event_rows`): the view is made from them (`prepare_messages(entries=)`)."""
+    kept: dict[int, Event] = field(default_factory=dict)
+    """With `entries`: position -> event, the events the view may show."""
+
+
+@dataclass
+class Tally:
+    """What the conversation row says of every event, counted one event at a time."""
+
+    n_events: int = 0
+    n_tool_calls: int = 0
+    n_errors: int = 0
+    first_user_message: str | None = None
+    final_answer: str | None = None
+    """The last `FinishAction`'s message or agent message's text."""
+    created_at: datetime | None = None
+    last_event_at: datetime | None = None
+    tools_used: set[str] = field(default_factory=set)
+    response_ids: set[str] = field(default_factory=set)
+    """LLM response ids of agent events (the LLM call count without usage metrics)."""
+
+    def add(self, event: Event, timestamp: datetime | None) -> None:
+        """Count `event` (stored at `timestamp`, parsed)."""
+        self.n_events += 1
+        if timestamp is not None:
+            self.created_at = self.created_at or timestamp
+            self.last_event_at = timestamp
+        if is_failed_step(event):
+            self.n_errors += 1
+        if isinstance(event, ActionEvent):
+            self.n_tool_calls += 1
+            self.tools_used.add(event.tool_name)
+            if isinstance(event.action, FinishAction):
+                self.final_answer = str(event.action.message)
+        elif isinstance(event, MessageEvent):
+            if event.source == "user" and self.first_user_message is None:
+                self.first_user_message = event.llm_message.text
+            elif event.source == "agent":
+                self.final_answer = str(event.llm_message.text)
+        if event.source == "agent":
+            rid = event.__dict__.get("llm_response_id")
+            if rid is not None:
+                self.response_ids.add(rid)
 
 
 def conversation_row(
     loaded: Loaded,
     source: str,
     options: ConversionOptions,
-    timestamps: list[datetime | None],
+    tally: Tally,
     conv_path: Path | None,
 ) -> dict[str, Any]:
-    """The `conversations` row of `loaded` (`n_redactions` is filled in later)."""
-    from trajkit.events import ActionEvent, FinishAction, MessageEvent
-
-    events = [e for _, e, _ in loaded.events]
+    """The `conversations` row of `loaded`, its counts from `tally` (`n_redactions` later)."""
     state = loaded.state
-    messages, one_each, chat, tools, problems = chat_conversion(events, options, loaded, conv_path)
-    present = [t for t in timestamps if t is not None]
-    first_user = next(
-        (e.llm_message.text for e in events if isinstance(e, MessageEvent) and e.source == "user"),
-        None,
+    events: Sequence[Event] | Mapping[int, Event] = (
+        [e for _, e, _ in loaded.events] if loaded.entries is None else loaded.kept
     )
+    messages, one_each, chat, tools, problems = chat_conversion(events, options, loaded, conv_path)
     usage = _usage(loaded.state_json)
     title_tags = state_title_tags(loaded.state_json)
     tags = {p["key"]: p["value"] for p in title_tags["tags"] or ()}
@@ -75,20 +117,20 @@ def conversation_row(
         "conversation_id": loaded.conversation_id,
         "source_path": source,
         "source_format": loaded.source_format,
-        "created_at": present[0] if present else None,
-        "last_event_at": present[-1] if present else None,
+        "created_at": tally.created_at,
+        "last_event_at": tally.last_event_at,
         "model": state.agent.llm.model if state else None,
         "agent_kind": state.agent.kind if state else None,
         "tool_names": [t["function"]["name"] for t in tools],
         "execution_status": state.execution_status if state else None,
-        "n_events": len(events),
-        "n_llm_calls": usage.pop("n_llm_calls") or _response_ids(events),
-        "n_tool_calls": sum(1 for e in events if isinstance(e, ActionEvent)),
-        "n_errors": sum(1 for e in events if is_failed_step(e)),
+        "n_events": tally.n_events,
+        "n_llm_calls": usage.pop("n_llm_calls") or len(tally.response_ids),
+        "n_tool_calls": tally.n_tool_calls,
+        "n_errors": tally.n_errors,
         "n_messages": len(one_each),  # the `messages` column has one entry per message
         **usage,
-        "first_user_message": first_user,
-        "final_answer": _final_answer(events, ActionEvent, FinishAction, MessageEvent),
+        "first_user_message": tally.first_user_message,
+        "final_answer": tally.final_answer,
         "view": options.view,
         "messages": [trl_message(m, c) for m, c in zip(messages, one_each, strict=True)],
         "tools": orjson.dumps(tools),  # UTF-8 bytes: Arrow takes them as they are
@@ -118,7 +160,7 @@ def state_title_tags(state_json: Any) -> dict[str, Any]:
 
 
 def chat_conversion(
-    events: Sequence[Event],
+    events: Sequence[Event] | Mapping[int, Event],
     options: ConversionOptions,
     loaded: Loaded,
     conv_path: Path | None,
@@ -138,12 +180,17 @@ def chat_conversion(
 
     try:
         prepared = conversion.prepare_messages(
-            events, state=loaded.state, options=options, message_of=message_of
+            events,
+            state=loaded.state,
+            options=options,
+            message_of=message_of,
+            entries=loaded.entries,
         )
     except BranchError as exc:
         base_state = conv_path / BASE_STATE if conv_path else Path(loaded.conversation_id)
+        listed = loaded.entries if loaded.entries is not None else [e for _, e, _ in loaded.events]
         raise conversion.branch_input_error(
-            exc, events, base_state_path=base_state, event_paths=loaded.paths, files=loaded.files
+            exc, listed, base_state_path=base_state, event_paths=loaded.paths, files=loaded.files
         ) from None
     one_each, chat = conversion.chat_messages(prepared)
     return prepared.messages, one_each, chat, tools_to_chat(prepared.tools), prepared.problems
@@ -174,23 +221,6 @@ def _reasoning(message: Message) -> str | None:
     if item is not None and (item.content or item.summary):
         return "\n".join(item.content or item.summary)
     return None
-
-
-def _final_answer(
-    events: Sequence[Event], action_cls: Any, finish_cls: Any, msg_cls: Any
-) -> str | None:
-    for e in reversed(events):
-        if isinstance(e, action_cls) and isinstance(e.action, finish_cls):
-            return str(e.action.message)
-        if isinstance(e, msg_cls) and e.source == "agent":
-            return str(e.llm_message.text)
-    return None
-
-
-def _response_ids(events: Sequence[Event]) -> int:
-    ids = {e.__dict__.get("llm_response_id") for e in events if e.source == "agent"}
-    ids.discard(None)
-    return len(ids)
 
 
 def _usage(state: Mapping[str, Any] | None) -> dict[str, Any]:
