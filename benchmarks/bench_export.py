@@ -77,11 +77,11 @@ def _input_bytes(corpus: Path) -> tuple[int, int]:
     return n, size
 
 
-def _rss_kib(pid: int) -> int:
+def _rss_kib(pid: int, field: str = "VmRSS:") -> int:
     try:
         with open(f"/proc/{pid}/status") as f:
             for line in f:
-                if line.startswith("VmRSS:"):
+                if line.startswith(field):
                     return int(line.split()[1])
     except OSError:
         pass
@@ -109,11 +109,16 @@ class _PeakSampler(threading.Thread):
         self.peak_sum = 0
         self.peak_one = 0
         self.processes = 0
+        self.hwm: dict[int, int] = {}
+        """Pid -> its peak resident memory (`VmHWM`, KiB), as last read while it ran."""
         self.done = threading.Event()
 
     def run(self) -> None:
         while not self.done.is_set():
-            rss = [_rss_kib(p) for p in _descendants(self.pid)]
+            pids = _descendants(self.pid)
+            for p in pids:  # each process's own high-water mark, which no sample can miss
+                self.hwm[p] = max(self.hwm.get(p, 0), _rss_kib(p, "VmHWM:"))
+            rss = [_rss_kib(p) for p in pids]
             self.peak_sum = max(self.peak_sum, sum(rss))
             self.peak_one = max(self.peak_one, max(rss, default=0))
             self.processes = max(self.processes, len([r for r in rss if r]))
@@ -135,15 +140,25 @@ def _folder_bytes(folder: Path) -> int:
 
 
 def bench(
-    corpus: Path, out: Path, workers: int, *, extra: list[str] | None = None
+    corpus: Path,
+    out: Path,
+    workers: int,
+    *,
+    extra: list[str] | None = None,
+    checkout: Path | None = None,
 ) -> dict[str, float]:
-    """Run one export of `corpus` into `out` (`extra`: more options) and return its figures."""
+    """Run one export of `corpus` into `out` (`extra`: more options; `checkout`: run that
+    checkout's `trajkit`, from its folder and first on `PYTHONPATH`) and return its figures.
+    """
     n_events, n_bytes = _input_bytes(corpus)
     cmd = [sys.executable, "-m", "trajkit", "export", str(corpus), "-o", str(out)]
     cmd += ["--overwrite", "--jobs", str(workers), *(extra or [])]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+    env = None
+    if checkout is not None:  # `python -m` puts the working folder first on `sys.path`
+        env = {**os.environ, "PYTHONPATH": str(checkout)}
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, env=env, cwd=checkout)
     sampler = _PeakSampler(proc.pid)
     sampler.start()
     _, err = proc.communicate()
@@ -163,6 +178,7 @@ def bench(
         "output_mb": _folder_bytes(out) / 1e6,
         "peak_rss_mb": sampler.peak_sum / 1024,
         "peak_rss_one_mb": sampler.peak_one / 1024,
+        "peak_hwm_mb": sum(sampler.hwm.values()) / 1024,
         "processes": sampler.processes,
         "cpu_s": cpu,
         "cpu_us_per_event": cpu / n_events * 1e6,

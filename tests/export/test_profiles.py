@@ -192,3 +192,63 @@ def test_token_ids_go_to_the_call_that_follows_them() -> None:
     tokens = TokenEvent(source="agent", prompt_token_ids=[1, 2], response_token_ids=[3])
     events.insert(call, tokens)
     assert _token_events(events) == {call + 1: ([1, 2], [3])}
+
+
+def _with_completion_log(tmp_path: Path, response: dict[str, Any]) -> Path:
+    """A copy of `b_terminal` ending with a completion log (`LLMCompletionLogEvent`), as an
+    agent server streams it with `log_completions=True`, holding `response`."""
+    folder = tmp_path / "conv"
+    shutil.copytree(fx.sdk_conversation("b_terminal"), folder)
+    files = sorted((folder / "events").glob("event-*.json"))
+    last = json.loads(files[-1].read_bytes())
+    log = {
+        "id": "5d1f2e3a-0000-4000-8000-0000000010c0",
+        "timestamp": last["timestamp"],
+        "source": "environment",
+        "parent_id": last["id"],
+        "filename": "gpt__x-1.json",
+        "log_data": json.dumps({"messages": [], "response": response}),
+        "model_name": "gpt-x",
+        "usage_id": "default",
+        "kind": "LLMCompletionLogEvent",
+    }
+    (folder / "events" / f"event-{len(files):05d}-{log['id']}.json").write_text(json.dumps(log))
+    state = json.loads((folder / "base_state.json").read_text())
+    state["leaf_event_id"] = log["id"]
+    (folder / "base_state.json").write_text(json.dumps(state))
+    return folder
+
+
+def test_rl_rows_take_logprobs_from_the_completion_log_of_their_call(tmp_path: Path) -> None:
+    """A completion log whose provider response (Chat Completions) holds `logprobs` fills
+    `completion_logprobs` of the call with that response id; other calls stay null."""
+    calls = [
+        json.loads(f.read_bytes()).get("llm_response_id")
+        for f in sorted((fx.sdk_conversation("b_terminal") / "events").glob("*.json"))
+    ]
+    rid = next(r for r in calls if r)
+    content = [{"token": "ls", "logprob": -0.25}, {"token": "\n", "logprob": -1.5}]
+    response = {"id": rid, "choices": [{"index": 0, "logprobs": {"content": content}}]}
+    folder = _with_completion_log(tmp_path, response)
+    _run("export", str(folder), "-o", str(tmp_path / "out"), "--profile", "rl")
+    rows = {r["llm_response_id"]: r for r in _table(tmp_path / "out", "rl")}
+    assert rows[rid]["completion_logprobs"] == [-0.25, -1.5]
+    assert [r["completion_logprobs"] for k, r in rows.items() if k != rid] == [None] * (
+        len(rows) - 1
+    )
+    assert len(rows) >= 2
+
+
+def test_responses_api_logprobs_are_read_and_a_log_without_them_fills_nothing() -> None:
+    from trajkit.events import LLMCompletionLogEvent
+    from trajkit.export.profiles import completion_logprobs
+
+    def log(response: dict[str, Any]) -> LLMCompletionLogEvent:
+        data = json.dumps({"response": response})
+        return LLMCompletionLogEvent(filename="f.json", log_data=data)
+
+    parts = [{"type": "output_text", "text": "hi", "logprobs": [{"token": "hi", "logprob": -0.5}]}]
+    responses = {"id": "resp_1", "output": [{"type": "message", "content": parts}]}
+    plain = {"id": "chatcmpl-2", "choices": [{"index": 0, "message": {"content": "x"}}]}
+    events = [log(responses), log(plain), LLMCompletionLogEvent(filename="g", log_data="not json")]
+    assert completion_logprobs(events) == {"resp_1": [-0.5]}

@@ -218,7 +218,12 @@ RL_SCHEMA = pa.schema(
         _doc("reward", pa.float64(), "The evaluation record's `score`; null without one."),
         _doc("prompt_token_ids", pa.list_(pa.int64()), "Prompt token ids, when recorded."),
         _doc("completion_token_ids", pa.list_(pa.int64()), "Response token ids, when recorded."),
-        _doc("completion_logprobs", pa.list_(pa.float64()), "Log-probabilities (not read yet)."),
+        _doc(
+            "completion_logprobs",
+            pa.list_(pa.float64()),
+            "Log-probabilities of the completion's tokens, from a completion log "
+            "(`LLMCompletionLogEvent`) whose provider response holds them; null when none does.",
+        ),
         _doc(
             "token_source", pa.string(), "`TokenEvent` when token ids were recorded, else `none`."
         ),

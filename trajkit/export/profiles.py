@@ -16,14 +16,19 @@ Chat Completions document. (`_size`, not a column, is what the shard writer's bu
 `llm_response_id`): `prompt` is the request before the call (as above), `completion` the
 assistant message it produced, `reward` the evaluation record's score when there is one, and
 the token ids when a `TokenEvent` recorded them; `token_source` says so (`none` when not).
-`completion_logprobs` is always null so far: reading them from `LLMCompletionLogEvent` logs is
-not built yet.
+`completion_logprobs` are the log-probabilities of the completion's tokens where they were
+recorded: SDK 1.58.2 has no field for them (`TokenEvent` holds token ids only); they exist
+only inside the provider's response a completion log holds (`LLMCompletionLogEvent.log_data`,
+`log_completions=True` on a remote conversation), when the request asked for them
+(`logprobs`): Chat Completions `choices[0].logprobs.content[*].logprob`, or the Responses
+API's `output[*].content[*].logprobs[*].logprob`, matched to the call by the response `id`
+(the events' `llm_response_id`). Null when no log of the call holds them.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
@@ -37,7 +42,7 @@ if TYPE_CHECKING:
     from trajkit.convert.options import ConversionOptions
     from trajkit.events import Event
 
-__all__ = ["PROFILES", "TEST_SHARE", "rl_rows", "sft_rows", "split_of"]
+__all__ = ["PROFILES", "TEST_SHARE", "completion_logprobs", "rl_rows", "sft_rows", "split_of"]
 
 PROFILES = ("analysis", "sft", "rl")
 TEST_SHARE = 10
@@ -113,6 +118,7 @@ def rl_rows(
         if isinstance(rid, str) and rid and e.source == "agent" and e.kind != "Condensation":
             spans.setdefault(rid, []).append(i)
     tokens = _token_events(events)
+    logprobs = completion_logprobs(events)
     common = {**_common(conversation), "reward": conversation["score"]}
     calls = list(spans.items())
     start = 0
@@ -142,7 +148,7 @@ def rl_rows(
                 "tools": tools,
                 "prompt_token_ids": found[0] if found else None,
                 "completion_token_ids": found[1] if found else None,
-                "completion_logprobs": None,
+                "completion_logprobs": logprobs.get(rid),
                 "token_source": "TokenEvent" if found else "none",
                 "_size": sizes[len(prompt)] if len(prompt) < len(sizes) else 0,
             }
@@ -170,3 +176,48 @@ def _token_events(events: Sequence[Event]) -> dict[int, tuple[list[int], list[in
         elif pending is not None and e.source == "agent" and e.__dict__.get("llm_response_id"):
             out[i], pending = pending, None
     return out
+
+
+def completion_logprobs(events: Iterable[Event]) -> dict[str, list[float]]:
+    """Log-probabilities of each call's completion by response id, from the completion logs
+    (`LLMCompletionLogEvent`) whose provider response holds them (module docstring).
+    """
+    out: dict[str, list[float]] = {}
+    for e in events:
+        if e.kind != "LLMCompletionLogEvent":
+            continue
+        try:
+            log = orjson.loads(e.__dict__["log_data"])
+        except orjson.JSONDecodeError:
+            continue  # not JSON: nothing to read (the viewer shows the log as it is)
+        for key in ("response", "raw_response"):  # raw: before the SDK's tool-call mapping
+            response = log.get(key) if isinstance(log, dict) else None
+            if not isinstance(response, dict) or not isinstance(response.get("id"), str):
+                continue
+            values = _logprobs(response)
+            if values is not None:
+                out.setdefault(response["id"], values)
+    return out
+
+
+def _logprobs(response: dict[str, Any]) -> list[float] | None:
+    """The token log-probabilities of a Chat Completions or Responses API response, if any."""
+    choices = response.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        found = choices[0].get("logprobs")
+        items = found.get("content") if isinstance(found, dict) else None
+    else:
+        items = [
+            item
+            for output in response.get("output") or ()
+            if isinstance(output, dict)
+            for part in output.get("content") or ()
+            if isinstance(part, dict)
+            for item in part.get("logprobs") or ()
+        ]
+    if not isinstance(items, list) or not items:
+        return None
+    values = [item.get("logprob") if isinstance(item, dict) else None for item in items]
+    if not all(isinstance(v, int | float) for v in values):
+        return None
+    return [float(v) for v in values]  # type: ignore[arg-type]
