@@ -181,8 +181,11 @@ def test_rl_prompts_are_convert_before_each_call(tmp_path: Path) -> None:
 
 
 def test_token_ids_go_to_the_call_that_follows_them() -> None:
+    from trajkit.convert.options import ConversionOptions
     from trajkit.events import TokenEvent, parse_event
-    from trajkit.export.profiles import _token_events
+    from trajkit.export.profiles import rl_rows
+    from trajkit.export.summary import Loaded
+    from trajkit.shapes.eval_output import BENCHMARK_FIELDS
 
     folder = fx.sdk_conversation("j_condense")
     events = [parse_event(f.read_bytes()) for f in sorted((folder / "events").glob("*.json"))]
@@ -191,7 +194,13 @@ def test_token_ids_go_to_the_call_that_follows_them() -> None:
     )
     tokens = TokenEvent(source="agent", prompt_token_ids=[1, 2], response_token_ids=[3])
     events.insert(call, tokens)
-    assert _token_events(events) == {call + 1: ([1, 2], [3])}
+    loaded = Loaded("c", "v1", None, None, [])
+    conversation = {"conversation_id": "c", "model": None, **dict.fromkeys(BENCHMARK_FIELDS)}
+    for keep_all in (True, False):
+        rows = list(rl_rows(events, loaded, conversation, ConversionOptions(), keep_all=keep_all))
+        found = [(r["call"], r["prompt_token_ids"], r["completion_token_ids"]) for r in rows]
+        assert found[0] == (0, [1, 2], [3]) and len(found) > 1
+        assert {r["token_source"] for r in rows[1:]} == {"none"}
 
 
 def _with_completion_log(tmp_path: Path, response: dict[str, Any]) -> Path:

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from trajkit.events import Event, Message
     from trajkit.export.redaction import Redactor
 
-__all__ = ["CUT_BYTES", "SPOOL_BYTES", "EventRows"]
+__all__ = ["CUT_BYTES", "SPOOL_BYTES", "EventRows", "ViewTracker"]
 
 CUT_BYTES = 4 * 2**20
 """Event JSON (bytes) of the rows masked and, when spooling, made into one record batch."""
@@ -67,18 +67,12 @@ class EventRows:
         self.columns: dict[str, list[Any]] = {name: [] for name in _COLUMNS}
         self.dirty = False
         """An event row held a secret (masked)."""
-        self.entries: list[ViewEntry] = []
+        self.view = ViewTracker(keep_all=keep_all, leaf=leaf)
         self.events: list[tuple[int, Event, str | bytes]] = []
         """Every event (`keep_all`), as `summary.Loaded.events` holds them (no text)."""
-        self.kept: dict[int, Event] = {}
-        """Position -> event the view may show (without `keep_all`)."""
-        self.messages: dict[int, Message] = {}
-        """`event.to_llm_message()` by `id(event)`, for the events held (`summary.Loaded`)."""
-        self._newer = False
-        self._linear = True
-        self._leaf = leaf
-        self._past_leaf = False
-        self._by_id: dict[str, int] = {}
+        self.messages = self.view.messages
+        self.logprobs: dict[str, list[float]] | None = None
+        """When a dict: filled with the completion logs' log-probabilities (`profiles`)."""
         self._cut_size = 0
         self._held_size = 0
         self._masked = 0
@@ -91,7 +85,7 @@ class EventRows:
         """False when the view needs every event (a newer SDK's kind) and not all were kept:
         read the conversation again with `keep_all`.
         """
-        return self.keep_all or not self._newer
+        return self.view.complete
 
     @property
     def n_events(self) -> int:
@@ -102,38 +96,14 @@ class EventRows:
         timestamp = parse_timestamp(event.timestamp)
         self.tally.add(event, timestamp)
         self._row(index, event, text, timestamp)
-        pos = len(self.entries)
-        entry = entry_of(event, pos)
-        self.entries.append(entry)
         if self.keep_all:
             self.events.append((index, event, b""))
-        elif entry.flags & LLM:
-            self.kept[pos] = event
-            self._by_id.setdefault(event.id, pos)
-        elif entry.flags & UNKNOWN and entry.kind == _UPDATE:
-            self._newer = True
-        self._follow(entry)
+        self.view.add(event)
+        if self.logprobs is not None and event.kind == "LLMCompletionLogEvent":
+            from trajkit.export.profiles import completion_logprobs  # profiles import this
 
-    def _follow(self, entry: ViewEntry) -> None:
-        """Let go of what a condensation forgot, while the log is one line up to the leaf."""
-        prev = self.entries[-2].id if len(self.entries) > 1 else None
-        first = prev is None and entry.parent_id in (None, ROOT_PARENT)
-        if not first and entry.parent_id is not None and entry.parent_id != prev:
-            self._linear = False
-        if (
-            entry.flags & CONDENSATION
-            and self._linear
-            and not self._past_leaf
-            and not self.keep_all
-            and entry.condensation is not None
-        ):
-            for event_id in entry.condensation.forgotten_event_ids:
-                pos = self._by_id.pop(event_id, None)
-                event = self.kept.pop(pos, None) if pos is not None else None
-                if event is not None:
-                    self.messages.pop(id(event), None)
-        if entry.id == self._leaf:
-            self._past_leaf = True  # a later condensation does not change the leaf's view
+            for rid, values in completion_logprobs([event]).items():
+                self.logprobs.setdefault(rid, values)
 
     def _row(self, index: int, event: Event, text: str | bytes, timestamp: datetime | None) -> None:
         c = self.columns
@@ -152,7 +122,7 @@ class EventRows:
         c["observation_kind"].append(getattr(get("observation"), "kind", None))
         c["is_error"].append(is_failed_step(event))
         if isinstance(event, LLMConvertibleEvent):
-            message = self.messages[id(event)] = event.to_llm_message()  # reused for `messages`
+            message = self.view.messages[id(event)] = event.to_llm_message()  # for `messages`
             c["llm_text"].append(message.text)
         else:
             c["llm_text"].append(None)
@@ -216,6 +186,71 @@ class EventRows:
         if self._spool is not None:
             self._spool.close()
             self._spool = None
+
+
+class ViewTracker:
+    """The events the model's view may still show, as they come (module docstring).
+
+    `entries` has one `ViewEntry` per event; `kept` maps positions to the LLM events no
+    condensation forgot (every event with `keep_all`: `events`). A condensation's forgetting is
+    applied only while the log is one line (parent links) and before `leaf` (None: no leaf
+    ends it), so the kept events make the same view as the whole log at any later point.
+    """
+
+    def __init__(self, *, keep_all: bool = False, leaf: str | None = None) -> None:
+        self.keep_all = keep_all
+        self.entries: list[ViewEntry] = []
+        self.kept: dict[int, Event] = {}
+        self.events: list[Event] = []
+        """Every event, with `keep_all`."""
+        self.messages: dict[int, Message] = {}
+        """`event.to_llm_message()` by `id(event)`, of events held (their owner fills it)."""
+        self._newer = False
+        self._linear = True
+        self._leaf = leaf
+        self._past_leaf = False
+        self._by_id: dict[str, int] = {}
+
+    @property
+    def complete(self) -> bool:
+        """False when a newer SDK's kind needs every event and some were not kept."""
+        return self.keep_all or not self._newer
+
+    def add(self, event: Event) -> ViewEntry:
+        """Take the next event; returns its entry."""
+        pos = len(self.entries)
+        entry = entry_of(event, pos)
+        self.entries.append(entry)
+        if self.keep_all:
+            self.events.append(event)
+        elif entry.flags & LLM:
+            self.kept[pos] = event
+            self._by_id.setdefault(event.id, pos)
+        elif entry.flags & UNKNOWN and entry.kind == _UPDATE:
+            self._newer = True
+        self._follow(entry)
+        return entry
+
+    def _follow(self, entry: ViewEntry) -> None:
+        """Let go of what a condensation forgot, while the log is one line up to the leaf."""
+        prev = self.entries[-2].id if len(self.entries) > 1 else None
+        first = prev is None and entry.parent_id in (None, ROOT_PARENT)
+        if not first and entry.parent_id is not None and entry.parent_id != prev:
+            self._linear = False
+        if (
+            entry.flags & CONDENSATION
+            and self._linear
+            and not self._past_leaf
+            and not self.keep_all
+            and entry.condensation is not None
+        ):
+            for event_id in entry.condensation.forgotten_event_ids:
+                pos = self._by_id.pop(event_id, None)
+                event = self.kept.pop(pos, None) if pos is not None else None
+                if event is not None:
+                    self.messages.pop(id(event), None)
+        if entry.id == self._leaf:
+            self._past_leaf = True  # a later condensation does not change the leaf's view
 
 
 def _read_spool(spool: IO[bytes]) -> Iterator[pa.RecordBatch]:

@@ -35,11 +35,13 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from trajkit.export.event_rows import ViewTracker
 from trajkit.export.summary import Loaded, chat_conversion, trl_message
 from trajkit.shapes.eval_output import BENCHMARK_FIELDS
 
 if TYPE_CHECKING:
     from trajkit.convert.options import ConversionOptions
+    from trajkit.convert.view import ViewEntry
     from trajkit.events import Event
 
 __all__ = ["PROFILES", "TEST_SHARE", "completion_logprobs", "rl_rows", "sft_rows", "split_of"]
@@ -55,12 +57,20 @@ def split_of(key: str) -> str:
     return "test" if int.from_bytes(digest, "big") % 100 < TEST_SHARE else "train"
 
 
-def _request(loaded: Loaded, events: Sequence[Event], options: ConversionOptions) -> Any:
-    """(TRL messages, chat document) of the request the model saw after `events`."""
+def _request(loaded: Loaded, view: ViewTracker, end: int, options: ConversionOptions) -> Any:
+    """(TRL messages, chat document) of the request the model saw after the first `end`
+    events `view` took.
+    """
     state = loaded.state
-    if state is not None and events:
-        state = state.model_copy(update={"leaf_event_id": events[-1].id, "head_is_empty": False})
-    part = replace(loaded, state=state)
+    if state is not None and end:
+        leaf = view.entries[end - 1].id
+        state = state.model_copy(update={"leaf_event_id": leaf, "head_is_empty": False})
+    if view.keep_all:
+        events: Sequence[Event] | dict[int, Event] = view.events[:end]
+        part = replace(loaded, state=state, entries=None, llm_messages={})
+    else:  # the events no condensation forgot, placed by the entries
+        events = view.kept
+        part = replace(loaded, state=state, entries=view.entries[:end], llm_messages={})
     messages, one_each, chat, tools, _ = chat_conversion(events, options, part, None)
     trl = [trl_message(m, c) for m, c in zip(messages, one_each, strict=True)]
     return trl, {"messages": chat, "tools": tools}
@@ -77,105 +87,149 @@ def _common(conversation: dict[str, Any]) -> dict[str, Any]:
 
 
 def sft_rows(
-    loaded: Loaded, conversation: dict[str, Any], options: ConversionOptions
+    events: Iterable[Event],
+    loaded: Loaded,
+    conversation: dict[str, Any],
+    options: ConversionOptions,
+    *,
+    keep_all: bool = False,
 ) -> Iterator[dict[str, Any]]:
-    """The SFT examples of one conversation (module docstring), one at a time."""
-    events = [e for _, e, _ in loaded.events]
-    ends = [i for i, e in enumerate(events) if e.kind == "Condensation"] + [len(events)]
-    learned: set[bytes] = set()
+    """The SFT examples of one conversation (module docstring), one at a time, as `events`
+    (every event, in order) come: the view holds what the model still saw (`ViewTracker`;
+    every event with `keep_all`).
+    """
+    view = ViewTracker(keep_all=keep_all)
+    learned: set[bytes] = set()  # digests of the assistant turns learned so far
     common = _common(conversation)
-    for n, end in enumerate(ends):
-        messages, request = _request(loaded, events[:end], options)
+
+    def example(n: int, boundary: str) -> dict[str, Any]:
+        messages, request = _request(loaded, view, len(view.entries), options)
         for m in messages:
-            key = orjson.dumps(m)
+            key = hashlib.blake2b(orjson.dumps(m), digest_size=16).digest()
             m["train"] = m["role"] == "assistant" and key not in learned
             learned.add(key)
-        yield {
+        return {
             **common,
             "example": n,
-            "boundary": "final" if end == len(events) else "condensation",
+            "boundary": boundary,
             "messages": messages,
             "tools": orjson.dumps(request["tools"]),
             "request": orjson.dumps(request),
             "_size": len(messages) * 64 + sum(len(m["content"] or "") for m in messages),
         }
 
+    n = 0
+    for event in events:
+        if event.kind == "Condensation":  # the request just before it
+            yield example(n, "condensation")
+            n += 1
+        view.add(event)
+    yield example(n, "final")
+
 
 def rl_rows(
-    loaded: Loaded, conversation: dict[str, Any], options: ConversionOptions
+    events: Iterable[Event],
+    loaded: Loaded,
+    conversation: dict[str, Any],
+    options: ConversionOptions,
+    *,
+    keep_all: bool = False,
+    logprobs: dict[str, list[float]] | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """One row per agent LLM call (module docstring), one at a time.
+    """One row per agent LLM call (module docstring), one at a time, as `events` come.
 
     Between two condensations the model's view only grows, so the request of every call of
     that span is a prefix of the span's last request: it is converted once per span, and call
     k's prompt is the messages before the span's k-th assistant message (a span whose assistant
     messages do not match its calls one to one is converted call by call instead).
+    `logprobs`: `completion_logprobs` of the conversation's events, by response id.
     """
-    events = [e for _, e, _ in loaded.events]
-    spans: dict[str, list[int]] = {}
-    for i, e in enumerate(events):
-        rid = e.__dict__.get("llm_response_id")
-        if isinstance(rid, str) and rid and e.source == "agent" and e.kind != "Condensation":
-            spans.setdefault(rid, []).append(i)
-    tokens = _token_events(events)
-    logprobs = completion_logprobs(events)
+    view = ViewTracker(keep_all=keep_all)
     common = {**_common(conversation), "reward": conversation["score"]}
-    calls = list(spans.items())
-    start = 0
-    for end in [i for i, e in enumerate(events) if e.kind == "Condensation"] + [len(events)]:
-        mine = [(rid, pos) for rid, pos in calls if start <= pos[0] < end]
-        start = end
-        if not mine:
-            continue
-        messages, request = _request(loaded, events[:end], options)
-        tools = orjson.dumps(request["tools"])
-        turns = [i for i, m in enumerate(messages) if m["role"] == "assistant"][-len(mine) :]
-        sizes = list(accumulate((64 + len(m["content"] or "") for m in messages), initial=0))
-        for n, (rid, positions) in enumerate(mine):
-            if len(turns) == len(mine):
-                prompt, completion = messages[: turns[n]], messages[turns[n] : turns[n] + 1]
-            else:  # the view is not one assistant message per call: convert this call alone
-                prompt, _ = _request(loaded, events[: positions[0]], options)
-                full, _ = _request(loaded, events[: _results_end(events, positions)], options)
-                completion = full[len(prompt) : len(prompt) + 1]
-            found = tokens.get(positions[0])
-            yield {
-                **common,
-                "call": calls.index((rid, positions)),
-                "llm_response_id": rid,
-                "prompt": prompt,
-                "completion": completion,
-                "tools": tools,
-                "prompt_token_ids": found[0] if found else None,
-                "completion_token_ids": found[1] if found else None,
-                "completion_logprobs": logprobs.get(rid),
-                "token_source": "TokenEvent" if found else "none",
-                "_size": sizes[len(prompt)] if len(prompt) < len(sizes) else 0,
-            }
+    numbers: dict[str, int] = {}  # response id -> call number, by first appearance
+    span: dict[str, list[int]] = {}  # the calls starting in this span -> their positions
+    tokens: dict[int, tuple[list[int], list[int]]] = {}  # of this span's calls, by position
+    pending: tuple[list[int], list[int]] | None = None
+    for event in events:
+        pos = len(view.entries)
+        if event.kind == "Condensation":
+            yield from _span_rows(
+                loaded, view, pos, options, span, numbers, tokens, logprobs, common
+            )
+            span, tokens = {}, {}
+        view.add(event)
+        rid = event.__dict__.get("llm_response_id")
+        if event.kind == "TokenEvent":  # token ids of the call whose events follow
+            pending = (event.__dict__["prompt_token_ids"], event.__dict__["response_token_ids"])
+        elif pending is not None and event.source == "agent" and rid:
+            tokens[pos], pending = pending, None
+        if (
+            isinstance(rid, str)
+            and rid
+            and event.source == "agent"
+            and event.kind != "Condensation"
+        ):
+            if rid not in numbers:
+                numbers[rid] = len(numbers)
+                span[rid] = []
+            if rid in span:
+                span[rid].append(pos)
+    yield from _span_rows(
+        loaded, view, len(view.entries), options, span, numbers, tokens, logprobs, common
+    )
 
 
-def _results_end(events: Sequence[Event], positions: list[int]) -> int:
+def _span_rows(
+    loaded: Loaded,
+    view: ViewTracker,
+    end: int,
+    options: ConversionOptions,
+    span: dict[str, list[int]],
+    numbers: dict[str, int],
+    tokens: dict[int, tuple[list[int], list[int]]],
+    logprobs: dict[str, list[float]] | None,
+    common: dict[str, Any],
+) -> Iterator[dict[str, Any]]:
+    """The rows of the calls starting in one span, which ends before position `end`."""
+    if not span:
+        return
+    messages, request = _request(loaded, view, end, options)
+    tools = orjson.dumps(request["tools"])
+    turns = [i for i, m in enumerate(messages) if m["role"] == "assistant"][-len(span) :]
+    sizes = list(accumulate((64 + len(m["content"] or "") for m in messages), initial=0))
+    for n, (rid, positions) in enumerate(span.items()):
+        if len(turns) == len(span):
+            prompt, completion = messages[: turns[n]], messages[turns[n] : turns[n] + 1]
+        else:  # the view is not one assistant message per call: convert this call alone
+            prompt, _ = _request(loaded, view, positions[0], options)
+            results = _results_end(view.entries[:end], positions)
+            full, _ = _request(loaded, view, results, options)
+            completion = full[len(prompt) : len(prompt) + 1]
+        found = tokens.get(positions[0])
+        values = logprobs.get(rid) if logprobs else None
+        yield {
+            **common,
+            "call": numbers[rid],
+            "llm_response_id": rid,
+            "prompt": prompt,
+            "completion": completion,
+            "tools": tools,
+            "prompt_token_ids": found[0] if found else None,
+            "completion_token_ids": found[1] if found else None,
+            "completion_logprobs": values,
+            "token_source": "TokenEvent" if found else "none",
+            "_size": sizes[len(prompt)] if len(prompt) < len(sizes) else 0,
+        }
+
+
+def _results_end(entries: Sequence[ViewEntry], positions: list[int]) -> int:
     """The position after the call's events and the results of the tools it called."""
-    calls = {events[i].__dict__.get("tool_call_id") for i in positions} - {None}
+    calls = {entries[i].tool_call_id for i in positions} - {None}
     end = positions[-1] + 1
-    for i in range(end, len(events)):
-        if events[i].__dict__.get("tool_call_id") in calls:
+    for i in range(end, len(entries)):
+        if entries[i].tool_call_id in calls:
             end = i + 1
     return end
-
-
-def _token_events(events: Sequence[Event]) -> dict[int, tuple[list[int], list[int]]]:
-    """Token ids of each call, by the position of its first event: a `TokenEvent` just
-    before the call's events (the SDK emits it as the response arrives).
-    """
-    out: dict[int, tuple[list[int], list[int]]] = {}
-    pending: tuple[list[int], list[int]] | None = None
-    for i, e in enumerate(events):
-        if e.kind == "TokenEvent":
-            pending = (e.__dict__["prompt_token_ids"], e.__dict__["response_token_ids"])
-        elif pending is not None and e.source == "agent" and e.__dict__.get("llm_response_id"):
-            out[i], pending = pending, None
-    return out
 
 
 def completion_logprobs(events: Iterable[Event]) -> dict[str, list[float]]:

@@ -289,7 +289,7 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
     loaded.record = getattr(conv, "record", None)
     loaded.llm_messages = rows.messages
     if not rows.keep_all:  # only the events the view may show: the view from the entries
-        loaded.entries, loaded.kept = rows.entries, rows.kept
+        loaded.entries, loaded.kept = rows.view.entries, rows.view.kept
     conv_path = Path(path.label) if isinstance(path, ShapeRef) else path
     try:
         result = _finish(loaded, rows, source, fingerprint, options, conv_path=conv_path)
@@ -340,9 +340,11 @@ def _new_rows(
             state_json, secret_key=options.secret_key, extra=options.extra_secrets
         )
         redactor = Redactor(values)
-    keep_all = keep_all or options.profile != "analysis" or options.view == "full"
+    keep_all = keep_all or options.view == "full"
     leaf = state.leaf_event_id if state is not None else None
-    return EventRows(conversation_id, redactor, keep_all=keep_all, leaf=leaf)
+    rows = EventRows(conversation_id, redactor, keep_all=keep_all, leaf=leaf)
+    rows.logprobs = {} if options.profile == "rl" else None
+    return rows
 
 
 def _read_rows(files: Sequence[EventFile], rows: EventRows, upgrades: Counter[str]) -> list[Path]:
@@ -384,7 +386,7 @@ def _finish(
     if redactor is not None:
         conversation = _redact_conversation(conversation, redactor, dirty)
         conversation["n_redactions"] = redactor.count
-    profile_rows = _profile_rows(loaded, conversation, options)  # its columns come redacted
+    profile_rows = _profile_rows(loaded, rows, conversation, options)  # columns come redacted
     if redactor is not None and dirty:
         profile_rows = map(redactor.value, profile_rows)
     conversion = conversation["conversion"]
@@ -413,18 +415,34 @@ def _training_filter(row: dict[str, Any], options: RowOptions) -> str | None:
 
 
 def _profile_rows(
-    loaded: Loaded, conversation: dict[str, Any], options: RowOptions
+    loaded: Loaded, rows: EventRows, conversation: dict[str, Any], options: RowOptions
 ) -> Iterable[dict[str, Any]]:
     from trajkit.export.profiles import rl_rows, sft_rows
 
     if options.profile == "analysis":
         return ()
-    build = sft_rows if options.profile == "sft" else rl_rows
     # Lazy (see `profile_rows`), holding only what it needs: not the event files' bytes, not
-    # the conversation row's messages.
+    # the conversation row's messages; without every event in memory, the events are read
+    # again one at a time (`ViewTracker` keeps what the view needs).
     small = {k: conversation[k] for k in ("conversation_id", "model", *BENCHMARK_FIELDS)}
-    events: list[tuple[int, Event, str | bytes]] = [(i, e, b"") for i, e, _ in loaded.events]
-    return build(dataclasses.replace(loaded, events=events), small, options.conversion)
+    part = dataclasses.replace(loaded, events=[], entries=None, kept={}, llm_messages={})
+    events = [e for _, e, _ in rows.events] if rows.keep_all else _read_again(loaded.files)
+    if options.profile == "sft":
+        return sft_rows(events, part, small, options.conversion, keep_all=rows.keep_all)
+    return rl_rows(
+        events, part, small, options.conversion, keep_all=rows.keep_all, logprobs=rows.logprobs
+    )
+
+
+def _read_again(files: Sequence[EventFile]) -> Iterator[Event]:
+    """The events of `files`, read and parsed one at a time (empty files skipped)."""
+    from trajkit.store.reader import parse_event_bytes
+
+    upgrades: Counter[str] = Counter()
+    for f in files:
+        raw = f.read_bytes()
+        if raw and not raw.isspace():
+            yield parse_event_bytes(f.path, raw, upgrades)
 
 
 def _add_server_meta(path: Path, result: ConversationRows, options: RowOptions) -> None:
