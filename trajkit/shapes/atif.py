@@ -451,6 +451,10 @@ class _Reader:
         """Each event's file (the trajectory's, or a continuation's)."""
         self.file = label
         self.offset = 0  # steps read before this part
+        subs = doc.get("subagent_trajectories") if _own(doc.get("extra")) else None
+        self.embedded = frozenset(  # trajkit's sub-conversations: refs to them are its own
+            str(t.get("trajectory_id")) for t in subs or [] if isinstance(t, dict)
+        )
 
     def read(self) -> tuple[dict[str, Any], list[dict[str, Any]], list[str], list[str]]:
         own = _own(self.doc.get("extra"))
@@ -593,7 +597,7 @@ class _Reader:
             model = model if isinstance(model, str) else self.model or "unknown"
             self.usages.append((response_id, model, step["metrics"]))
         self._raw_events(own.get("after"), f"{where}/extra/{OPENHANDS}/after")
-        leftover = _step_leftover(step, compaction=compaction)
+        leftover = _step_leftover(step, compaction=compaction, embedded=self.embedded)
         if handoff:
             leftover["message"] = step["message"]
         if leftover:
@@ -744,9 +748,12 @@ def _root_leftover(doc: dict[str, Any]) -> dict[str, Any]:
     return _obj(_pruned(out))
 
 
-def _step_leftover(step: dict[str, Any], *, compaction: bool) -> dict[str, Any]:
+def _step_leftover(
+    step: dict[str, Any], *, compaction: bool, embedded: frozenset[str] = frozenset()
+) -> dict[str, Any]:
     """What of a step the events do not carry, in the step's own structure (a compaction
-    step's results are not mapped: they stay whole).
+    step's results are not mapped: they stay whole). Refs to the `embedded` trajectories are
+    trajkit's own (a task's sub-conversation, read as a conversation of its own): dropped.
     """
     out = {k: copy.deepcopy(v) for k, v in step.items() if k not in _STEP_MAPPED}
     for call in out.get("tool_calls") or []:
@@ -758,6 +765,14 @@ def _step_leftover(step: dict[str, Any], *, compaction: bool) -> dict[str, Any]:
         result.pop("source_call_id", None)
         result.pop("content", None)
         _drop_own(result)
+        refs = result.get("subagent_trajectory_ref")
+        if embedded and isinstance(refs, list):
+            refs = [
+                r for r in refs if not (isinstance(r, dict) and r.get("trajectory_id") in embedded)
+            ]
+            result["subagent_trajectory_ref"] = refs
+            if not refs:
+                del result["subagent_trajectory_ref"]
     metrics = out.get("metrics")
     if isinstance(metrics, dict):
         for key in ("prompt_tokens", "completion_tokens", "cached_tokens", "cost_usd"):
