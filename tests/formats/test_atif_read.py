@@ -161,3 +161,15 @@ def test_bad_atif_names_file_and_pointer(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert f"{path}:/steps/1" in result.output + result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_continuation_numbers_may_skip(tmp_path: Path) -> None:
+    (tmp_path / "t.json").write_text(json.dumps(_part(["a"], "t.cont-1.json")))
+    (tmp_path / "t.cont-1.json").write_text(json.dumps(_part(["b"], "t.cont-3.json")))
+    (tmp_path / "t.cont-3.json").write_text(json.dumps(_part(["c"])))
+    (tmp_path / "u.cont-2.json").write_text(json.dumps(_part(["d"])))  # continues nothing here
+    refs = list(resolve_inputs([tmp_path]))
+    assert [str(r) for r in refs] == [str(tmp_path / "t.json"), str(tmp_path / "u.cont-2.json")]
+    conv = refs[0].open_conversation()  # type: ignore[union-attr]
+    texts = [e.llm_message.content[0].text for e in conv.iter_events() if hasattr(e, "llm_message")]
+    assert texts == ["a", "b", "c"]

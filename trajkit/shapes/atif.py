@@ -128,19 +128,23 @@ def atif_refs(path: Path) -> Iterator[ShapeRef]:
 
 
 def is_continuation(path: Path) -> bool:
-    """Whether `path` (`<stem>.cont-N.json`) is the continuation its predecessor beside it
-    (`<stem>.json`, or `<stem>.cont-<N-1>.json`) names in `continued_trajectory_ref`.
+    """Whether `path` (`<stem>.cont-N.json`) is the continuation an earlier part beside it
+    (`<stem>.cont-<K>.json` for K < N, nearest first, or `<stem>.json`) names in its
+    `continued_trajectory_ref` (numbers may skip: Harbor names them, the refs decide).
     """
     match = _CONT_NAME.match(path.name)
     if match is None:
         return False
-    n = int(match["n"])
-    before = f"{match['stem']}.cont-{n - 1}.json" if n > 1 else f"{match['stem']}.json"
-    previous = path.with_name(before)
-    try:
-        return previous.is_file() and _load(previous).get("continued_trajectory_ref") == path.name
-    except (InputError, OSError):
-        return False
+    stem, n = match["stem"], int(match["n"])
+    earlier = [f"{stem}.cont-{k}.json" for k in range(min(n, _MAX_PARTS) - 1, 0, -1)]
+    for name in [*earlier, f"{stem}.json"]:
+        previous = path.with_name(name)
+        try:
+            if previous.is_file():
+                return _load(previous).get("continued_trajectory_ref") == path.name
+        except (InputError, OSError):
+            return False
+    return False
 
 
 def _continuations(
