@@ -173,3 +173,20 @@ def test_continuation_numbers_may_skip(tmp_path: Path) -> None:
     conv = refs[0].open_conversation()  # type: ignore[union-attr]
     texts = [e.llm_message.content[0].text for e in conv.iter_events() if hasattr(e, "llm_message")]
     assert texts == ["a", "b", "c"]
+
+
+def test_a_changed_continuation_changes_the_fingerprint(tmp_path: Path) -> None:
+    """serve's cache and the site see a joined trajectory change when a continuation grows."""
+    import os
+
+    from trajkit.views.catalog import source_fingerprint
+
+    (tmp_path / "t.json").write_text(json.dumps(_part(["a"], "t.cont-1.json")))
+    ref = ShapeRef("atif", str(tmp_path / "t.json"))
+    before = source_fingerprint(ref)
+    cont = tmp_path / "t.cont-1.json"
+    cont.write_text(json.dumps(_part(["b"])))  # the run went on after a context reset
+    appeared = source_fingerprint(ref)
+    cont.write_text(json.dumps(_part(["b", "c"])))
+    os.utime(cont, ns=(1, 1))
+    assert len({before, appeared, source_fingerprint(ref)}) == 3

@@ -67,6 +67,7 @@ __all__ = [
     "is_continuation",
     "merge_diff",
     "open_atif",
+    "part_files",
     "rebuild",
     "sliced",
     "takes_atif",
@@ -145,6 +146,20 @@ def is_continuation(path: Path) -> bool:
         except (InputError, OSError):
             return False
     return False
+
+
+def part_files(path: Path) -> list[Path]:
+    """The files beside `path` that may continue it (`<stem>.cont-N.json`, by name: what a
+    cache stats to see a joined trajectory change without reading it).
+    """
+    stem = path.name.removesuffix(".json")
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return []
+    return sorted(
+        path.with_name(n) for n in names if (m := _CONT_NAME.match(n)) and m["stem"] == stem
+    )
 
 
 def _continuations(
