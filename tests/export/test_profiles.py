@@ -261,3 +261,21 @@ def test_responses_api_logprobs_are_read_and_a_log_without_them_fills_nothing() 
     plain = {"id": "chatcmpl-2", "choices": [{"index": 0, "message": {"content": "x"}}]}
     events = [log(responses), log(plain), LLMCompletionLogEvent(filename="g", log_data="not json")]
     assert completion_logprobs(events) == {"resp_1": [-0.5]}
+
+
+def test_rl_rows_take_token_ids_and_logprobs_an_atif_trajectory_recorded(tmp_path: Path) -> None:
+    """A real Harbor ATIF trajectory records token ids and log-probabilities in each agent
+    step's `metrics`: every call's row carries its step's, `token_source` `ATIF`."""
+    path = SHARED / "fixtures-formats" / "atif" / "harbor-terminus2-summarization"
+    if not path.is_dir():
+        pytest.skip(f"{path} is absent (public fixtures live in ../shared)")
+    trajectory = json.loads((path / "trajectory.json").read_text())
+    metrics = [s["metrics"] for s in trajectory["steps"] if s["source"] == "agent"]
+    _run("export", str(path / "trajectory.json"), "-o", str(tmp_path / "out"), "--profile", "rl")
+    rows = sorted(_table(tmp_path / "out", "rl"), key=lambda r: r["call"])
+    assert len(rows) == len(metrics) > 0
+    for row, m in zip(rows, metrics, strict=True):
+        assert row["token_source"] == "ATIF"
+        assert row["prompt_token_ids"] == m["prompt_token_ids"]
+        assert row["completion_token_ids"] == m["completion_token_ids"]
+        assert row["completion_logprobs"] == m["logprobs"]

@@ -222,10 +222,13 @@ RL_SCHEMA = pa.schema(
             "completion_logprobs",
             pa.list_(pa.float64()),
             "Log-probabilities of the completion's tokens, from a completion log "
-            "(`LLMCompletionLogEvent`) whose provider response holds them; null when none does.",
+            "(`LLMCompletionLogEvent`) whose provider response holds them, or an ATIF step's "
+            "`metrics.logprobs`; null when nothing recorded them.",
         ),
         _doc(
-            "token_source", pa.string(), "`TokenEvent` when token ids were recorded, else `none`."
+            "token_source",
+            pa.string(),
+            "Where the token ids come from: `TokenEvent`, `ATIF` (the step's metrics), or `none`.",
         ),
     ],
     metadata={"trajkit.table": "rl", "trajkit.schema_version": SCHEMA_VERSION},

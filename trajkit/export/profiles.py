@@ -15,14 +15,17 @@ Chat Completions document. (`_size`, not a column, is what the shard writer's bu
 `rl_rows(loaded, conversation)`: one row per LLM call of the agent (events sharing an
 `llm_response_id`): `prompt` is the request before the call (as above), `completion` the
 assistant message it produced, `reward` the evaluation record's score when there is one, and
-the token ids when a `TokenEvent` recorded them; `token_source` says so (`none` when not).
+the token ids when a `TokenEvent` recorded them (or an ATIF trajectory's step `metrics`, kept
+by `trajkit.shapes.atif` in the `ATIFData` event after the step); `token_source` says which
+(`none` when not).
 `completion_logprobs` are the log-probabilities of the completion's tokens where they were
 recorded: SDK 1.58.2 has no field for them (`TokenEvent` holds token ids only); they exist
 only inside the provider's response a completion log holds (`LLMCompletionLogEvent.log_data`,
 `log_completions=True` on a remote conversation), when the request asked for them
 (`logprobs`): Chat Completions `choices[0].logprobs.content[*].logprob`, or the Responses
 API's `output[*].content[*].logprobs[*].logprob`, matched to the call by the response `id`
-(the events' `llm_response_id`). Null when no log of the call holds them.
+(the events' `llm_response_id`); an ATIF step's `metrics.logprobs` otherwise. Null when
+nothing recorded them.
 """
 
 from __future__ import annotations
@@ -150,11 +153,13 @@ def rl_rows(
     span: dict[str, list[int]] = {}  # the calls starting in this span -> their positions
     tokens: dict[int, tuple[list[int], list[int]]] = {}  # of this span's calls, by position
     pending: tuple[list[int], list[int]] | None = None
+    steps: dict[str, dict[str, Any]] = {}  # response id -> its ATIF step's metrics
+    last: str | None = None  # the response id of the last agent event
     for event in events:
         pos = len(view.entries)
         if event.kind == "Condensation":
             yield from _span_rows(
-                loaded, view, pos, options, span, numbers, tokens, logprobs, common
+                loaded, view, pos, options, span, numbers, tokens, common, logprobs, steps
             )
             span, tokens = {}, {}
         view.add(event)
@@ -163,6 +168,14 @@ def rl_rows(
             pending = (event.__dict__["prompt_token_ids"], event.__dict__["response_token_ids"])
         elif pending is not None and event.source == "agent" and rid:
             tokens[pos], pending = pending, None
+        if event.kind == ATIF_DATA and last is not None:  # after the step it completes
+            metrics = _atif_metrics(event)
+            if metrics:
+                steps.setdefault(last, metrics)
+        elif event.source == "user":
+            last = None
+        if isinstance(rid, str) and rid and event.source == "agent":
+            last = rid
         if (
             isinstance(rid, str)
             and rid
@@ -175,7 +188,7 @@ def rl_rows(
             if rid in span:
                 span[rid].append(pos)
     yield from _span_rows(
-        loaded, view, len(view.entries), options, span, numbers, tokens, logprobs, common
+        loaded, view, len(view.entries), options, span, numbers, tokens, common, logprobs, steps
     )
 
 
@@ -187,8 +200,9 @@ def _span_rows(
     span: dict[str, list[int]],
     numbers: dict[str, int],
     tokens: dict[int, tuple[list[int], list[int]]],
-    logprobs: dict[str, list[float]] | None,
     common: dict[str, Any],
+    logprobs: dict[str, list[float]] | None,
+    steps: dict[str, dict[str, Any]],
 ) -> Iterator[dict[str, Any]]:
     """The rows of the calls starting in one span, which ends before position `end`."""
     if not span:
@@ -205,8 +219,11 @@ def _span_rows(
             results = _results_end(view.entries[:end], positions)
             full, _ = _request(loaded, view, results, options)
             completion = full[len(prompt) : len(prompt) + 1]
-        found = tokens.get(positions[0])
-        values = logprobs.get(rid) if logprobs else None
+        found, source = tokens.get(positions[0]), "TokenEvent"
+        step = steps.get(rid, {})
+        if found is None and "prompt_token_ids" in step and "completion_token_ids" in step:
+            found, source = (step["prompt_token_ids"], step["completion_token_ids"]), "ATIF"
+        values = (logprobs.get(rid) if logprobs else None) or step.get("logprobs")
         yield {
             **common,
             "call": numbers[rid],
@@ -217,7 +234,7 @@ def _span_rows(
             "prompt_token_ids": found[0] if found else None,
             "completion_token_ids": found[1] if found else None,
             "completion_logprobs": values,
-            "token_source": "TokenEvent" if found else "none",
+            "token_source": source if found else "none",
             "_size": sizes[len(prompt)] if len(prompt) < len(sizes) else 0,
         }
 
@@ -275,3 +292,25 @@ def _logprobs(response: dict[str, Any]) -> list[float] | None:
     if not all(isinstance(v, int | float) for v in values):
         return None
     return [float(v) for v in values]  # type: ignore[arg-type]
+
+
+ATIF_DATA = "ATIFData"
+"""The kind `trajkit.shapes.atif` keeps what V1 has no field for in (an `UnknownEvent`)."""
+
+
+def _atif_metrics(event: Event) -> dict[str, Any]:
+    """Token ids and log-probabilities an ATIF step recorded (`metrics`, as ATIF names them)."""
+    raw = getattr(event, "raw", None)
+    data = raw.get("data") if isinstance(raw, dict) else None
+    metrics = data.get("metrics") if isinstance(data, dict) else None
+    if not isinstance(metrics, dict):
+        return {}
+    out: dict[str, Any] = {}
+    for key in ("prompt_token_ids", "completion_token_ids"):
+        ids = metrics.get(key)
+        if isinstance(ids, list) and all(type(i) is int for i in ids):
+            out[key] = ids
+    values = metrics.get("logprobs")
+    if isinstance(values, list) and values and all(isinstance(v, int | float) for v in values):
+        out["logprobs"] = [float(v) for v in values]
+    return out
