@@ -96,3 +96,10 @@ def test_real_records_fill_the_columns(tmp_path: Path) -> None:
     assert rate["resolved"] == sum(graded) and rate["graded"] == len(graded)
     outcome = {source_row(s).outcome for s in resolve_inputs([v1])}  # type: ignore[arg-type]
     assert all(o and o.startswith("score ") for o in outcome)  # final_score is recognised
+    from trajkit.views.html import conversation_to_html
+    from trajkit.views.load import load_conversation
+
+    for ref in resolve_inputs([v1]):  # the report (`view`) shows the same outcome
+        loaded = load_conversation(ref)  # type: ignore[arg-type]
+        assert loaded.outcome in outcome
+        assert f"<dt>outcome</dt><dd>{loaded.outcome}</dd>" in conversation_to_html(loaded)
