@@ -12,8 +12,9 @@
   model's view can still show it: an LLM event a condensation forgot is let go (as the SDK's
   own view forgets it), so the condensed view is built at the end from the entries and the
   events kept (`convert.conversation.prepare_messages(entries=)`). `keep_all` keeps every
-  event instead (the `full` view, the training profiles); a branching log or a newer SDK's
-  kind keeps or needs every event too (`complete`).
+  event instead (the `full` view, input read in memory); a branching log or a newer SDK's kind
+  keeps or needs every event too (`complete`). The training profiles read the events again
+  through their own `ViewTracker` (`profiles`).
 
 Memory is then the spool's current batch, the entries (~300 bytes an event) and the view,
 whatever the conversation's length.
