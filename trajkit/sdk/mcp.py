@@ -16,8 +16,9 @@ pending call fail with an error observation naming the server and the end of its
 in a temporary file, not shown on the console), and later calls fail at once. Configuration
 and the server environment live in `trajkit.sdk.mcp_config`.
 
-Each MCP tool becomes an `MCPTool`: offered to the LLM under the MCP tool's own name with its
-``inputSchema`` (plus ``security_risk``/``summary`` as the SDK adds them, built by
+Each MCP tool becomes an `MCPTool`: offered to the LLM under the MCP tool's own name (with
+``<server>_`` before it when several servers are configured, as the SDK's composite client does)
+with its ``inputSchema`` (plus ``security_risk``/``summary`` as the SDK adds them, built by
 `trajkit.convert.tools.tool_parameters` so requests and conversions agree), recorded in the
 SystemPromptEvent as an ``MCPToolDefinition`` with ``mcp_tool`` {name, description, inputSchema},
 called with ``MCPToolAction{data}`` and answered with ``MCPToolObservation{tool_name}`` whose
@@ -128,7 +129,6 @@ class MCPServerConnection:
         self._session: Any = None
         self._ended: str | None = None
         self._step = "start (spawn and initialize)"
-        self._session_started = False
         fd, self._stderr_path = tempfile.mkstemp(
             prefix=f"trajkit-mcp-{_safe(name)}-", suffix=".log"
         )
@@ -181,14 +181,12 @@ class MCPServerConnection:
                 message = f"did not {self._step} within {limit:g}s"
             else:
                 message = f"failed to {self._step}: {_describe(leaf)}"
-            self.close()
             note = self._stderr_note()
-            self._remove_stderr()
+            self.close()
             raise MCPError(
                 f"MCP server {self.name!r} (`{self.command_line}`) {message}{note}"
             ) from None
         self._session_cm = session_cm
-        self._session_started = True
         return list(tools)
 
     @contextlib.asynccontextmanager
@@ -253,7 +251,7 @@ class MCPServerConnection:
         return data
 
     def close(self) -> None:
-        """Stop the server and its portal thread; safe to call twice."""
+        """Stop the server and its portal thread, remove its stderr file; safe to call twice."""
         session_cm, portal_cm = self._session_cm, self._portal_cm
         self._session_cm = self._portal_cm = None
         self._session = self._portal = None
@@ -268,10 +266,6 @@ class MCPServerConnection:
         _LIVE.discard(self)
         with contextlib.suppress(OSError):
             self._stderr.close()
-        if self._session_started:
-            self._remove_stderr()
-
-    def _remove_stderr(self) -> None:
         with contextlib.suppress(OSError):
             os.unlink(self._stderr_path)
 
@@ -335,12 +329,20 @@ class MCPTool(RuntimeTool):
     observation_type = MCPToolObservation
 
     def __init__(
-        self, connection: MCPServerConnection, mcp_tool: Mapping[str, Any], *, timeout: float
+        self,
+        connection: MCPServerConnection,
+        mcp_tool: Mapping[str, Any],
+        *,
+        timeout: float,
+        prefix: str = "",
     ) -> None:
         self.connection = connection
+        self.server_tool = str(mcp_tool["name"])
+        """The name the server knows the tool by (``name`` adds ``prefix``)."""
+        self.name = prefix + self.server_tool
         self.mcp_tool = {k: mcp_tool[k] for k in _MCP_TOOL_KEYS if k in mcp_tool}
+        self.mcp_tool["name"] = self.name
         self.mcp_tool.setdefault("inputSchema", {"type": "object", "properties": {}})
-        self.name = str(mcp_tool["name"])
         self.description = str(mcp_tool.get("description") or "")
         self.annotations = mcp_tool.get("annotations")
         self.timeout = timeout
@@ -361,7 +363,7 @@ class MCPTool(RuntimeTool):
     def __call__(self, action: Any) -> MCPToolObservation:
         data = action.data if isinstance(action, MCPToolAction) else dict(action)
         try:
-            result = self.connection.call_tool(self.name, data, timeout=self.timeout)
+            result = self.connection.call_tool(self.server_tool, data, timeout=self.timeout)
         except MCPError as exc:
             return MCPToolObservation(
                 tool_name=self.name,
@@ -372,7 +374,10 @@ class MCPTool(RuntimeTool):
 
 
 class MCPToolset:
-    """The servers of one ``mcp_config``, their tools, and the errors of those that failed."""
+    """The servers of one ``mcp_config`` and their tools, started as one unit as the SDK does:
+    when several servers are enabled each tool is offered as ``<server>_<tool>``, and when one
+    of them fails to start none of their tools is offered (``errors`` says why).
+    """
 
     def __init__(
         self, config: Mapping[str, Any] | None, *, timeouts: MCPTimeouts | None = None
@@ -384,27 +389,30 @@ class MCPToolset:
         self.errors: list[MCPError] = []
 
     def start(self) -> MCPToolset:
-        """Start every server; a failing server adds to ``errors`` instead of raising."""
+        """Start every enabled server; the first that fails stops the others and is added to
+        ``errors`` instead of raising.
+        """
+        enabled = {n: s for n, s in self.servers.items() if s.get("enabled") is not False}
         seen: set[str] = set()
-        for name, server in self.servers.items():
-            if server.get("enabled") is False:
-                continue
+        for name, server in enabled.items():
             connection = MCPServerConnection(name, server, timeouts=self.timeouts)
             try:
                 listed = connection.start()
             except MCPError as exc:
-                logger.warning("%s", exc)
                 connection.close()
+                self.close()
+                self.tools.clear()
                 self.errors.append(exc)
-                continue
+                break
             self.connections[name] = connection
+            prefix = f"{name}_" if len(enabled) > 1 else ""
             for mcp_tool in listed:
-                tool_name = str(mcp_tool.get("name", ""))
-                if not tool_name or tool_name in seen:
-                    logger.warning("MCP server %r: skipping duplicate tool %r", name, tool_name)
+                tool = MCPTool(connection, mcp_tool, timeout=self.timeouts.call, prefix=prefix)
+                if not mcp_tool.get("name") or tool.name in seen:
+                    logger.warning("MCP server %r: skipping duplicate tool %r", name, tool.name)
                     continue
-                seen.add(tool_name)
-                self.tools.append(MCPTool(connection, mcp_tool, timeout=self.timeouts.call))
+                seen.add(tool.name)
+                self.tools.append(tool)
         return self
 
     def close(self) -> None:
