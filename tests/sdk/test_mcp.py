@@ -381,3 +381,83 @@ def test_conversation_filters_mcp_tools_and_logs_a_failed_server(llm_server, tmp
         assert sorted(conv.tools) == ["finish", "terminal", "think"]
     warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert any("'fetch'" in m and "without the tools of drop, fetch, keep" in m for m in warned)
+
+
+# -- remote servers (streamable HTTP, SSE) on 127.0.0.1 ------------------------------------
+
+
+@pytest.mark.parametrize("transport", ["streamable-http", "sse"])
+def test_remote_server_by_url(transport):
+    """The transport follows the URL as in the SDK (``/sse`` is SSE, else streamable HTTP)."""
+    from tests.support.mcp_server import http_server
+
+    with http_server(transport) as url, MCPToolset({"remote": {"url": url}}).start() as ts:
+        assert ts.errors == []
+        assert [t.name for t in ts.tools][:2] == ["add", "echo"]
+        obs = _tool(ts, "add")(MCPToolAction(data={"a": 20, "b": 22}))
+        assert [c.text for c in obs.content] == ["[Tool 'add' executed.]", "42"]
+
+
+@pytest.mark.parametrize(
+    "how",
+    [
+        {"headers": {"Authorization": "Bearer remote-secret-7788"}},
+        {"auth": {"strategy": "bearer", "value": "remote-secret-7788"}},
+        {"auth": "remote-secret-7788"},
+    ],
+)
+def test_remote_server_credentials_are_sent_and_kept_secret(llm_server, tmp_path, how):
+    import json
+
+    from tests.sdk.helpers import make_llm
+    from trajkit.sdk import Agent, Conversation
+    from trajkit.sdk.mcp import MCPServer
+
+    with http_server_guarded("Bearer remote-secret-7788") as url:
+        refused = MCPToolset({"remote": {"url": url, "transport": "http"}}).start()
+        assert refused.tools == []
+        assert "(connect and initialize): MCPError: Server returned an error" in str(
+            refused.errors[0]
+        )
+        server = MCPServer(url=url, transport="http", **how)
+        assert "remote-secret-7788" not in repr(server)
+        agent = Agent(llm=make_llm(llm_server), mcp_config={"remote": server})
+        conv = Conversation(agent=agent, workspace=tmp_path / "w", persistence_dir=tmp_path / "c")
+        tool = conv.tools["echo"]
+        assert tool(tool.action_from_arguments({"text": "in"})).content[1].text == "in"
+        conv.close()
+    state = (next((tmp_path / "c").glob("*/base_state.json"))).read_text()
+    assert json.loads(state)["agent"]["mcp_config"]["remote"]["url"] == url
+    assert "remote-secret-7788" not in state
+
+
+def test_auth_strategies_as_headers():
+    from trajkit.sdk.mcp import auth_headers
+
+    assert auth_headers({"strategy": "api_key", "value": "k", "header_name": "X-Key"}) == {
+        "X-Key": "k"
+    }
+    assert auth_headers({"strategy": "basic", "username": "u", "password": "p"}) == {
+        "Authorization": "Basic dTpw"
+    }
+    assert auth_headers({"strategy": "header", "headers": {"A": "b"}}) == {"A": "b"}
+    assert auth_headers(None) == {}
+    with pytest.raises(MCPError, match="OAuth sign-in is not supported"):
+        auth_headers("oauth")
+    with pytest.raises(MCPError, match="'oauth2' is not supported"):
+        auth_headers({"strategy": "oauth2"})
+
+
+def http_server_guarded(token):
+    from tests.support.mcp_server import http_server
+
+    return http_server("streamable-http", header=f"Authorization={token}")
+
+
+def test_unreachable_url_is_a_clear_error():
+    ts = MCPToolset({"gone": {"url": "http://127.0.0.1:9/mcp"}}, timeouts=MCPTimeouts(start=5))
+    ts.start()
+    assert ts.tools == []
+    assert "MCP server 'gone' (`http://127.0.0.1:9/mcp`) failed to start (connect" in str(
+        ts.errors[0]
+    )

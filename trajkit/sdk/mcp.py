@@ -1,4 +1,5 @@
-"""MCP servers as agent tools: start stdio servers, list their tools, call them.
+"""MCP servers as agent tools: start stdio servers or connect to remote ones (streamable HTTP,
+SSE), list their tools, call them.
 
 ``Agent(mcp_config=...)`` takes either the reference document's form
 ``{"mcpServers": {"fetch": {"command": "uvx", "args": ["mcp-server-fetch"]}}}`` or the plain map
@@ -52,6 +53,7 @@ from trajkit.events import (
 from trajkit.sdk.mcp_config import (
     MCPError,
     MCPServer,
+    auth_headers,
     normalize_mcp_config,
     protect_mcp_config,
     server_environment,
@@ -66,6 +68,7 @@ __all__ = [
     "MCPError",
     "MCPServer",
     "MCPServerConnection",
+    "auth_headers",
     "MCPTimeouts",
     "MCPTool",
     "MCPToolset",
@@ -136,7 +139,15 @@ class MCPServerConnection:
 
     @property
     def command_line(self) -> str:
+        """What the server is: its command line, or its URL for a remote server."""
+        if self.remote:
+            return str(self.server["url"])
         return shlex.join([str(self.server.get("command", "")), *self.server.get("args", [])])
+
+    @property
+    def remote(self) -> bool:
+        """A server reached at its ``url`` (streamable HTTP or SSE), not a process to run."""
+        return remote_transport(self.server) is not None
 
     @property
     def running(self) -> bool:
@@ -151,14 +162,23 @@ class MCPServerConnection:
         return text[-_STDERR_TAIL:].strip()
 
     def start(self) -> list[dict[str, Any]]:
-        """Spawn the server, initialize and list its tools (MCP JSON shapes); raises MCPError."""
-        if not isinstance(self.server.get("command"), str):
-            raise MCPError(
-                f"MCP server {self.name!r}: only stdio servers (with 'command') are supported; "
-                f"got {sorted(self.server)}"
-            )
-        command = self.server["command"]
-        if shutil.which(command) is None and not Path(command).is_file():
+        """Spawn (or connect to) the server, initialize and list its tools (MCP JSON shapes);
+        raises MCPError.
+        """
+        if self.remote:
+            self._step = "start (connect and initialize)"
+            try:
+                auth_headers(self.server.get("auth"))
+            except MCPError as e:
+                raise MCPError(f"MCP server {self.name!r}: {e}") from None
+        command = self.server.get("command")
+        if not self.remote and not isinstance(command, str):
+            raise MCPError(f"MCP server {self.name!r}: needs 'command' or 'url'")
+        if (
+            isinstance(command, str)
+            and shutil.which(command) is None
+            and not Path(command).is_file()
+        ):
             hint = " (install uv: https://docs.astral.sh/uv/)" if command in ("uv", "uvx") else ""
             raise MCPError(
                 f"MCP server {self.name!r}: cannot start `{self.command_line}`: "
@@ -191,21 +211,15 @@ class MCPServerConnection:
 
     @contextlib.asynccontextmanager
     async def _open(self) -> AsyncIterator[tuple[Any, list[dict[str, Any]]]]:
-        """Enter the stdio process and the session (in the portal's task, which also leaves
-        them), initialize and list the tools, each step bounded by its timeout.
+        """Enter the transport (stdio process or HTTP connection) and the session (in the
+        portal's task, which also leaves them), initialize and list the tools, each step
+        bounded by its timeout.
         """
         import anyio
-        from mcp import ClientSession, StdioServerParameters
-        from mcp.client.stdio import stdio_client
+        from mcp import ClientSession
 
-        params = StdioServerParameters(
-            command=self.server["command"],
-            args=list(self.server.get("args", [])),
-            env=server_environment(self.server.get("env")),
-            cwd=self.server.get("cwd"),
-        )
         async with (
-            stdio_client(params, errlog=self._stderr) as (read, write),
+            self._streams() as (read, write),
             ClientSession(read, write) as session,
         ):
             with anyio.fail_after(self.timeouts.start):
@@ -214,6 +228,20 @@ class MCPServerConnection:
             with anyio.fail_after(self.timeouts.list):
                 tools = await _list_tools(session)
             yield session, tools
+
+    def _streams(self) -> contextlib.AbstractAsyncContextManager[tuple[Any, Any]]:
+        if self.remote:
+            return _remote_streams(self.server)
+        from mcp import StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        params = StdioServerParameters(
+            command=self.server["command"],
+            args=list(self.server.get("args", [])),
+            env=server_environment(self.server.get("env")),
+            cwd=self.server.get("cwd"),
+        )
+        return _first_two(stdio_client(params, errlog=self._stderr))
 
     def call_tool(
         self, tool: str, arguments: Mapping[str, Any], *, timeout: float | None = None
@@ -272,6 +300,69 @@ class MCPServerConnection:
     def _stderr_note(self) -> str:
         tail = self.stderr_tail()
         return f"\nserver stderr (last lines):\n{tail}" if tail else ""
+
+
+def remote_transport(server: Mapping[str, Any]) -> str | None:
+    """``sse`` or ``streamable-http`` for a server reached at its ``url``, None for a process.
+
+    As the SDK decides: ``transport`` when given (``http`` is streamable HTTP); otherwise a
+    ``url`` without a ``command`` is SSE when its path ends in ``/sse``, else streamable HTTP.
+    """
+    transport = server.get("transport")
+    if transport == "stdio" or (transport is None and isinstance(server.get("command"), str)):
+        return None
+    if transport in ("http", "streamable-http"):
+        return "streamable-http"
+    if transport == "sse":
+        return "sse"
+    url = server.get("url")
+    if not isinstance(url, str):
+        return None
+    return "sse" if url.split("?")[0].rstrip("/").endswith("/sse") else "streamable-http"
+
+
+@contextlib.asynccontextmanager
+async def _remote_streams(server: Mapping[str, Any]) -> AsyncIterator[tuple[Any, Any]]:
+    """The read and write streams of a remote server, its ``headers`` and those of its
+    ``auth`` sent with every request.
+    """
+    headers = {str(k): str(v) for k, v in (server.get("headers") or {}).items()}
+    headers.update(auth_headers(server.get("auth")))
+    url = str(server["url"])
+    timeout = float(server.get("timeout") or 30)
+    read_timeout = float(server.get("sse_read_timeout") or 300)
+    if remote_transport(server) == "sse":
+        from mcp.client.sse import sse_client
+
+        opened = sse_client(url, headers=headers, timeout=timeout, sse_read_timeout=read_timeout)
+        async with _first_two(opened) as streams:
+            yield streams
+        return
+    from mcp.client import streamable_http
+
+    if not hasattr(streamable_http, "streamable_http_client"):  # mcp 1.x
+        opened = streamable_http.streamablehttp_client(  # type: ignore[attr-defined,unused-ignore]
+            url, headers=headers, timeout=timeout, sse_read_timeout=read_timeout
+        )
+        async with _first_two(opened) as streams:
+            yield streams
+        return
+    from mcp.shared._httpx_utils import create_mcp_http_client  # the client mcp itself makes
+
+    async with (
+        create_mcp_http_client(headers=headers) as http,
+        _first_two(streamable_http.streamable_http_client(url, http_client=http)) as streams,
+    ):
+        yield streams
+
+
+@contextlib.asynccontextmanager
+async def _first_two(
+    opened: contextlib.AbstractAsyncContextManager[Any],
+) -> AsyncIterator[tuple[Any, Any]]:
+    """A transport's read and write streams (mcp 1.x's streamable HTTP yields a third item)."""
+    async with opened as streams:
+        yield streams[0], streams[1]
 
 
 async def _list_tools(session: Any) -> list[dict[str, Any]]:
