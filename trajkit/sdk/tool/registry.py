@@ -45,6 +45,8 @@ _TOOLS_MODULES = {
     "GlobTool": "trajkit.tools.glob",
     "grep": "trajkit.tools.glob",
     "GrepTool": "trajkit.tools.glob",
+    "delegate": "trajkit.tools.delegate",
+    "DelegateTool": "trajkit.tools.delegate",
     "workflow_tool_set": "trajkit.tools.workflow",
     "WorkflowToolSet": "trajkit.tools.workflow",
     "workflow": "trajkit.tools.workflow",
