@@ -229,6 +229,31 @@ _OVERRIDES: dict[str, dict[str, Any]] = {
             text("The report: the browser, the remote workspace, the retries."),
         ]
     },
+    # the quiz: a task for the expert, then the same task resumed to check the answer
+    "41": {
+        "script": [
+            call(
+                "task",
+                {
+                    "description": "owl question",
+                    "prompt": "Write one multiple-choice question (A-D) about owls.",
+                    "subagent_type": "animal_expert",
+                },
+            ),
+            text("Question: How far can an owl turn its head?\nA) 90\nB) 180\nC) 270\nD) 360"),
+            text("The question is about owls; I pick C."),
+            call(
+                "task",
+                {
+                    "prompt": "I picked C. Is that correct?",
+                    "subagent_type": "animal_expert",
+                    "resume": "task_00000001",
+                },
+            ),
+            text("Correct: C. Owls turn their heads about 270 degrees."),
+            text("The expert says C is correct."),
+        ]
+    },
     # the countdown runs when the timer interrupts: the command ends at once
     "50": {
         "script": [terminal("for i in $(seq 30 -1 1); do echo $i; sleep 1; done")],

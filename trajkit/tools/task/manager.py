@@ -134,8 +134,9 @@ class TaskManager:
         self, task: Task, factory: AgentFactory, description: str | None, *, resumed: bool
     ) -> Conversation:
         assert self._parent is not None
+        label = None if resumed else description or task.id
         return open_sub_conversation(
-            self._parent, factory, description or task.id, self._folder, task.conversation_id
+            self._parent, factory, label, self._folder, task.conversation_id
         )
 
     def _run(self, task_id: str, sub: Conversation) -> None:
@@ -152,22 +153,27 @@ class TaskManager:
 def open_sub_conversation(
     parent: Conversation,
     factory: AgentFactory,
-    label: str,
+    label: str | None,
     folder: Path | None,
     conversation_id: uuid.UUID | None = None,
 ) -> Conversation:
     """A sub-agent's conversation: the factory's agent on a copy of the parent's LLM (metrics
     of its own) with the parent's MCP servers, in the parent's working directory, persisted in
     ``folder`` (None: in memory), shown by the parent visualizer's sub-visualizer named
-    ``label``, with the confirmation policy its definition names (else the parent's).
+    ``label``, with the confirmation policy its definition names (else the parent's). Without
+    a label (a resumed task) it gets the default visualizer, as the SDK gives it.
     """
     from trajkit.sdk.conversation.local import Conversation
+    from trajkit.sdk.conversation.visualizer import DefaultConversationVisualizer
 
     definition = factory.definition
     parent_llm = parent.agent.llm
     agent: Agent = factory.factory_func(parent_llm.copy_for(parent_llm.usage_id))
     agent = agent.model_copy(update={"mcp_config": dict(parent.agent.mcp_config)})
     make_sub = getattr(getattr(parent, "_visualizer", None), "create_sub_visualizer", None)
+    visualizer: Any = DefaultConversationVisualizer() if label is None else None
+    if label is not None and callable(make_sub):
+        visualizer = make_sub(label)
     sub = Conversation(
         agent=agent,
         workspace=parent.workspace.working_dir,
@@ -175,7 +181,7 @@ def open_sub_conversation(
         conversation_id=conversation_id,
         max_iteration_per_run=definition.max_iteration_per_run or parent.max_iteration_per_run,
         hook_config=definition.hooks,
-        visualizer=make_sub(label) if callable(make_sub) else None,
+        visualizer=visualizer,
     )
     sub.set_confirmation_policy(
         definition.get_confirmation_policy() or parent.state.confirmation_policy
