@@ -229,6 +229,69 @@ _OVERRIDES: dict[str, dict[str, Any]] = {
             text("The report: the browser, the remote workspace, the retries."),
         ]
     },
+    # one task per planner (one at a time, so the requests come in order), the built-in
+    # bash-runner writes the report with the terminal, then the lodging task is resumed
+    "25": {
+        "script": [
+            call(
+                "task",
+                {
+                    "description": "lodging",
+                    "prompt": "Suggest budget areas to stay in London.",
+                    "subagent_type": "lodging_planner",
+                },
+            ),
+            text("Stay in Bloomsbury or King's Cross."),
+            call(
+                "task",
+                {
+                    "description": "activities",
+                    "prompt": "List five must-see London sights.",
+                    "subagent_type": "activities_planner",
+                },
+            ),
+            text("British Museum, Tower of London, Borough Market, Sky Garden, Little Venice."),
+            call(
+                "task",
+                {
+                    "description": "report",
+                    "prompt": "Write london_trip_report.txt with the lodging and the sights.",
+                    "subagent_type": "bash-runner",
+                },
+            ),
+            terminal(
+                "printf 'Lodging: Bloomsbury\\nSights: British Museum\\n' > london_trip_report.txt"
+            ),
+            text("Wrote london_trip_report.txt."),
+            text("The report is written."),
+            call(
+                "task",
+                {
+                    "prompt": "What do you think about Covent Garden?",
+                    "subagent_type": "lodging_planner",
+                    "resume": "task_00000001",
+                },
+            ),
+            text("Central but pricey."),
+            text("The lodging planner finds Covent Garden central but pricey."),
+        ]
+    },
+    # the grammar checker looks for README.md with its file editor (there is none)
+    "42": {
+        "script": [
+            call(
+                "task",
+                {
+                    "description": "grammar",
+                    "prompt": "Review README.md for grammatical errors.",
+                    "subagent_type": "grammar-checker",
+                },
+            ),
+            call("file_editor", {"command": "view", "path": "{cwd}/README.md"}),
+            text("There is no README.md to review."),
+            text("The grammar checker found no README.md."),
+        ]
+    },
     # the quiz: a task for the expert, then the same task resumed to check the answer
     "41": {
         "script": [
