@@ -11,8 +11,11 @@ import re
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from tests.sdk.helpers import make_llm
+from trajkit.cli import main
+from trajkit.convert import convert_conversation
 from trajkit.sdk import Agent, Conversation, Tool
 from trajkit.sdk.subagent import register_agent
 from trajkit.sdk.subagent.registry import _reset_registry_for_tests
@@ -72,10 +75,17 @@ def test_map_and_reduce_run_sub_agents_persisted_under_the_parent(llm_server, tm
     assert obs.content[0].text == "beta first"
     # the parent's model reads the script's return value
     assert bodies[4]["messages"][-1]["content"][0]["text"] == "beta first"
-    subs = sorted((Path(conv.state.persistence_dir) / "subagents").iterdir())
+    folder = Path(conv.state.persistence_dir)
+    subs = sorted((folder / "subagents").iterdir())
     assert len(subs) == 3
     stats = conv.conversation_stats.usage_to_metrics
     assert sum(k.startswith("task:") for k in stats) >= 1
+    # the stored folder converts back to the messages the parent's model was sent (the
+    # tools' schemas are not recorded for tools outside the SDK's built-ins)
+    converted = convert_conversation(folder, to="chat")
+    assert converted["messages"][: len(bodies[4]["messages"])] == bodies[4]["messages"]
+    checked = CliRunner().invoke(main, ["validate", str(folder)])  # custom kinds: warnings
+    assert checked.exit_code == 0 and "unknown action kind 'WorkflowAction'" in checked.output
 
 
 @pytest.mark.parametrize(
