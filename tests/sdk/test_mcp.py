@@ -461,3 +461,11 @@ def test_unreachable_url_is_a_clear_error():
     assert "MCP server 'gone' (`http://127.0.0.1:9/mcp`) failed to start (connect" in str(
         ts.errors[0]
     )
+
+
+def test_a_url_with_credentials_is_masked_in_messages():
+    url = "http://me:pw-secret-991@127.0.0.1:9/mcp?api_key=key-secret-992&x=1"
+    ts = MCPToolset({"gone": {"url": url}}, timeouts=MCPTimeouts(start=5)).start()
+    message = str(ts.errors[0])
+    assert "127.0.0.1:9/mcp" in message and "x=1" in message
+    assert "secret-99" not in message

@@ -141,7 +141,7 @@ class MCPServerConnection:
     def command_line(self) -> str:
         """What the server is: its command line, or its URL for a remote server."""
         if self.remote:
-            return str(self.server["url"])
+            return _shown_url(str(self.server["url"]))
         return shlex.join([str(self.server.get("command", "")), *self.server.get("args", [])])
 
     @property
@@ -380,6 +380,21 @@ async def _list_tools(session: Any) -> list[dict[str, Any]]:
         cursor = data.get("nextCursor")
         if not cursor:
             return tools
+
+
+def _shown_url(url: str) -> str:
+    """A server URL as messages show it: a password in it and secret-looking query values
+    masked.
+    """
+    from urllib.parse import urlsplit, urlunsplit
+
+    from trajkit.redact import MASK, mask_secret_query
+
+    parts = urlsplit(url)
+    if parts.password:
+        host = parts.netloc.rsplit("@", 1)[1]
+        parts = parts._replace(netloc=f"{parts.username}:{MASK}@{host}")
+    return mask_secret_query(urlunsplit(parts))
 
 
 def _describe(exc: BaseException) -> str:
