@@ -154,3 +154,30 @@ def test_reduce_input_is_bounded_by_dropping_whole_items():
     assert _bounded_json({"a": 1}) == '{\n  "a": 1\n}'
     long = _bounded_json("y" * (MAX_REDUCE_INPUT_CHARS + 10))
     assert long.endswith("[cut: the input was too long]")
+
+
+def test_interrupting_the_parent_stops_the_workflow(llm_server, tmp_path):
+    """``interrupt()`` reaches the workflow's running sub-agent and no further one starts."""
+    import threading
+    import time
+
+    register_agent("runner", lambda llm: Agent(llm=llm, tools=[Tool(name="terminal")]), "Runs.")
+    script = (
+        "async def main(wf):\n"
+        "    return await wf.map_agents(['a', 'b'], 'wait {item}', subagent_type='runner',\n"
+        "                               max_concurrency=1)"
+    )
+    llm_server.enqueue_tool_call("workflow", {"name": "slow", "script": script})
+    llm_server.enqueue_tool_call("terminal", {"command": "sleep 60"})
+    agent = Agent(llm=make_llm(llm_server), tools=[Tool(name=WorkflowToolSet.name)])
+    conv = Conversation(agent=agent, workspace=tmp_path, persistence_dir=tmp_path / "c")
+    conv.send_message("go")
+    timer = threading.Timer(3.0, conv.interrupt)
+    timer.start()
+    started = time.monotonic()
+    conv.run()
+    timer.cancel()
+    assert time.monotonic() - started < 20
+    assert conv.state.execution_status == "paused"
+    assert len(list((Path(conv.state.persistence_dir) / "subagents").iterdir())) == 1
+    conv.close()

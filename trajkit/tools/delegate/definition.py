@@ -88,6 +88,7 @@ class DelegateExecutor(ToolExecutor[DelegateAction, DelegateObservation]):
         self._confirm = confirmation_handler
         self._parent: Conversation | None = None
         self._agents: dict[str, Conversation] = {}
+        self._busy: set[str] = set()
 
     def __call__(
         self, action: DelegateAction, conversation: BaseConversation | None = None
@@ -152,6 +153,7 @@ class DelegateExecutor(ToolExecutor[DelegateAction, DelegateObservation]):
 
         def work(name: str, task: str) -> None:
             sub = self._agents[name]
+            self._busy.add(name)
             try:
                 sub.send_message(task, sender=sender)
                 run_sub_conversation(sub, name, self._confirm)
@@ -160,6 +162,8 @@ class DelegateExecutor(ToolExecutor[DelegateAction, DelegateObservation]):
                 logger.warning("sub-agent %r failed: %s", name, e)
                 answers[name] = f"failed: {e}"
                 failed.add(name)
+            finally:
+                self._busy.discard(name)
 
         threads = [threading.Thread(target=work, args=item, name=f"delegate-{item[0]}")
                    for item in tasks.items()]  # fmt: skip
@@ -173,6 +177,11 @@ class DelegateExecutor(ToolExecutor[DelegateAction, DelegateObservation]):
         head = f"Delegated {len(tasks)} tasks" + (f"; {len(failed)} failed" if failed else "")
         lines = [f"{i}. {name}: {answers[name]}" for i, name in enumerate(tasks, 1)]
         return _answer(action, "\n".join([f"{head}.", "", "Results:", *lines]))
+
+    def interrupt(self) -> None:
+        """Interrupt the sub-agents working on a task now (idle ones are left alone)."""
+        for name in list(self._busy):
+            self._agents[name].interrupt()
 
     def close(self) -> None:
         for sub in self._agents.values():

@@ -66,6 +66,7 @@ class TaskManager:
         self._lock = threading.Lock()
         self._folder: Path | None = None
         self._temporary = False
+        self._running: set[Conversation] = set()
 
     def _attach(self, conversation: Conversation) -> Conversation:
         with self._lock:
@@ -106,6 +107,8 @@ class TaskManager:
                 task = Task(id=f"task_{len(self._tasks) + 1:08x}", conversation_id=uuid.uuid4())
                 self._tasks[task.id] = task
         sub = self._conversation(task, factory, description, resumed=resume is not None)
+        with self._lock:
+            self._running.add(sub)
         try:
             sub.send_message(prompt, sender=getattr(self._parent_visualizer(), "name", None))
             self._run(task.id, sub)
@@ -121,11 +124,22 @@ class TaskManager:
         except Exception as e:  # noqa: BLE001 (the delegating agent reads the failure)
             task.status, task.error = "error", str(e)
         finally:
+            with self._lock:
+                self._running.discard(sub)
             self._parent.conversation_stats.usage_to_metrics[f"task:{task.id}"] = (
                 sub.conversation_stats.get_combined_metrics()
             )
             sub.close()
         return task
+
+    def interrupt(self) -> None:
+        """Interrupt the sub-agents running now (the parent was interrupted): each stops at
+        once and its task ends with an error saying so.
+        """
+        with self._lock:
+            running = list(self._running)
+        for sub in running:
+            sub.interrupt()
 
     def _parent_visualizer(self) -> Any:
         return getattr(self._parent, "_visualizer", None)

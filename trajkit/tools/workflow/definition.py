@@ -88,6 +88,9 @@ The script runs inside this process after checks that are best effort: running a
 class WorkflowExecutor(ToolExecutor[WorkflowAction, WorkflowObservation]):
     """Runs one `WorkflowAction` in the calling conversation."""
 
+    def __init__(self) -> None:
+        self._running: set[WorkflowContext] = set()
+
     def __call__(
         self, action: WorkflowAction, conversation: BaseConversation | None = None
     ) -> WorkflowObservation:
@@ -102,13 +105,20 @@ class WorkflowExecutor(ToolExecutor[WorkflowAction, WorkflowObservation]):
         if not isinstance(conversation, Conversation):
             return answer("The workflow tool runs only inside a local conversation.", "error")
         wf = WorkflowContext(conversation, action.max_concurrency)
+        self._running.add(wf)
         try:
             return answer(str(run_workflow_script(action.script, wf)), "completed")
         except Exception as e:  # noqa: BLE001 (the model reads why its workflow failed)
             logger.warning("workflow %r failed: %s", action.name, e)
             return answer(_describe(e), "error")
         finally:
+            self._running.discard(wf)
             wf.close()
+
+    def interrupt(self) -> None:
+        """Stop the workflows running now (the conversation was interrupted)."""
+        for wf in list(self._running):
+            wf.interrupt()
 
 
 def _describe(error: BaseException) -> str:

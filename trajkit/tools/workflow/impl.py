@@ -275,11 +275,17 @@ class WorkflowContext:
                 out.append(value)
         return out
 
+    def interrupt(self) -> None:
+        """Stop the sub-agents running now and start no more (the conversation was
+        interrupted); the script then fails on its next sub-agent call.
+        """
+        self._closed = True
+        self._manager.interrupt()
+
     def close(self) -> None:
         """End the workflow: no more sub-agents; the task manager's temporary files go."""
-        if not self._closed:
-            self._closed = True
-            self._manager.close()
+        self._closed = True
+        self._manager.close()
 
 
 def _render(template: Callable[[Any], str] | str, item: Any) -> str:
