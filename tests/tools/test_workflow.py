@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.sdk.helpers import make_llm
+from tests.tools.test_task import run_interrupted, runner
 from trajkit.cli import main
 from trajkit.convert import convert_conversation
 from trajkit.sdk import Agent, Conversation, Tool
@@ -158,10 +159,7 @@ def test_reduce_input_is_bounded_by_dropping_whole_items():
 
 def test_interrupting_the_parent_stops_the_workflow(llm_server, tmp_path):
     """``interrupt()`` reaches the workflow's running sub-agent and no further one starts."""
-    import threading
-    import time
-
-    register_agent("runner", lambda llm: Agent(llm=llm, tools=[Tool(name="terminal")]), "Runs.")
+    register_agent("runner", runner, "Runs.")
     script = (
         "async def main(wf):\n"
         "    return await wf.map_agents(['a', 'b'], 'wait {item}', subagent_type='runner',\n"
@@ -171,13 +169,6 @@ def test_interrupting_the_parent_stops_the_workflow(llm_server, tmp_path):
     llm_server.enqueue_tool_call("terminal", {"command": "sleep 60"})
     agent = Agent(llm=make_llm(llm_server), tools=[Tool(name=WorkflowToolSet.name)])
     conv = Conversation(agent=agent, workspace=tmp_path, persistence_dir=tmp_path / "c")
-    conv.send_message("go")
-    timer = threading.Timer(3.0, conv.interrupt)
-    timer.start()
-    started = time.monotonic()
-    conv.run()
-    timer.cancel()
-    assert time.monotonic() - started < 20
-    assert conv.state.execution_status == "paused"
+    run_interrupted(conv, "go")
     assert len(list((Path(conv.state.persistence_dir) / "subagents").iterdir())) == 1
     conv.close()
