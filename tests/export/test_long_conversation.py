@@ -15,6 +15,7 @@ from tests.export.conftest import FAKE_KEY, SECRET, add_secrets
 from tests.support import fixtures as fx
 from trajkit.engine import LocalEngine
 from trajkit.export import RowOptions, export_dataset
+from trajkit.export.view_tracker import ViewTracker
 
 
 def _export(paths: list[Path], out: Path, profile: str = "analysis", **kwargs) -> None:  # noqa: ANN003
@@ -66,13 +67,13 @@ def test_the_view_lets_go_of_what_a_condensation_forgot() -> None:
     events = [parse_event(f.read_bytes()) for f in sorted((folder / "events").glob("*.json"))]
     (condensation,) = [e for e in events if e.kind == "Condensation"]
     forgotten = set(condensation.forgotten_event_ids)  # type: ignore[attr-defined]
-    view = event_rows.ViewTracker()
+    view = ViewTracker()
     for e in events:
         view.add(e)
     kept = {e.id for e in view.kept.values()}
     assert forgotten and not kept & forgotten
     assert len(view.entries) == len(events) and kept
-    branching = event_rows.ViewTracker()
+    branching = ViewTracker()
     for e in [events[0], *(e.model_copy(update={"parent_id": events[0].id}) for e in events[1:])]:
         branching.add(e)
     assert forgotten <= {e.id for e in branching.kept.values()}

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from trajkit.export.arrow_schema import columns_to_batch
 from trajkit.export.rows import (
     ConversationRows,
     Filtered,
@@ -99,61 +100,6 @@ class ChunkResult:
     number: int
     results: list[Exported | Copy | Unchanged | Filtered | Skipped] = field(default_factory=list)
     shards: dict[str, list[str]] = field(default_factory=dict)
-
-
-def columns_to_batch(columns: dict[str, list[Any]], schema: pa.Schema) -> pa.RecordBatch:
-    """Columns (name -> values) -> a record batch of `schema`.
-
-    String columns take `str` or UTF-8 `bytes`; bytes that are not UTF-8 (never expected: they
-    were parsed as JSON) are decoded with replacement characters rather than failing.
-    """
-    import pyarrow as pa
-
-    arrays = []
-    for f in schema:
-        values = columns[f.name]
-        if f.type == pa.string():
-            joined = _joined_utf8(values)
-            if joined is not None:
-                arrays.append(joined)
-                continue
-        try:
-            arrays.append(pa.array(values, type=f.type))
-        except pa.ArrowInvalid:
-            if not pa.types.is_string(f.type):
-                raise
-            values = [v.decode("utf-8", "replace") if isinstance(v, bytes) else v for v in values]
-            arrays.append(pa.array(values, type=f.type))
-    return pa.RecordBatch.from_arrays(arrays, schema=schema)
-
-
-def _joined_utf8(values: list[Any]) -> pa.Array | None:
-    """A string array of `values` when they are all `bytes` (JSON text as read or dumped).
-
-    The bytes are joined into one buffer of the exact size and the offsets computed from their
-    lengths, instead of `pa.array` appending them one by one into a buffer it grows (and so
-    copies) by doubling: on this 2-core VM fresh pages cost ~5 us each to fault in, and
-    `pa.array` of 5.7 KB event files took 16 us per event against 9.6 (loaded machine).
-    None (the caller uses `pa.array`) when a value is not bytes, when the text is not UTF-8,
-    or when it would not fit 32-bit offsets.
-    """
-    import itertools
-    from array import array
-
-    import pyarrow as pa
-
-    if not values or not all(type(v) is bytes for v in values):
-        return None
-    offsets = array("q", itertools.accumulate(map(len, values), initial=0))
-    if offsets[-1] >= 2**31:
-        return None
-    data = pa.py_buffer(b"".join(values))
-    strings = pa.StringArray.from_buffers(len(values), pa.py_buffer(array("i", offsets)), data)
-    try:
-        strings.validate(full=True)  # UTF-8, as `pa.array` checks it
-    except pa.ArrowInvalid:
-        return None
-    return strings
 
 
 def write_chunk(settings: ChunkSettings, task: ChunkTask) -> ChunkResult:

@@ -38,8 +38,8 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from trajkit.export.event_rows import ViewTracker
 from trajkit.export.summary import Loaded, chat_conversion, trl_message
+from trajkit.export.view_tracker import ViewTracker
 from trajkit.shapes.eval_output import BENCHMARK_FIELDS
 
 if TYPE_CHECKING:
