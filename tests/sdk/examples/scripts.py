@@ -144,6 +144,15 @@ _OVERRIDES: dict[str, dict[str, Any]] = {
     },
     # busy when the second message arrives
     "18": {"script": [terminal("sleep 4; echo step one")]},
+    # streams a story into a file, then deletes it (each reply arrives as chunks)
+    "29": {
+        "script": [
+            create("{cwd}/story.txt", "Tokens arrived one by one.\n\nThen the story ended.\n"),
+            text("I wrote the story to story.txt."),
+            terminal("rm story.txt"),
+            text("Deleted story.txt."),
+        ]
+    },
     # the Stop hook wants summary.txt: written first; the PreToolUse hook blocks the rm
     "33": {
         "script": [
@@ -181,6 +190,18 @@ _OVERRIDES: dict[str, dict[str, Any]] = {
             text("Shown and navigated."),
         ]
     },
+    # Demo 1: the security reviewer (an agent hook) denies the awk; Demo 2: REPORT.md is
+    # written with the terminal (the workspace is a temporary folder), the quality reviewer allows
+    "51": {
+        "script": [
+            terminal("awk '{print}' /etc/passwd"),
+            text('{"decision": "deny", "reason": "Reads a sensitive system file."}'),
+            text("The security reviewer blocked reading /etc/passwd."),
+            terminal("printf '# Report\\n\\n- A demo repository.\\n' > REPORT.md"),
+            text("Wrote REPORT.md."),
+            text('{"decision": "allow", "reason": "REPORT.md has a bullet point."}'),
+        ]
+    },
     # the prompt hook's verdicts: allow the tests, deny the delete
     "57": {
         "script": [
@@ -209,7 +230,6 @@ _OVERRIDES: dict[str, dict[str, Any]] = {
 _NO_BROWSER = "get_default_agent has no browser_* tools (the SDK offers 14): request 1 differs"
 _NO_MCP_SERVER = "trajkit.sdk.mcp has no MCPServer"
 _NO_SUBAGENT = "no trajkit.sdk.subagent (subagents, delegation)"
-_TOOL_MODULE = "trajkit.sdk.tool is a module, not the SDK's package"
 XFAIL: dict[str, str] = {
     "02": "trajkit.tools.terminal has no TerminalAction/TerminalExecutor to build a tool on",
     "04": _NO_BROWSER,
@@ -221,21 +241,14 @@ XFAIL: dict[str, str] = {
     "21": "trajkit.sdk does not export LLMSummarizingCondenser (then: Conversation.llm_registry)",
     "24": "trajkit.sdk.llm has no content_to_str; no planning preset",
     "25": _NO_SUBAGENT,
-    "29": "no trajkit.sdk.llm.streaming (LLM(stream=True))",
-    "30": "no trajkit.tools.tom_consult",
-    "33": "no trajkit.sdk.hooks",
     "41": _NO_SUBAGENT,
     "42": "trajkit.sdk has no agent_definition_to_factory (file-based subagents)",
     "45": "trajkit.sdk has no register_agent (subagents)",
-    "46": "trajkit.sdk has no OpenHandsAgentSettings (trajkit.sdk.settings)",
-    "47": "trajkit.sdk.security has no EnsembleSecurityAnalyzer (nor the pattern/policy ones)",
-    "49": "the built-in SwitchLLMTool (include_default_tools) is unknown",
-    "51": "no trajkit.sdk.event.hook_execution (agent hooks)",
+    "49": "switch_llm's observation is trajkit's own sentence (request 2 differs)",
     "52": _NO_SUBAGENT,
-    "53": "no trajkit.sdk.event.llm_convertible, ClientToolSpec (client-defined tools)",
-    "54": "no trajkit.sdk.conversation.goal (goal loop)",
-    "56": f"{_TOOL_MODULE} (trajkit.sdk.tool.builtins)",
-    "57": "no trajkit.sdk.conversation.conversation_stats (prompt hooks)",
+    "53": "the client-defined tools are offered after finish and think (request 1 differs)",
+    "54": "the goal loop's judge request is sent with the agent's tools (request 2 differs)",
+    "56": "TerminalTool takes no response_schema (structured output)",
 }
 """Examples that do not run the same on trajkit today, with the first reason (what the
 ``modules`` lane builds). The test is ``xfail(strict=True)``: a fix flips it."""

@@ -285,7 +285,7 @@ class Conversation(BaseConversation):
             self._started = True
             self._start_hooks()
             for llm in self.agent.llms():
-                self.state.stats.usage_to_metrics[llm.usage_id] = llm.metrics
+                self._track_llm(llm)
             if self.state.first_event(SystemPromptEvent) is None:
                 prompt = self.agent.system_prompt_event(self.tools, self._tool_context)
                 dynamic = secrets_prompt(self.state.secret_registry)
@@ -326,7 +326,13 @@ class Conversation(BaseConversation):
                 self._track_llm(llm)
 
     def _track_llm(self, llm: LLM) -> None:
-        """Count ``llm``'s usage in the stats, continuing what they hold under its usage id."""
+        """Count ``llm``'s usage in the stats, continuing what they hold under its usage id.
+        An LLM sharing another usage id's metrics (a ``model_copy``, as the default agent's
+        condenser is made) counts apart, from zero, as in the SDK's registry.
+        """
+        held = self.state.stats.usage_to_metrics.items()
+        if any(m is llm.metrics for usage_id, m in held if usage_id != llm.usage_id):
+            llm.reset_metrics()
         recorded = self.state.stats.usage_to_metrics.get(llm.usage_id)
         if isinstance(recorded, Metrics) and recorded is not llm.metrics:
             llm.restore_metrics(recorded)
@@ -599,13 +605,13 @@ class Conversation(BaseConversation):
             if isinstance(condenser, LLMSummarizingCondenser) and _same_llm(
                 condenser.llm, self.agent.llm
             ):
-                follower = llm.model_copy(update={"usage_id": condenser.llm.usage_id})
+                follower = llm.copy_for(condenser.llm.usage_id)
                 follower.restore_metrics(condenser.llm.metrics)
                 update["condenser"] = condenser.model_copy(update={"llm": follower})
             self.agent = self.agent.model_copy(update=update)
             st.agent = self.agent
             for model in self.agent.llms():
-                st.stats.usage_to_metrics[model.usage_id] = model.metrics
+                self._track_llm(model)
             self._side_llms.pop(ASK_AGENT_USAGE_ID, None)  # made again from the new LLM
 
     def switch_profile(self, profile_name: str) -> None:
@@ -627,15 +633,17 @@ class Conversation(BaseConversation):
 
     def execute_tool(self, tool_name: str, action: Any) -> Any:
         """Run one tool directly, outside the agent loop (the SDK's ``execute_tool``): no
-        confirmation, no event recorded; returns the tool's observation.
+        confirmation, no event recorded; the agent is started first (the system prompt
+        emitted) as before a run. Returns the tool's own observation.
 
         Raises:
             KeyError: the conversation has no tool of that name.
         """
+        self._ensure_started()
         tool = self.tools.get(tool_name)
         if tool is None:
             raise KeyError(f"Tool '{tool_name}' not found. Available tools: {list(self.tools)}")
-        return tool.execute(action, self)
+        return tool.run(action, self)
 
     def navigate_to(self, event_id: str | None) -> None:
         """Move the HEAD to ``event_id`` (``None``: the empty tree), as the SDK's

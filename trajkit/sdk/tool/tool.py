@@ -177,6 +177,14 @@ class RuntimeTool(ABC):
         del conversation
         return self(action)
 
+    def run(
+        self, action: _PayloadAction, conversation: BaseConversation | None = None
+    ) -> _PayloadObservation:
+        """Run ``action`` and give the tool's own observation (``execute_tool``'s entry); for a
+        built-in tool it is the one persisted.
+        """
+        return self.execute(action, conversation)
+
     def resource_key(self, action: _PayloadAction | None) -> str | None:
         """Calls with the same key never run at the same time (parallel tool execution).
 
@@ -269,14 +277,19 @@ class ToolDefinition(RuntimeTool, Generic[A, O]):
     def execute(
         self, action: _PayloadAction, conversation: BaseConversation | None = None
     ) -> _PayloadObservation:
+        return persisted_observation(self.run(action, conversation))
+
+    def run(
+        self, action: _PayloadAction, conversation: BaseConversation | None = None
+    ) -> _PayloadObservation:
+        """The executor's observation, of the tool's own observation class."""
         if self.executor is None:
             raise NotImplementedError(f"tool {self.name!r} has no executor")
         typed = action
         if not isinstance(action, self.action_type):
             args = action.model_dump(mode="json", exclude={"kind"})
             typed = self.action_type.model_validate(args)
-        observation = self.executor(typed, conversation)  # type: ignore[arg-type]
-        return persisted_observation(observation)
+        return self.executor(typed, conversation)  # type: ignore[arg-type]
 
     def resource_key(self, action: _PayloadAction | None) -> str | None:
         """Custom tools run in parallel unless they say otherwise (as the SDK's default)."""
