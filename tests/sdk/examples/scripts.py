@@ -202,6 +202,21 @@ _OVERRIDES: dict[str, dict[str, Any]] = {
             text('{"decision": "allow", "reason": "REPORT.md has a bullet point."}'),
         ]
     },
+    # the judge finds no test run in round 1; the agent runs pytest; round 2 is complete
+    "54": {
+        "script": [
+            terminal(
+                "printf 'def add(a, b):\\n    return a + b\\n' > mathx.py && printf "
+                "'from mathx import add\\n\\n\\ndef test_add():\\n    assert add(1, 2) == 3\\n' "
+                "> test_mathx.py"
+            ),
+            text("Created mathx.py and test_mathx.py."),
+            text('{"score": 0.4, "complete": false, "missing": "No pytest run is shown."}'),
+            terminal("python -m pytest -q -p no:cacheprovider"),
+            text("python -m pytest -q passes."),
+            text('{"score": 1.0, "complete": true, "missing": ""}'),
+        ]
+    },
     # the prompt hook's verdicts: allow the tests, deny the delete
     "57": {
         "script": [
@@ -244,10 +259,7 @@ XFAIL: dict[str, str] = {
     "41": _NO_SUBAGENT,
     "42": "trajkit.sdk has no agent_definition_to_factory (file-based subagents)",
     "45": "trajkit.sdk has no register_agent (subagents)",
-    "49": "switch_llm's observation is trajkit's own sentence (request 2 differs)",
     "52": _NO_SUBAGENT,
-    "53": "the client-defined tools are offered after finish and think (request 1 differs)",
-    "54": "the goal loop's judge request is sent with the agent's tools (request 2 differs)",
     "56": "TerminalTool takes no response_schema (structured output)",
 }
 """Examples that do not run the same on trajkit today, with the first reason (what the

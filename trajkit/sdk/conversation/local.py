@@ -137,7 +137,8 @@ from trajkit.sdk.security.confirmation_policy import (
     NeverConfirm,
     parse_confirmation_policy,
 )
-from trajkit.sdk.tool import ClientTool, ClientToolSpec, RuntimeTool, ToolContext
+from trajkit.sdk.tool import ClientToolSpec, RuntimeTool, ToolContext
+from trajkit.sdk.tool.client_tool import client_tool_specs
 from trajkit.store import ConversationWriter
 from trajkit.store.persistence import conversation_folder, persistence_base
 from trajkit.store.writer_lock import ProcessWriterLock
@@ -195,6 +196,10 @@ class Conversation(BaseConversation):
         # litellm takes seconds to import: pay it here, as the SDK pays it at import, so that a
         # script's timer (an interrupt after N seconds) starts after it, not before the call
         import_litellm()
+        if client_tools:  # they join the agent's tools, persisted with it (as the SDK's)
+            have = {t.name for t in agent.tools}
+            added = [t for t in client_tool_specs(client_tools) if t.name not in have]
+            agent = agent.model_copy(update={"tools": [*agent.tools, *added]})
         max_iterations = max_iteration_per_run or max_iterations or 500
         working_dir = _working_dir(workspace)
         cid = _conversation_id(conversation_id, persistence_dir)
@@ -255,8 +260,6 @@ class Conversation(BaseConversation):
                 secrets=self.state.secret_registry,
             )
             self.tools: dict[str, RuntimeTool] = agent.resolve_tools(ctx)
-            for spec in client_tools:  # carried out by the caller (sdk.tool.client_tool)
-                self.tools.setdefault(spec.name, ClientTool(spec))
             self._mcp = MCPToolset(agent.mcp_config, timeouts=mcp_timeouts).start()
             for mcp_tool in self._mcp.tools:
                 self.tools.setdefault(mcp_tool.name, mcp_tool)
