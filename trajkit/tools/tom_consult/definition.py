@@ -88,6 +88,8 @@ class _Tom(ToolExecutor[Any, Any]):
         return self._consult(action, conversation)
 
     def _index(self) -> Any:
+        from trajkit.store.layout import conversation_parts, parse_event_file_name
+
         if self.ctx.conversation_dir is None:
             return SleeptimeComputeObservation.from_text(
                 "No conversation sessions found", message="No conversation sessions found"
@@ -96,7 +98,8 @@ class _Tom(ToolExecutor[Any, Any]):
         history = json.loads(history_file.read_text()) if history_file.is_file() else {}
         sessions = []
         for folder in sorted(Path(self.ctx.conversation_dir).parent.iterdir()):
-            count = len(list((folder / "events").glob("event-*.json")))
+            events, _ = conversation_parts(folder)
+            count = sum(parse_event_file_name(p.name) is not None for p in events.glob("*"))
             if count and history.get(folder.name, 0) < count:
                 sessions.append((folder, count, _user_messages(folder)))
         valid = [(f, n, m) for f, n, m in sessions if m]
