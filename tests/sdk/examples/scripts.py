@@ -217,6 +217,27 @@ _OVERRIDES: dict[str, dict[str, Any]] = {
             text('{"score": 1.0, "complete": true, "missing": ""}'),
         ]
     },
+    # a terminal call with its rationale, then finish with the facts (structured output)
+    "56": {
+        "script": [
+            call(
+                "terminal",
+                {
+                    "command": "ls -a",
+                    "purpose": "See what the folder holds.",
+                    "expected_outcome": "A short listing.",
+                },
+            ),
+            call(
+                "finish",
+                {
+                    "message": "Three facts.",
+                    "description": "An empty working folder.",
+                    "facts": ["It is empty.", "It has no Python files.", "It has no tests."],
+                },
+            ),
+        ]
+    },
     # the prompt hook's verdicts: allow the tests, deny the delete
     "57": {
         "script": [
@@ -260,7 +281,6 @@ XFAIL: dict[str, str] = {
     "42": "trajkit.sdk has no agent_definition_to_factory (file-based subagents)",
     "45": "trajkit.sdk has no register_agent (subagents)",
     "52": _NO_SUBAGENT,
-    "56": "TerminalTool takes no response_schema (structured output)",
 }
 """Examples that do not run the same on trajkit today, with the first reason (what the
 ``modules`` lane builds). The test is ``xfail(strict=True)``: a fix flips it."""

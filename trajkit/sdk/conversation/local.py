@@ -263,6 +263,7 @@ class Conversation(BaseConversation):
             self._mcp = MCPToolset(agent.mcp_config, timeouts=mcp_timeouts).start()
             for mcp_tool in self._mcp.tools:
                 self.tools.setdefault(mcp_tool.name, mcp_tool)
+            agent.bind_tools(self.tools)
             self._finalizer = weakref.finalize(
                 self, _close_tools, list(self.tools.values()), self._mcp, self._writer_lock
             )
