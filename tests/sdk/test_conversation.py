@@ -411,3 +411,24 @@ def test_restore_with_an_added_tool_and_tool_params(
         {"name": "terminal", "params": {"no_change_timeout_seconds": 7}},
         {"name": "file_editor", "params": {}},
     ]
+
+
+def test_a_condenser_copied_from_the_agents_llm_counts_apart(
+    llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    # get_default_agent makes its condenser's LLM with model_copy, which shares the metrics;
+    # as the SDK's registry, the conversation gives it its own, so nothing is counted twice
+    from trajkit.tools.preset.default import get_default_agent
+
+    llm_server.enqueue_text("Hello!")
+    llm = make_llm(llm_server)
+    llm.reset_metrics()  # metrics made before the copy (as SDK example 51 does), so shared
+    agent = get_default_agent(llm=llm, cli_mode=True)
+    conv = _conv(agent, tmp_path, visualizer=None)
+    conv.send_message("Say hello.")
+    conv.run()
+    stats = conv.conversation_stats
+    assert stats.usage_to_metrics["condenser"].accumulated_cost == 0
+    agent_cost = stats.usage_to_metrics["agent"].accumulated_cost
+    assert agent_cost > 0 and stats.get_combined_metrics().accumulated_cost == agent_cost
+    conv.close()

@@ -93,6 +93,24 @@ def test_cost_matches_gpt4o_prices(llm_server: ScriptedLLMServer) -> None:
     assert llm.metrics.accumulated_cost == pytest.approx(0.017005)
 
 
+def test_cost_is_priced_by_the_model_the_response_names(llm_server: ScriptedLLMServer) -> None:
+    # as litellm's completion_cost (the SDK's): the server answers as gpt-4o, whatever was asked
+    llm_server.enqueue_text("x", prompt_tokens=6538, completion_tokens=66)
+    llm = make_llm(llm_server, model="openai/gpt-5.5")
+    llm.completion(_user())
+    assert llm.metrics.accumulated_cost == pytest.approx(0.017005)
+
+
+def test_reset_metrics_gives_a_copy_metrics_of_its_own(llm_server: ScriptedLLMServer) -> None:
+    llm_server.enqueue_text("x")
+    llm = make_llm(llm_server)
+    llm.completion(_user())
+    copy = llm.model_copy()
+    assert copy.metrics is llm.metrics  # pydantic copies private attributes shallowly
+    copy.reset_metrics()
+    assert copy.metrics.accumulated_cost == 0 and llm.metrics.accumulated_cost > 0
+
+
 def test_responses_call(llm_server: ScriptedLLMServer) -> None:
     llm_server.enqueue_tool_call("finish", {"message": "m"}, text="t", reasoning_content="r")
     llm = make_llm(llm_server, api_mode="responses")

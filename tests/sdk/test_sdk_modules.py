@@ -109,10 +109,23 @@ def test_client_tools_are_offered_recorded_and_acknowledged(llm_server, tmp_path
         t["function"] for t in first["tools"] if t["function"]["name"] == "show_notification"
     )
     assert offered["parameters"]["properties"]["level"]["enum"] == ["info", "error"]
-    assert seen[0].action.model_dump(exclude={"kind"}) == {"message": "hi", "level": "info"}
+    # offered after the agent's own tools, before the built-ins (the SDK's order)
+    names = [t["function"]["name"] for t in first["tools"]]
+    assert names == ["terminal", "file_editor", "show_notification", "finish", "think"]
+    # the arguments then kind, as the SDK's action dumps
+    assert list(seen[0].action.model_dump()) == ["message", "level", "kind"]
     assert seen[0].action.kind == "ClientAction_show_notification"
-    assert "handed to the client" in json.dumps(second["messages"][-1])
+    assert "Tool call dispatched to client." in json.dumps(second["messages"][-1])
     conv.close()
+    # the spec is kept with the agent's tools; the conversation continues with it given again
+    saved = json.loads(next((tmp_path / "c").glob("*/base_state.json")).read_text())
+    assert saved["agent"]["tools"][-1]["params"]["spec"]["name"] == "show_notification"
+    again = Conversation(
+        agent=make_agent(llm_server), workspace=tmp_path, persistence_dir=tmp_path / "c",
+        conversation_id=conv.id, visualizer=None, client_tools=[spec],
+    )  # fmt: skip
+    assert "show_notification" in again.tools
+    again.close()
     with pytest.raises(ValueError, match="object JSON Schema"):
         ClientToolSpec(name="x", description="x", parameters={"type": "string"})
 

@@ -10,7 +10,7 @@ from tests.sdk.helpers import make_agent
 
 def test_index_then_consult(llm_server, tmp_path, monkeypatch):
     from trajkit.sdk import Conversation, Tool
-    from trajkit.tools.tom_consult import SleeptimeComputeAction
+    from trajkit.tools.tom_consult import SleeptimeComputeAction, SleeptimeComputeObservation
 
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     params = {"llm_model": "openai/gpt-4o", "api_key": "k", "api_base": llm_server.base_url}
@@ -28,9 +28,10 @@ def test_index_then_consult(llm_server, tmp_path, monkeypatch):
         agent=agent, workspace=tmp_path, persistence_dir=tmp_path / "c", visualizer=None
     )
     first = conv.execute_tool("sleeptime_compute", SleeptimeComputeAction())
-    assert first.extra_fields()["sessions_processed"] == 1
+    # the tool's own observation, as the SDK's execute_tool returns it
+    assert isinstance(first, SleeptimeComputeObservation) and first.sessions_processed == 1
     again = conv.execute_tool("sleeptime_compute", SleeptimeComputeAction())
-    assert "already indexed" in again.text
+    assert again.message == "All conversations already indexed"
     llm_server.enqueue_tool_call("tom_consult", {"reason": "vague", "use_user_message": True})
     llm_server.enqueue_text("They want type hints.")
     llm_server.enqueue_text("Added hints.")

@@ -12,7 +12,7 @@ import ast
 import inspect
 import sys
 from functools import cache
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import (
     BaseModel,
@@ -118,6 +118,10 @@ class KeepNullExtras(BaseModel):
     an unknown key is data we only carry, so its null must survive a round trip.
     """
 
+    _kind_last: ClassVar[bool] = False
+    """Whether a declared ``kind`` is written after the carried keys (a payload's, whose SDK
+    class declares it last)."""
+
     @model_serializer(mode="wrap")
     def _keep_null_extras(
         self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
@@ -128,6 +132,8 @@ class KeepNullExtras(BaseModel):
             for key, value in extra.items():
                 if value is None and key not in data:
                     data[key] = None
+        if extra and self._kind_last and isinstance(data, dict) and "kind" in data:
+            data["kind"] = data.pop("kind")  # after the carried keys, as the SDK writes it
         return data
 
 

@@ -37,6 +37,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     SerializationInfo,
     ValidationError,
     ValidationInfo,
@@ -88,6 +89,7 @@ class Agent(BaseModel):
     """An LLM with tools; persisted with the conversation."""
 
     model_config = ConfigDict(extra="ignore", frozen=True, use_attribute_docstrings=True)
+    _tools_map: dict[str, RuntimeTool] | None = PrivateAttr(default=None)
 
     llm: LLM
     """The model."""
@@ -172,6 +174,21 @@ class Agent(BaseModel):
         return protect_mcp_config(v, context.get("cipher"))
 
     # -- tools -----------------------------------------------------------------------
+    @property
+    def tools_map(self) -> dict[str, RuntimeTool]:
+        """The live tools by name, once a conversation has resolved them (the SDK's).
+
+        Raises:
+            RuntimeError: no conversation has started with this agent yet.
+        """
+        if self._tools_map is None:
+            raise RuntimeError("the agent's tools are resolved when a conversation starts")
+        return dict(self._tools_map)
+
+    def bind_tools(self, tools: dict[str, RuntimeTool]) -> None:
+        """Keep the live tools of the conversation running this agent (`tools_map`)."""
+        self._tools_map = tools
+
     def llms(self) -> list[LLM]:
         """The agent's LLM (and those it routes to) and the condenser's, each keeping its metrics
         under its usage id.
@@ -371,7 +388,7 @@ class Agent(BaseModel):
             return _failed(common, call.name, call.arguments, err)
         try:
             args = _parse_arguments(call.arguments)
-            action = tool.action_from_arguments(args)
+            action = tool.action_for_call(args)
         except (ValueError, ValidationError) as e:
             reason = _validation_reason(e)
             err = f"Error validating args {call.arguments} for tool '{call.name}': {reason}"

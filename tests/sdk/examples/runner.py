@@ -31,6 +31,9 @@ SOURCE = SHARED / "sdk-examples" / "01_standalone_sdk"
 
 _IMPORT = re.compile(r"^(\s*(?:from|import)\s+)openhands\.(sdk|tools)\b", re.MULTILINE)
 _TIMES = [
+    re.compile(
+        r"\b[A-Z][a-z]{2} [A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2} [A-Z]{2,5} \d{4}\b"
+    ),  # date
     re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?"),
     re.compile(r"\b\d{1,2}:\d{2}:\d{2}(\.\d+)?\b"),
     re.compile(r"\b[A-Z][a-z]{2} +\d{1,2} +\d{2}:\d{2}\b"),  # ls -l dates
@@ -226,7 +229,13 @@ def snapshot_files(work: Path, skip: set[Path], norm: Normalizer) -> dict[str, A
 _SYSTEM_PRINTED = re.compile(r"(role='system'|SystemPromptEvent:?)\s.*")
 """A printed system message or event (examples print the messages): its wording is not part of
 the comparison (and the SDK's prompt is not copied into the recordings)."""
-_TITLE = re.compile(r"^(?:\u256d\u2500 )?(\S.*?) \u2500{3,}")
+_PATTERN_TABLE = re.compile(r"(\b\w*patterns=)\[\(.*?\)\](?=, \w+=)")
+"""A pattern analyzer's default table as its repr prints it (regex, description, rule id): the
+runtime's own rules and wording, a marker as a prompt is (never copied into the recordings)."""
+_TITLE = re.compile(r"^(\S.*?) \u2500{3,}")
+_CORNER = "\u256d\u2500 "
+"""Where trajkit's panel opens its title: layout, dropped wherever it is on the line (a token
+callback's output without a line break can precede it)."""
 MARK = "\x02"  # not a line break for str.splitlines (\x1e is)
 SITECUSTOMIZE = f"""
 import builtins, io, sys
@@ -251,10 +260,11 @@ def normalize_lines(text: str, norm: Normalizer) -> list[str]:
     for line in text.splitlines():
         if line.startswith(MARK):
             # normalised first: ids are numbered as they appear, the prompt's included
-            line = _SYSTEM_PRINTED.sub(r"\1 <system prompt>", norm(line.replace(MARK, ""))).rstrip()
+            line = _SYSTEM_PRINTED.sub(r"\1 <system prompt>", norm(line.replace(MARK, "")))
+            line = _PATTERN_TABLE.sub(r"\1<runtime patterns>", line).rstrip()
             if line.strip():
                 out.append(line)
-        elif title := _TITLE.match(line):
+        elif title := _TITLE.match(line.replace(_CORNER, "", 1)):
             out.append(f"[{norm(title.group(1))}]")
     return out
 

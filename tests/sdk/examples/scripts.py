@@ -144,6 +144,15 @@ _OVERRIDES: dict[str, dict[str, Any]] = {
     },
     # busy when the second message arrives
     "18": {"script": [terminal("sleep 4; echo step one")]},
+    # streams a story into a file, then deletes it (each reply arrives as chunks)
+    "29": {
+        "script": [
+            create("{cwd}/story.txt", "Tokens arrived one by one.\n\nThen the story ended.\n"),
+            text("I wrote the story to story.txt."),
+            terminal("rm story.txt"),
+            text("Deleted story.txt."),
+        ]
+    },
     # the Stop hook wants summary.txt: written first; the PreToolUse hook blocks the rm
     "33": {
         "script": [
@@ -179,6 +188,54 @@ _OVERRIDES: dict[str, dict[str, Any]] = {
                 ("navigate_to", {"route": "/files"}),
             ),
             text("Shown and navigated."),
+        ]
+    },
+    # Demo 1: the security reviewer (an agent hook) denies the awk; Demo 2: REPORT.md is
+    # written with the terminal (the workspace is a temporary folder), the quality reviewer allows
+    "51": {
+        "script": [
+            terminal("awk '{print}' /etc/passwd"),
+            text('{"decision": "deny", "reason": "Reads a sensitive system file."}'),
+            text("The security reviewer blocked reading /etc/passwd."),
+            terminal("printf '# Report\\n\\n- A demo repository.\\n' > REPORT.md"),
+            text("Wrote REPORT.md."),
+            text('{"decision": "allow", "reason": "REPORT.md has a bullet point."}'),
+        ]
+    },
+    # the judge finds no test run in round 1; the agent runs pytest; round 2 is complete
+    "54": {
+        "script": [
+            terminal(
+                "printf 'def add(a, b):\\n    return a + b\\n' > mathx.py && printf "
+                "'from mathx import add\\n\\n\\ndef test_add():\\n    assert add(1, 2) == 3\\n' "
+                "> test_mathx.py"
+            ),
+            text("Created mathx.py and test_mathx.py."),
+            text('{"score": 0.4, "complete": false, "missing": "No pytest run is shown."}'),
+            terminal("python -m pytest -q -p no:cacheprovider"),
+            text("python -m pytest -q passes."),
+            text('{"score": 1.0, "complete": true, "missing": ""}'),
+        ]
+    },
+    # a terminal call with its rationale, then finish with the facts (structured output)
+    "56": {
+        "script": [
+            call(
+                "terminal",
+                {
+                    "command": "ls -a",
+                    "purpose": "See what the folder holds.",
+                    "expected_outcome": "A short listing.",
+                },
+            ),
+            call(
+                "finish",
+                {
+                    "message": "Three facts.",
+                    "description": "An empty working folder.",
+                    "facts": ["It is empty.", "It has no Python files.", "It has no tests."],
+                },
+            ),
         ]
     },
     # the prompt hook's verdicts: allow the tests, deny the delete
@@ -324,22 +381,9 @@ _OVERRIDES: dict[str, dict[str, Any]] = {
     },
 }
 
-_TOOL_MODULE = "trajkit.sdk.tool is a module, not the SDK's package"
-XFAIL: dict[str, str] = {
-    "29": "no trajkit.sdk.llm.streaming (LLM(stream=True))",
-    "30": "no trajkit.tools.tom_consult",
-    "33": "no trajkit.sdk.hooks",
-    "46": "trajkit.sdk has no OpenHandsAgentSettings (trajkit.sdk.settings)",
-    "47": "trajkit.sdk.security has no EnsembleSecurityAnalyzer (nor the pattern/policy ones)",
-    "49": "the built-in SwitchLLMTool (include_default_tools) is unknown",
-    "51": "no trajkit.sdk.event.hook_execution (agent hooks)",
-    "53": "no trajkit.sdk.event.llm_convertible, ClientToolSpec (client-defined tools)",
-    "54": "no trajkit.sdk.conversation.goal (goal loop)",
-    "56": f"{_TOOL_MODULE} (trajkit.sdk.tool.builtins)",
-    "57": "no trajkit.sdk.conversation.conversation_stats (prompt hooks)",
-}
-"""Examples that do not run the same on trajkit today, with the first reason (what the
-``modules`` lane builds). The test is ``xfail(strict=True)``: a fix flips it."""
+XFAIL: dict[str, str] = {}
+"""Examples that do not run the same on trajkit today, with the first reason (none now). The
+test is ``xfail(strict=True)``: a fix flips it."""
 
 
 def _example(path: str) -> Example:

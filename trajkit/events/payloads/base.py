@@ -51,6 +51,7 @@ class UnknownAction(Action, KeepNullExtras):
     """Action of a tool trajkit does not know (custom tool, newer SDK); keeps every key."""
 
     model_config = ConfigDict(extra="allow", frozen=True)
+    _kind_last = True
 
     kind: str
     """Payload class name, as written."""
@@ -60,6 +61,7 @@ class UnknownObservation(Observation, KeepNullExtras):
     """Observation of a tool trajkit does not know; rendered from its ``content``."""
 
     model_config = ConfigDict(extra="allow", frozen=True)
+    _kind_last = True
 
     kind: str
     """Payload class name, as written."""

@@ -137,7 +137,8 @@ from trajkit.sdk.security.confirmation_policy import (
     NeverConfirm,
     parse_confirmation_policy,
 )
-from trajkit.sdk.tool import ClientTool, ClientToolSpec, RuntimeTool, ToolContext
+from trajkit.sdk.tool import ClientToolSpec, RuntimeTool, ToolContext
+from trajkit.sdk.tool.client_tool import client_tool_specs
 from trajkit.store import ConversationWriter
 from trajkit.store.persistence import conversation_folder, persistence_base
 from trajkit.store.writer_lock import ProcessWriterLock
@@ -195,6 +196,10 @@ class Conversation(BaseConversation):
         # litellm takes seconds to import: pay it here, as the SDK pays it at import, so that a
         # script's timer (an interrupt after N seconds) starts after it, not before the call
         import_litellm()
+        if client_tools:  # they join the agent's tools, persisted with it (as the SDK's)
+            have = {t.name for t in agent.tools}
+            added = [t for t in client_tool_specs(client_tools) if t.name not in have]
+            agent = agent.model_copy(update={"tools": [*agent.tools, *added]})
         max_iterations = max_iteration_per_run or max_iterations or 500
         working_dir = _working_dir(workspace)
         cid = _conversation_id(conversation_id, persistence_dir)
@@ -255,12 +260,11 @@ class Conversation(BaseConversation):
                 secrets=self.state.secret_registry,
             )
             self.tools: dict[str, RuntimeTool] = agent.resolve_tools(ctx)
-            for spec in client_tools:  # carried out by the caller (sdk.tool.client_tool)
-                self.tools.setdefault(spec.name, ClientTool(spec))
             self._mcp = MCPToolset(agent.mcp_config, timeouts=mcp_timeouts).start()
             for mcp_tool in self._mcp.tools:
                 if agent.keeps_tool(mcp_tool.name):
                     self.tools.setdefault(mcp_tool.name, mcp_tool)
+            agent.bind_tools(self.tools)
             self._finalizer = weakref.finalize(
                 self, _close_tools, list(self.tools.values()), self._mcp, self._writer_lock
             )
@@ -286,7 +290,7 @@ class Conversation(BaseConversation):
             self._started = True
             self._start_hooks()
             for llm in self.agent.llms():
-                self.state.stats.usage_to_metrics[llm.usage_id] = llm.metrics
+                self._track_llm(llm)
             if self.state.first_event(SystemPromptEvent) is None:
                 prompt = self.agent.system_prompt_event(self.tools, self._tool_context)
                 dynamic = secrets_prompt(self.state.secret_registry)
@@ -330,7 +334,13 @@ class Conversation(BaseConversation):
                 self._track_llm(llm)
 
     def _track_llm(self, llm: LLM) -> None:
-        """Count ``llm``'s usage in the stats, continuing what they hold under its usage id."""
+        """Count ``llm``'s usage in the stats, continuing what they hold under its usage id.
+        An LLM sharing another usage id's metrics (a ``model_copy``, as the default agent's
+        condenser is made) counts apart, from zero, as in the SDK's registry.
+        """
+        held = self.state.stats.usage_to_metrics.items()
+        if any(m is llm.metrics for usage_id, m in held if usage_id != llm.usage_id):
+            llm.reset_metrics()
         recorded = self.state.stats.usage_to_metrics.get(llm.usage_id)
         if isinstance(recorded, Metrics) and recorded is not llm.metrics:
             llm.restore_metrics(recorded)
@@ -603,13 +613,13 @@ class Conversation(BaseConversation):
             if isinstance(condenser, LLMSummarizingCondenser) and _same_llm(
                 condenser.llm, self.agent.llm
             ):
-                follower = llm.model_copy(update={"usage_id": condenser.llm.usage_id})
+                follower = llm.copy_for(condenser.llm.usage_id)
                 follower.restore_metrics(condenser.llm.metrics)
                 update["condenser"] = condenser.model_copy(update={"llm": follower})
             self.agent = self.agent.model_copy(update=update)
             st.agent = self.agent
             for model in self.agent.llms():
-                st.stats.usage_to_metrics[model.usage_id] = model.metrics
+                self._track_llm(model)
             self._side_llms.pop(ASK_AGENT_USAGE_ID, None)  # made again from the new LLM
 
     def switch_profile(self, profile_name: str) -> None:
@@ -631,15 +641,17 @@ class Conversation(BaseConversation):
 
     def execute_tool(self, tool_name: str, action: Any) -> Any:
         """Run one tool directly, outside the agent loop (the SDK's ``execute_tool``): no
-        confirmation, no event recorded; returns the tool's observation.
+        confirmation, no event recorded; the agent is started first (the system prompt
+        emitted) as before a run. Returns the tool's own observation.
 
         Raises:
             KeyError: the conversation has no tool of that name.
         """
+        self._ensure_started()
         tool = self.tools.get(tool_name)
         if tool is None:
             raise KeyError(f"Tool '{tool_name}' not found. Available tools: {list(self.tools)}")
-        return tool.execute(action, self)
+        return tool.run(action, self)
 
     def navigate_to(self, event_id: str | None) -> None:
         """Move the HEAD to ``event_id`` (``None``: the empty tree), as the SDK's

@@ -78,6 +78,10 @@ def _cut(text: str) -> str:
     return text if len(text) <= PANEL_CHARS else text[:PANEL_CHARS] + "\n[... cut]"
 
 
+_SILENT_RESULTS = frozenset({"FinishObservation", "ThinkObservation"})
+"""Results that draw no panel, as in the SDK: ``finish`` and ``think`` say nothing new."""
+
+
 def describe(event: Event) -> tuple[str, str, str] | None:
     """``(title, body, colour)`` for an event's panel, or None for events not shown."""
     if isinstance(event, SystemPromptEvent):
@@ -99,6 +103,8 @@ def describe(event: Event) -> tuple[str, str, str] | None:
         body = (f"{thought}\n\n" if thought else "") + f"{event.tool_name}: {args}"
         return "Agent Action", _cut(body), "yellow"
     if isinstance(event, ObservationEvent):
+        if event.observation.kind in _SILENT_RESULTS:
+            return None
         body = _texts(event.to_llm_message().content)
         return "Observation", _cut(f"{event.tool_name}: {body}"), "cyan"
     if isinstance(event, UserRejectObservation):

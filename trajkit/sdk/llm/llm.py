@@ -259,15 +259,10 @@ class LLM(BaseModel):
         return copy
 
     def reset_metrics(self) -> None:
-        """Forget the recorded cost, tokens and latencies (the object is cleared in place,
-        so a conversation's stats that hold it see the reset too).
+        """Count from zero in a metrics object of this LLM's own, as the SDK's method: a
+        ``model_copy`` shares its source's metrics until then (the source keeps its count).
         """
-        fresh = Metrics(model_name=self.model)
-        if self._metrics is None:
-            self._metrics = fresh
-            return
-        for name in type(fresh).model_fields:
-            setattr(self._metrics, name, getattr(fresh, name))
+        self._metrics = Metrics(model_name=self.model)
 
     def get_token_count(
         self, messages: Sequence[Message], tools: Sequence[Any] | None = None
@@ -541,8 +536,9 @@ class LLM(BaseModel):
                 return float(header_cost)
         except (TypeError, ValueError, AttributeError):
             pass
-        # then the model the response names (an ``openhands/`` proxy name is not in the map)
-        for name in (self.model_canonical_name, self.model, _get(resp, "model")):
+        # the model the response names first, as litellm's completion_cost (the SDK's) prices a
+        # response; then the configured names
+        for name in (_get(resp, "model"), self.model_canonical_name, self.model):
             if not name or not isinstance(name, str):
                 continue
             try:

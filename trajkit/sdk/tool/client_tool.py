@@ -2,23 +2,29 @@
 runs the conversation, not by trajkit.
 
 ``Conversation(client_tools=[ClientToolSpec(...)])`` offers each spec to the LLM with its own
-JSON Schema. A call is recorded as an ``ActionEvent`` whose action is the arguments (kind
+JSON Schema: it joins the agent's tools (after those it has, before the built-ins) as
+``Tool(name=<name>, params={"spec": ...})``, so ``base_state.json`` keeps the schema, as the
+SDK's does. A call is recorded as an ``ActionEvent`` whose action is the arguments (kind
 ``ClientAction_<name>``), which callbacks see and act on; the tool answers at once with a
 ``ClientToolObservation`` saying the call was handed over, so the run goes on.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
 from trajkit.events import TextContent, UnknownAction, UnknownObservation
-from trajkit.sdk.tool.tool import RuntimeTool
+from trajkit.sdk.tool.registry import register_tool, registered_tool_names
+from trajkit.sdk.tool.spec import Tool
+from trajkit.sdk.tool.tool import RuntimeTool, ToolContext
 
-__all__ = ["HANDED_OVER", "ClientTool", "ClientToolSpec"]
+__all__ = ["HANDED_OVER", "ClientTool", "ClientToolSpec", "client_tool_specs"]
 
-HANDED_OVER = "The call was handed to the client, which carries it out."
+HANDED_OVER = "Tool call dispatched to client."
+"""The acknowledgement the model reads: the SDK's, as a result format (as ``think``'s)."""
 
 
 class ClientToolSpec(BaseModel):
@@ -74,3 +80,30 @@ class ClientTool(RuntimeTool):
     def resource_key(self, action: Any) -> str | None:
         del action
         return None
+
+
+_CLIENT_NAMES: set[str] = set()
+"""Names registered here (each resolves any client spec given in its params)."""
+
+
+def _resolve(ctx: ToolContext, *, spec: dict[str, Any]) -> list[RuntimeTool]:
+    del ctx
+    return [ClientTool(ClientToolSpec.model_validate(spec))]
+
+
+def client_tool_specs(specs: Sequence[ClientToolSpec]) -> list[Tool]:
+    """Each spec as an agent's ``Tool`` carrying its schema; the name resolves to a
+    `ClientTool` built from that schema (one stateless resolver per name).
+
+    Raises:
+        ValueError: a spec takes the name of a tool that is not client-defined.
+    """
+    out = []
+    for spec in specs:
+        if spec.name not in _CLIENT_NAMES:
+            if spec.name in registered_tool_names():
+                raise ValueError(f"client tool {spec.name!r} has the name of a registered tool")
+            register_tool(spec.name, _resolve)
+            _CLIENT_NAMES.add(spec.name)
+        out.append(Tool(name=spec.name, params={"spec": spec.model_dump(mode="json")}))
+    return out

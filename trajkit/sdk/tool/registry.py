@@ -133,4 +133,11 @@ def resolve_tool(spec: Tool | str, ctx: ToolContext) -> list[RuntimeTool]:
     """Live tools for a spec (or a bare name)."""
     if isinstance(spec, str):
         spec = Tool(name=spec)
-    return _lookup(spec.name)(ctx, **spec.params)
+    params = dict(spec.params)
+    response_schema = params.pop("response_schema", None)
+    tools = _lookup(spec.name)(ctx, **params)
+    if response_schema is None:
+        return tools
+    if len(tools) != 1:
+        raise ValueError(f"tool {spec.name!r}: a response_schema needs a spec giving one tool")
+    return [tools[0].set_response_schema(response_schema)]

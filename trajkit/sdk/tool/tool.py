@@ -23,8 +23,11 @@ are persisted as their own ``kind``; the observation's ``content`` holds what
 
 from __future__ import annotations
 
+import copy
+import json
+import weakref
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -43,6 +46,12 @@ from trajkit.events import Observation as _PayloadObservation
 from trajkit.events import ToolDefinition as _ToolEntry
 from trajkit.events.payloads.base import ERROR_HEADER
 from trajkit.events.tools import tool_name
+from trajkit.sdk.tool.response import (
+    ResponseSchema,
+    response_fields,
+    split_response,
+    validate_response,
+)
 from trajkit.sdk.tool.schema import Observation
 
 if TYPE_CHECKING:
@@ -116,6 +125,10 @@ class RuntimeTool(ABC):
     """JSON Schema of the action's own arguments (without security_risk/summary)."""
 
     description: str = ""
+    response_schema: ResponseSchema | None = None
+    """Fields every call also fills in (structured output, `trajkit.sdk.tool.response`)."""
+    _responses: dict[int, Any]
+    """Response fields by action (its ``id``, dropped with it); set with the schema."""
 
     @classmethod
     def create(cls, ctx: ToolContext, **params: Any) -> list[RuntimeTool]:
@@ -132,9 +145,70 @@ class RuntimeTool(ABC):
         return bool((self.annotations or {}).get("readOnlyHint"))
 
     def parameters_schema(self) -> dict[str, Any]:
-        """The schema sent to the LLM: security_risk (unless read-only), summary, own args."""
+        """The schema sent to the LLM: security_risk (unless read-only), summary, own args
+        (then the response schema's fields).
+        """
         own = {k: v for k, v in self.parameters.items() if k != "required" or v}  # none: no key
+        if self.response_schema is not None:
+            extra = response_fields(self.response_schema)
+            own = {**own, "properties": {**own.get("properties", {}), **extra["properties"]}}
+            if required := [*own.get("required", []), *extra["required"]]:
+                own["required"] = required
         return offered_parameters(own, security_risk=not self.read_only)
+
+    # -- structured output -------------------------------------------------------------
+    def set_response_schema(self, schema: ResponseSchema) -> RuntimeTool:
+        """A copy of this tool whose calls also fill in ``schema``'s fields.
+
+        Raises:
+            ValueError: a field of ``schema`` has the name of one of the tool's own.
+        """
+        names = set(response_fields(schema)["properties"])
+        clash = names & {*self.parameters.get("properties", {}), "security_risk", "summary"}
+        if clash:
+            raise ValueError(f"response_schema fields {sorted(clash)} collide with tool fields")
+        tool = copy.copy(self)
+        tool.response_schema = schema
+        tool._responses = {}
+        return tool
+
+    def action_for_call(self, arguments: dict[str, Any]) -> _PayloadAction:
+        """The action for a model's call: the response fields validated and kept apart
+        (`parse_response`), the rest parsed by `action_from_arguments`.
+        """
+        if self.response_schema is None:
+            return self.action_from_arguments(arguments)
+        own, response = split_response(self.response_schema, arguments)
+        action = self.action_from_arguments(own)
+        self._responses[id(action)] = response
+        weakref.finalize(action, self._responses.pop, id(action), None)
+        return action
+
+    def parse_response(self, action: _PayloadAction) -> Any:
+        """The response fields of the call that gave ``action`` (a model of the schema's
+        class, or a dict).
+
+        Raises:
+            ValueError: the tool has no response schema, or ``action`` was not made by it.
+        """
+        if self.response_schema is None:
+            raise ValueError(f"tool {self.name!r} has no response_schema")
+        response = getattr(self, "_responses", {}).get(id(action))
+        if response is None:
+            raise ValueError(f"this {type(action).__name__} has no structured output")
+        return validate_response(self.response_schema, response)
+
+    def parse_last_response(self, events: Sequence[Any]) -> Any:
+        """The response fields of this tool's last call in ``events`` (None without one)."""
+        if self.response_schema is None:
+            raise ValueError(f"tool {self.name!r} has no response_schema")
+        for event in reversed(events):
+            if getattr(event, "kind", None) == "ActionEvent" and event.tool_name == self.name:
+                arguments = json.loads(event.tool_call.arguments or "{}")
+                return validate_response(
+                    self.response_schema, split_response(self.response_schema, arguments)[1]
+                )
+        return None
 
     def to_chat_tool(self) -> dict[str, Any]:
         """Chat Completions ``tools`` entry."""
@@ -176,6 +250,14 @@ class RuntimeTool(ABC):
         """Run a persisted action and give the observation to persist (the agent's entry)."""
         del conversation
         return self(action)
+
+    def run(
+        self, action: _PayloadAction, conversation: BaseConversation | None = None
+    ) -> _PayloadObservation:
+        """Run ``action`` and give the tool's own observation (``execute_tool``'s entry); for a
+        built-in tool it is the one persisted.
+        """
+        return self.execute(action, conversation)
 
     def resource_key(self, action: _PayloadAction | None) -> str | None:
         """Calls with the same key never run at the same time (parallel tool execution).
@@ -269,14 +351,19 @@ class ToolDefinition(RuntimeTool, Generic[A, O]):
     def execute(
         self, action: _PayloadAction, conversation: BaseConversation | None = None
     ) -> _PayloadObservation:
+        return persisted_observation(self.run(action, conversation))
+
+    def run(
+        self, action: _PayloadAction, conversation: BaseConversation | None = None
+    ) -> _PayloadObservation:
+        """The executor's observation, of the tool's own observation class."""
         if self.executor is None:
             raise NotImplementedError(f"tool {self.name!r} has no executor")
         typed = action
         if not isinstance(action, self.action_type):
             args = action.model_dump(mode="json", exclude={"kind"})
             typed = self.action_type.model_validate(args)
-        observation = self.executor(typed, conversation)  # type: ignore[arg-type]
-        return persisted_observation(observation)
+        return self.executor(typed, conversation)  # type: ignore[arg-type]
 
     def resource_key(self, action: _PayloadAction | None) -> str | None:
         """Custom tools run in parallel unless they say otherwise (as the SDK's default)."""

@@ -54,7 +54,9 @@ class _Switch(ToolExecutor[SwitchLLMAction, SwitchLLMObservation]):
             )
         model = conversation.agent.llm.model
         return SwitchLLMObservation.from_text(
-            f"Now using LLM profile '{action.profile_name}' (model '{model}') from the next call on. Reason: {action.reason}",
+            # the SDK's result format, which the model reads (as the file editor's)
+            f"Switched LLM profile to '{action.profile_name}' with active model '{model}'. "
+            f"Reason: {action.reason} Future agent steps will use this profile.",
             active_model=model,
             **fields,
         )
