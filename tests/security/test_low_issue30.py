@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.security.conftest import copy_fixture, invoke
+from tests.security.conftest import copy_fixture, invoke, tree
 
 
 def test_a_conversation_folder_named_hex_and_a_newline(tmp_path: Path) -> None:
@@ -141,3 +141,44 @@ def test_an_archive_bomb_is_refused_before_it_is_read(tmp_path: Path) -> None:
         r = invoke(*args)
         assert r.exit_code == 1, (args, r.output)
         assert "times the archive's size: an archive bomb? not read" in r.stderr, (args, r.stderr)
+
+
+def test_a_second_conversation_object_on_one_id_is_refused_while_the_first_lives(
+    tmp_path: Path,
+) -> None:
+    """Two `Conversation` objects on one id in one process both wrote (two branches) on
+    8bb7cc8; the second is refused now as a second process is, until the first is closed or
+    dropped (the SDK's persistence example drops one and opens the id again at once)."""
+    from trajkit.errors import ConversationLockedError
+    from trajkit.sdk import LLM, Agent, Conversation
+
+    persist, cid = tmp_path / "p", uuid.uuid4()
+
+    def _open() -> Conversation:
+        agent = Agent(llm=LLM(model="openai/gpt-4o", base_url="http://127.0.0.1:9"), tools=[])
+        return Conversation(
+            agent=agent,
+            workspace=str(tmp_path / "ws"),
+            persistence_dir=persist,
+            conversation_id=cid,
+        )
+
+    first = _open()
+    first.send_message("first")
+    before = tree(persist)
+    with pytest.raises(ConversationLockedError, match=r"this process \(pid \d+\)"):
+        _open()
+    assert tree(persist) == before  # the refused one wrote nothing
+    first.send_message("still the writer")
+    first.close()
+    second = _open()  # closed: free
+    second.send_message("second")
+    del second  # dropped (held by reference cycles only): free at once
+    third = _open()
+    try:
+        texts = [
+            e.llm_message.content[0].text for e in third.state.events if hasattr(e, "llm_message")
+        ]
+        assert texts[-3:] == ["first", "still the writer", "second"]
+    finally:
+        third.close()
