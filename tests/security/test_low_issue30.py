@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -182,3 +184,72 @@ def test_a_second_conversation_object_on_one_id_is_refused_while_the_first_lives
         assert texts[-3:] == ["first", "still the writer", "second"]
     finally:
         third.close()
+
+
+FETCH_RESTORED_LOOKUPS = "TRAJKIT_FETCH_RESTORED_LOOKUPS"  # the opt-in the README names
+
+
+@pytest.fixture
+def counting_http() -> Iterator[tuple[str, list[str]]]:
+    """A loopback HTTP server that answers every GET with a value and counts the requests."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    seen: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            seen.append(self.path)
+            body = b"value-from-the-lookup-url"
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/token", seen
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_resumed_lookup_secret_is_fetched_only_on_opt_in(
+    tmp_path: Path, counting_http: tuple[str, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Resuming a conversation folder from someone else fetched the URLs of its LookupSecrets
+    when a command named them (8bb7cc8); now a restored lookup is not fetched, and says which
+    opt-in fetches it, unless TRAJKIT_FETCH_RESTORED_LOOKUPS=1 or the secret is given again."""
+    from trajkit.errors import TrajkitError
+    from trajkit.sdk import LLM, Agent, Conversation, LookupSecret
+
+    url, seen = counting_http
+    monkeypatch.delenv(FETCH_RESTORED_LOOKUPS, raising=False)
+    agent = Agent(llm=LLM(model="openai/gpt-4o", base_url="http://127.0.0.1:9"), tools=[])
+    where = {"agent": agent, "workspace": str(tmp_path / "ws"), "persistence_dir": tmp_path / "p"}
+    first = Conversation(**where, secrets={"TOKEN": LookupSecret(url=url)})
+    assert first.state.secret_registry.env_for_command("echo $TOKEN") == {
+        "TOKEN": "value-from-the-lookup-url"
+    }  # given by the user: fetched
+    first.close()
+    assert len(seen) == 1
+
+    resumed = Conversation(**where, conversation_id=first.id)
+    try:
+        registry = resumed.state.secret_registry
+        assert isinstance(registry.secret_sources["TOKEN"], LookupSecret)
+        assert registry.env_for_command("echo $TOKEN") == {}
+        with pytest.raises(TrajkitError, match=f"not fetched.*{FETCH_RESTORED_LOOKUPS}=1"):
+            registry.get_value("TOKEN")
+        assert len(seen) == 1  # no request left the process
+        monkeypatch.setenv(FETCH_RESTORED_LOOKUPS, "1")
+        assert registry.env_for_command("echo $TOKEN") == {"TOKEN": "value-from-the-lookup-url"}
+        assert len(seen) == 2
+        monkeypatch.delenv(FETCH_RESTORED_LOOKUPS)
+        resumed.update_secrets({"TOKEN": LookupSecret(url=url)})  # given again: fetched
+        assert registry.get_value("TOKEN") == "value-from-the-lookup-url"
+        assert len(seen) == 3
+    finally:
+        resumed.close()
