@@ -4,7 +4,9 @@ nested too deeply give an answer or one line per command, never a traceback. Rea
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import stat
 import threading
 import uuid
 from collections.abc import Iterator
@@ -253,3 +255,30 @@ def test_a_resumed_lookup_secret_is_fetched_only_on_opt_in(
         assert len(seen) == 3
     finally:
         resumed.close()
+
+
+@pytest.mark.parametrize("command", ["ls", "stats", "inspect", "validate", "convert"])
+def test_a_fifo_named_like_an_event_file_is_refused_by_every_command(
+    tmp_path: Path, command: str
+) -> None:
+    """`ls` counted a FIFO named like an event file as an event and exited 0 (8bb7cc8), where
+    validate and convert reject the folder: the store's listing now tells it is no file, so every
+    command names it in one line and exits 1. A real FIFO, a real child process (a hang fails
+    by the timeout)."""
+    from tests.support.cli import run_trajkit
+
+    conv = copy_fixture(tmp_path)
+    n_files = len(list((conv / "events").glob("event-*.json")))
+    fifo = conv / "events" / "event-00002-ffffffff-1111-4222-8333-444455556666.json"
+    os.mkfifo(fifo)  # in the middle: ls reads only the first and last files
+    target = conv if command in ("inspect", "convert") else conv.parent
+    r = run_trajkit(command, target, cwd=tmp_path, timeout=120)
+    assert r.returncode == 1, (r.returncode, r.stdout[-1000:], r.stderr[-1000:])
+    assert "Traceback" not in r.stderr
+    out = r.stdout + r.stderr  # validate's report is its stdout
+    assert [line for line in out.splitlines() if fifo.name in line], out[-1000:]
+    if command == "ls":
+        listed = run_trajkit("ls", "--json", conv.parent, cwd=tmp_path, timeout=120)
+        (row,) = json.loads(listed.stdout)["conversations"]
+        assert row["n_events"] == n_files  # the FIFO is not counted as an event
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)  # left as it was
