@@ -282,3 +282,24 @@ def test_a_fifo_named_like_an_event_file_is_refused_by_every_command(
         (row,) = json.loads(listed.stdout)["conversations"]
         assert row["n_events"] == n_files  # the FIFO is not counted as an event
     assert stat.S_ISFIFO(fifo.lstat().st_mode)  # left as it was
+
+
+def test_a_dropped_conversation_whose_mcp_server_failed_lets_go(tmp_path: Path) -> None:
+    """The failed server's error, kept with its traceback, held the frame of the Conversation
+    that started it, from the finalizer's arguments: the dropped object lived on, and with the
+    in-process refusal the SDK's persistence example could not reopen its id."""
+    import sys
+
+    from trajkit.sdk import LLM, Agent, Conversation
+
+    failing = {"mcpServers": {"broken": {"command": sys.executable, "args": ["-c", "exit(3)"]}}}
+    agent = Agent(
+        llm=LLM(model="openai/gpt-4o", base_url="http://127.0.0.1:9"), tools=[], mcp_config=failing
+    )
+    where = {"agent": agent, "workspace": str(tmp_path / "ws"), "persistence_dir": tmp_path / "p"}
+    first = Conversation(**where)
+    first.send_message("hello")  # starts the MCP servers: this one fails
+    cid = first.id
+    del first
+    again = Conversation(**where, conversation_id=cid)
+    again.close()

@@ -395,7 +395,7 @@ class MCPToolset:
             except MCPError as exc:
                 logger.warning("%s", exc)
                 connection.close()
-                self.errors.append(exc)
+                self.errors.append(_without_frames(exc))
                 continue
             self.connections[name] = connection
             for mcp_tool in listed:
@@ -417,3 +417,16 @@ class MCPToolset:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _without_frames(exc: MCPError) -> MCPError:
+    """`exc` (and the exceptions it chains) without tracebacks: kept in ``errors`` for its
+    message, its frames would keep the caller alive (a `Conversation` and its writer lock).
+    """
+    chained: BaseException | None = exc
+    seen: set[int] = set()
+    while chained is not None and id(chained) not in seen:
+        seen.add(id(chained))
+        chained.__traceback__ = None
+        chained = chained.__cause__ or chained.__context__
+    return exc
