@@ -30,6 +30,7 @@ EXTRAS_BY_PART = {
     "engine/ray.py": ("ray",),
     "store/remote.py": ("s3", "gcs", "ray"),
     "redact.py": ("runtime",),  # encrypt/decrypt only, behind _require_cryptography()
+    "shapes/inspect_log.py": ("zstd",),  # zstd .eval members only, with a hint when missing
 }
 
 

@@ -548,6 +548,14 @@ class SecretMasker:
             text = self._json_text(text)
         return text
 
+    def raw(self, data: bytes) -> bytes:
+        """UTF-8 `data` masked as `text` does; returned as it came when the fast scan clears it
+        (invalid bytes are kept as they were).
+        """
+        if not may_hold_key(data):
+            return data
+        return self.text(data.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+
     def _json_text(self, text: str) -> str:
         import orjson  # 3x faster than json on the events this decodes; json for the rest
 

@@ -83,7 +83,7 @@ def test_thinking_blocks_come_first_and_results_join_the_next_user_turn() -> Non
 
 
 @needs_formats
-@pytest.mark.parametrize("name", fx.ATIF_FILES)
+@pytest.mark.parametrize("name", fx.ATIF_FILES + fx.SWE_FILES + fx.INSPECT_FILES)
 def test_other_formats_become_valid_requests(name: str) -> None:
     for ref in shape_refs(fx.FORMATS / name) or []:
         _checked({k: v for k, v in convert_conversation(ref, to="anthropic").items()

@@ -106,24 +106,42 @@ def _strip(value: Any) -> Any:
     return [_strip(v) for v in value] if isinstance(value, list) else value
 
 
+def _chain(path: Path) -> list[dict[str, Any]]:
+    """The trajectory and each continuation its `continued_trajectory_ref` names beside it."""
+    docs = [json.loads(path.read_text())]
+    while (follow := docs[-1].get("continued_trajectory_ref")) and (path.parent / follow).is_file():
+        docs.append(json.loads((path.parent / follow).read_text()))
+    return docs
+
+
 @needs_formats
 @pytest.mark.parametrize("name", fx.ATIF_FILES)
 def test_atif_to_v1_to_atif_keeps_every_step_call_result_and_metric(name: str) -> None:
     path = fx.FORMATS / name
-    original = json.loads(path.read_text())
-    for ref in shape_refs(path) or []:
-        document, _ = conversation_to_atif(ref.open_conversation())
-        atif.Trajectory.model_validate(document)
-        back = _strip(document)
-        assert len(back["steps"]) == len(original["steps"])
-        for old, new in zip(original["steps"], back["steps"], strict=True):
-            for key, value in old.items():
-                if key == "metrics":  # every metric kept (a cost of 0 may be added)
-                    assert value.items() <= new[key].items(), (old["step_id"], key)
-                else:
-                    assert _strip(value) == new.get(key), (old["step_id"], key)
-        for key in set(original) - {"steps", "schema_version"}:
-            assert _strip(original[key]) == back.get(key), key
+    docs = _chain(path)  # a trajectory is read joined with its continuations
+    original = docs[0]
+    steps = [step for doc in docs for step in doc["steps"]]
+    ref = next(iter(shape_refs(path) or []))  # the trajectory (the file has no embedded one)
+    document, _ = conversation_to_atif(ref.open_conversation())
+    atif.Trajectory.model_validate(document)
+    back = _strip(document)
+    assert len(back["steps"]) == len(steps)
+    for old, new in zip(steps, back["steps"], strict=True):
+        for key, value in old.items():
+            if key == "step_id" and len(docs) > 1:  # numbered 1, 2, ... over the parts
+                continue
+            if key == "metrics":  # every metric kept (a cost of 0 may be added)
+                assert value.items() <= new[key].items(), (old["step_id"], key)
+            else:
+                assert _strip(value) == new.get(key), (old["step_id"], key)
+    moved = {"continued_trajectory_ref", "final_metrics"} if len(docs) > 1 else set()
+    for key in set(original) - {"steps", "schema_version"} - moved:
+        assert _strip(original[key]) == back.get(key), key
+    if moved:  # each part's root (its file, size, totals) is kept in the root's extra
+        parts = back["extra"]["continuations"]
+        assert [p["steps"] for p in parts] == [len(d["steps"]) for d in docs]
+        assert [p.get("final_metrics") for p in parts] == [d.get("final_metrics") for d in docs]
+        assert parts[0]["continued_trajectory_ref"] == original["continued_trajectory_ref"]
 
 
 @needs_formats
@@ -143,7 +161,8 @@ def test_a_harbor_job_folder_is_walked() -> None:
     assert result.exit_code == 0, result.output
     listed = json.loads(result.stdout)
     rows = listed if isinstance(listed, list) else listed.get("conversations", [])
-    assert len(rows) == len(fx.ATIF_FILES)
+    joined = len(fx.ATIF_CONTINUATIONS)  # a continuation is read with its trajectory
+    assert len(rows) == len(fx.ATIF_FILES) - joined
 
 
 def test_many_conversations_give_one_trajectory_a_line(tmp_path: Path) -> None:

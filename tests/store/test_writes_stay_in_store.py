@@ -35,6 +35,8 @@ WORKSPACE_WRITERS = {
     "sdk/llm/llm_profile_store.py": "saves LLM profiles in the user's config folder",
     "sdk/logger.py": "creates the log folder the user asked for",
     "tools/file_editor/editor.py": "the agent creates and edits files in its workspace",
+    "tools/planning_file_editor/__init__.py": "the planning agent's plan file, in its workspace",
+    "tools/tom_consult/definition.py": "the user-profile notes, in the user's config folder",
     "tools/terminal/session.py": "the shell's command script, in a private temp folder",
 }
 """Modules outside `store/` that may write files that are neither conversations nor outputs."""

@@ -97,6 +97,8 @@ ATIF_FILES = (
     "atif/phoenix-handwritten/simple_trajectory.json",
 )
 """The ATIF files of `../shared/fixtures-formats` (named here: collecting never lists it)."""
+ATIF_CONTINUATIONS = ("atif/harbor-terminus2-linear-history-v17/trajectory.cont-1.json",)
+"""The ATIF files a folder walk reads joined to the trajectory they continue (not listed)."""
 SWE_FILES = (
     "mini-swe-agent/gemini-3-pro-v1.15.0/django__django-16255.traj.json",
     "mini-swe-agent/gemini-3-pro-v1.15.0/django__django-11163.traj.json",

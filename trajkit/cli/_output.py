@@ -382,12 +382,7 @@ class MaskedWriter:
         return len(chunk)
 
     def _mask(self, data: bytes) -> bytes:
-        from trajkit.redact import may_hold_key
-
-        if not may_hold_key(data):
-            return data
-        text = data.decode("utf-8", "surrogateescape")
-        return self._masker.text(text).encode("utf-8", "surrogateescape")  # type: ignore[no-any-return]
+        return self._masker.raw(data)  # type: ignore[no-any-return]
 
     def finish(self) -> None:
         """Write what was held back."""

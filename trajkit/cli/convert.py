@@ -87,13 +87,13 @@ def convert_command(
     if output is not None:
         check_output_file(output, overwrite=overwrite)
         refuse_output_in_conversation(output)
-    if to == "inspect":  # one log file for all: no JSON documents
-        _convert_inspect(paths, output, options, keep_invalid=keep_invalid)
-        return
     one = single_conversation(paths)  # the shape follows what was asked, filters or not
     paths = tuple(select_paths(paths, filters)) if filters else paths
     if not paths:
         click.echo("no conversation left after the filters; nothing written", err=True)
+        return
+    if to == "inspect":  # one log file for all: no JSON documents
+        _convert_inspect(paths, output, options, keep_invalid=keep_invalid, masker=masker)
         return
     report = ConvertReport(to, display_path(output) if output else None, detailed=as_json)
     if one is not None:
@@ -172,9 +172,14 @@ def _convert_many(
 
 
 def _convert_inspect(
-    paths: tuple[Path, ...], output: Path | None, options: ConversionOptions, *, keep_invalid: bool
+    paths: tuple[Path, ...],
+    output: Path | None,
+    options: ConversionOptions,
+    *,
+    keep_invalid: bool,
+    masker: SecretMasker | None,
 ) -> None:
-    from trajkit.cli._output import writing
+    from trajkit.cli._output import masked_note, writing
     from trajkit.convert.inspect_log import write_inspect_log
     from trajkit.errors import UsageError
 
@@ -183,10 +188,13 @@ def _convert_inspect(
     from trajkit.store import atomic_writer
 
     with writing(output), atomic_writer(output) as out:  # replaced only when whole
-        report = write_inspect_log(paths, out, options=options, keep_invalid=keep_invalid)
+        report = write_inspect_log(
+            paths, out, options=options, keep_invalid=keep_invalid, masker=masker
+        )
     for line in [*report.problems, *(f"Error: {e}" for e in report.errors)]:
+        line = masker.text(line) if masker else line
         click.echo(line if line.startswith("Error") else f"warning: {line}", err=True)
-    click.echo(f"wrote {report.samples} sample(s) to {output}", err=True)
+    click.echo(f"wrote {report.samples} sample(s) to {output}; {masked_note(masker)}", err=True)
     if report.errors:
         sys.exit(1)
 

@@ -5,7 +5,6 @@ its messages prepared as `convert` prepares them (`prepared`). Kept apart from t
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from trajkit.convert.options import ConversionOptions
@@ -20,17 +19,12 @@ def opened(conversation: Any, *, keep_invalid: bool) -> tuple[Any, list[str]]:
     from trajkit.errors import TrajkitError
     from trajkit.shapes.memory import MemoryConversation
     from trajkit.store import StoredConversation, open_conversation
-    from trajkit.validate.conversation import ConversationReport
-    from trajkit.validate.shapes import opened_problems
-    from trajkit.validate.verdict import conversation_errors, invalid_reason, verdict_errors
+    from trajkit.validate.verdict import conversation_errors, invalid_reason
 
     given = conversation
     conv = given if isinstance(given, StoredConversation) else open_conversation(given)
     if isinstance(conv, MemoryConversation):
-        where = Path(conv.label)  # a conversation already in memory (a V0 input just migrated)
-        report = ConversationReport(path=where)
-        state = Path(conv.label + "#/baseState")
-        errors = verdict_errors(list(opened_problems(conv, report, where, state)))
+        errors = conversation_errors(conv)  # checked as it is, in memory
     else:
         errors = conversation_errors(conv.path if isinstance(given, StoredConversation) else given)
     if errors and not keep_invalid:

@@ -17,6 +17,11 @@ Rules (`write_atif` streams them, one event in and finished steps out):
 - per agent step, `metrics` from the SDK's usage for that LLM call (joined on the response id:
   prompt, completion and cached tokens, the call's cost; reasoning and cache-write tokens in
   `metrics.extra`); `final_metrics` their sums.
+- sub-conversations (the task tool's `subagents/<hex>/` folders beside the conversation's
+  events): each an embedded trajectory in `subagent_trajectories` (`trajectory_id` = its
+  conversation id, written by these same rules, its own sub-conversations inside it), and the
+  task call's result refers to it (`subagent_trajectory_ref`) when the sub-conversation's first
+  user message is the task's prompt (a resumed task: the one its task id named before).
 - events with no ATIF place (state updates, pauses, ...) ride in `extra.openhands` of the step
   before them (`before` at the root when no step came yet); `ATIFData` events (what an ATIF file
   read by `trajkit.shapes.atif` had beyond V1) are merged back where they came from.
@@ -33,6 +38,7 @@ import io
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import IO, Any
 
 import orjson
@@ -47,6 +53,8 @@ from trajkit.events import (
     MessageEvent,
     ObservationBaseEvent,
     SystemPromptEvent,
+    TaskAction,
+    TaskObservation,
     TextContent,
     UnknownEvent,
     dump_event,
@@ -186,6 +194,10 @@ class _Writer:
         self.llm_ids: list[str] = []
         self.prompted = False
         self.started = False
+        self.sub_folders = _sub_folders(conv)
+        self.subs = _subagents(self.sub_folders)
+        self.prompts: dict[str, str] = {}  # task call id -> the task's prompt
+        self.tasks: dict[str, str] = {}  # task id -> sub-conversation id
 
     # -- reading events ----------------------------------------------------------------------
 
@@ -284,6 +296,8 @@ class _Writer:
             "arguments": arguments if isinstance(arguments, dict) else {},
         })  # fmt: skip
         last.waiting.add(event.tool_call_id)
+        if self.subs and isinstance(event.action, TaskAction):
+            self.prompts[event.tool_call_id] = event.action.prompt
 
     def _result(self, event: ObservationBaseEvent) -> None:
         content = _message(event.llm_content())
@@ -296,6 +310,21 @@ class _Writer:
         results = owner.step.setdefault("observation", {"results": []})["results"]
         results.append({"source_call_id": event.tool_call_id, "content": content})
         owner.events.append(("result", event, len(results) - 1))
+        if self.subs and (sub := self._task_sub(event)) is not None:
+            results[-1]["subagent_trajectory_ref"] = [{"trajectory_id": sub}]
+
+    def _task_sub(self, event: ObservationBaseEvent) -> str | None:
+        """The sub-conversation a task's result came from (see the module docstring)."""
+        observation = getattr(event, "observation", None)
+        if not isinstance(observation, TaskObservation):
+            return None
+        found = self.tasks.get(observation.task_id)
+        prompt = self.prompts.get(event.tool_call_id)
+        if found is None and prompt is not None:
+            same = [sub for sub, first in self.subs.items() if first == prompt]
+            if len(same) == 1 and same[0] not in self.tasks.values():
+                found = self.tasks[observation.task_id] = same[0]
+        return found
 
     def _metrics(self, step: _Step) -> None:
         found = self.usage.get(step.response_id or "")
@@ -454,12 +483,80 @@ class _Writer:
             root["final_metrics"] = self.root_data["final_metrics"]
         for key, value in root.items():
             self._key(key, value)
+        self._embed(root.get("subagent_trajectories"))
         self.out.write(b"}" if self.line else b"\n}\n")
+
+    def _embed(self, already: Any) -> None:
+        """Write each sub-conversation as an embedded trajectory, one at a time (after those
+        the root held already, when an ATIF file read before had some).
+        """
+        if not self.subs or already:
+            return  # (a conversation read from ATIF has no folder of sub-conversations)
+        sep = b"," if self.line else b",\n"
+        self.out.write(b',"subagent_trajectories":[' if self.line
+                       else b',\n  "subagent_trajectories": [\n')  # fmt: skip
+        for n, folder in enumerate(self.sub_folders):
+            try:
+                document, problems = conversation_to_atif(folder, keep_invalid=True)
+            except TrajkitError as exc:
+                self.problems.append(f"sub-conversation {folder.name}: {exc}; not embedded")
+                document, problems = {"schema_version": SCHEMA_VERSION, "agent": {
+                    "name": "openhands-sdk", "version": "unknown"}, "steps": []}, []  # fmt: skip
+            document["trajectory_id"] = document.get("session_id") or folder.name
+            self.problems += [f"sub-conversation {folder.name}: {p}" for p in problems]
+            body = orjson.dumps(document) if self.line else _indented(document, 4)
+            self.out.write((sep if n else b"") + body)
+        self.out.write(b"]" if self.line else b"\n  ]")
 
 
 _SOURCES = {"user": "user", "agent": "agent"}
 _LLM_KINDS = {"MessageEvent", "ActionEvent", "ObservationEvent", "AgentErrorEvent",
               "UserRejectObservation", "CondensationSummaryEvent"}  # fmt: skip
+
+
+def _sub_folders(conv: StoredConversation) -> list[Path]:
+    """The conversation's sub-conversation folders (`subagents/<hex>/`), oldest first."""
+    from trajkit.shapes.memory import MemoryConversation
+    from trajkit.store.layout import SUBAGENTS_DIR, is_conversation_folder
+
+    folder = conv.path
+    if isinstance(conv, MemoryConversation) or not isinstance(folder, Path):
+        return []  # in memory, or in storage: no folder of sub-conversations to list
+    try:
+        found = [p for p in (folder / SUBAGENTS_DIR).iterdir() if is_conversation_folder(p)]
+    except OSError:
+        return []
+    return sorted(found, key=lambda p: (_first_time(p), p.name))
+
+
+def _first_time(folder: Path) -> str:
+    try:
+        first = next(iter(open_conversation(folder).iter_events()), None)
+    except TrajkitError:
+        return ""
+    return (_timestamp(first) if first is not None else None) or ""
+
+
+def _subagents(folders: list[Path]) -> dict[str, str | None]:
+    """Each sub-conversation's id and its first user message (a task's prompt), in order."""
+    out: dict[str, str | None] = {}
+    for folder in folders:
+        try:
+            sub = open_conversation(folder)
+            first = next(
+                (
+                    e
+                    for e in sub.iter_events()
+                    if isinstance(e, MessageEvent) and e.source == "user"
+                ),
+                None,
+            )
+        except TrajkitError:
+            out[folder.name] = None
+            continue
+        text = first.llm_message.content if first is not None else []
+        out[sub.id] = "".join(p.text for p in text if isinstance(p, TextContent)) or None
+    return out
 
 
 def _reader_state(

@@ -21,13 +21,16 @@ import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
 from trajkit.convert.options import ConversionOptions
 from trajkit.errors import TrajkitError
 from trajkit.events import ImageContent, Message, TextContent
+
+if TYPE_CHECKING:
+    from trajkit.redact import SecretMasker
 
 __all__ = ["InspectReport", "conversation_to_sample", "write_inspect_log"]
 
@@ -49,10 +52,12 @@ def write_inspect_log(
     *,
     options: ConversionOptions = _DEFAULT,
     keep_invalid: bool = False,
+    masker: SecretMasker | None = None,
 ) -> InspectReport:
     """Write every conversation under `paths` as one sample of the Inspect log `output`
     (a `.eval` zip), one conversation at a time. Conversations validate rejects are skipped
-    (named in `errors`) unless `keep_invalid`.
+    (named in `errors`) unless `keep_invalid`. With `masker`, each member's bytes are masked
+    before they are compressed (the zip's bytes cannot be masked afterwards).
     """
     from trajkit.shapes import SkippedInput, resolve_inputs
 
@@ -60,10 +65,12 @@ def write_inspect_log(
     created = datetime.now(UTC).isoformat(timespec="seconds")
     model: str | None = None
     summaries: list[dict[str, Any]] = []
-    with zipfile.ZipFile(output, "w", compression=zipfile.ZIP_DEFLATED) as z:
-        z.writestr(
-            "_journal/start.json", orjson.dumps({"version": 2, "eval": _spec(created, None, 0)})
-        )
+    with zipfile.ZipFile(output, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+
+        def write(name: str, data: bytes) -> None:
+            zf.writestr(name, masker.raw(data) if masker is not None else data)
+
+        write("_journal/start.json", orjson.dumps({"version": 2, "eval": _spec(created, None, 0)}))
         for item in resolve_inputs(paths):
             if isinstance(item, SkippedInput):
                 report.errors.append(str(item))
@@ -78,15 +85,15 @@ def write_inspect_log(
             report.samples += 1
             report.problems += [f"{item}: {p}" for p in problems]
             model = model or sample_model
-            z.writestr(f"samples/{sample['id']}_epoch_1.json", orjson.dumps(sample))
+            write(f"samples/{sample['id']}_epoch_1.json", orjson.dumps(sample))
             summaries.append({k: sample[k] for k in ("id", "epoch", "input", "target", "metadata",
                                                       "scores", "model_usage")})  # fmt: skip
         header = {"version": 2, "status": "success", "eval": _spec(created, model, report.samples),
                   "plan": {"name": "plan", "steps": [], "config": {}},
                   "stats": {"started_at": created, "completed_at": created, "model_usage": {}}}  # fmt: skip
-        z.writestr("summaries.json", orjson.dumps(summaries))
-        z.writestr("reductions.json", b"[]")
-        z.writestr("header.json", orjson.dumps(header))
+        write("summaries.json", orjson.dumps(summaries))
+        write("reductions.json", b"[]")
+        write("header.json", orjson.dumps(header))
     return report
 
 

@@ -3,7 +3,16 @@
 A `.json` file whose `schema_version` is `ATIF-v1.N` (every version up to v1.8) is one
 conversation; each trajectory embedded in `subagent_trajectories` (v1.7+) is another, addressed
 `file.json#<trajectory_id>` (`#a/b` below a nested one). A Harbor trial or job folder is walked
-like any folder, so its `agent/trajectory.json`, continuation and subagent files are each read.
+like any folder, so its `agent/trajectory.json` and subagent files are each read.
+
+Continuations: when Harbor resets the context it writes the rest of the run to the file the
+root's `continued_trajectory_ref` names (`trajectory.cont-1.json`, then `-2`, ...; a plain file
+name beside it). Reading a trajectory joins every continuation that is there, in order, into one
+conversation (a note says so); a folder walk does not list a continuation again on its own
+(`is_continuation`), while one named alone is read alone. The continuation's first steps are
+the context copied into it (`is_copied_context`): they follow the compaction step, so the
+conversation shows what the model saw after the reset. The root of each part (its file, step
+count, `final_metrics`, ...) is kept in the root's `extra.continuations`.
 
 Mapping, one step at a time (`atif_to_v1`):
 
@@ -49,13 +58,16 @@ from trajkit.shapes._files import open_input
 from trajkit.shapes.memory import MemoryConversation, ShapeRef, derived_id, digest
 
 __all__ = [
+    "CONTINUATIONS",
     "DATA_KIND",
     "OPENHANDS",
     "atif_refs",
     "atif_to_v1",
     "diff_of",
+    "is_continuation",
     "merge_diff",
     "open_atif",
+    "part_files",
     "rebuild",
     "sliced",
     "takes_atif",
@@ -69,7 +81,11 @@ DATA_KIND = "ATIFData"
 """Kind of the unknown-kind event holding what of an ATIF step V1 has no field for."""
 OBSERVATION_KIND = "ImportedObservation"
 """Payload kind of an observation read from another format (rendered from its content)."""
+CONTINUATIONS = "continuations"
+"""Key of the root's `extra` listing the parts a joined trajectory was read from."""
 _EPOCH = "1970-01-01T00:00:00"
+_CONT_NAME = re.compile(r"^(?P<stem>.+)\.cont-(?P<n>[0-9]+)\.json$")
+_MAX_PARTS = 1000
 _VERSION = re.compile(rb'"schema_version"\s*:\s*"ATIF-v')
 _DROP = "$drop"
 
@@ -99,13 +115,92 @@ def _load(path: Path) -> dict[str, Any]:
 
 
 def atif_refs(path: Path) -> Iterator[ShapeRef]:
-    """The trajectory, then each embedded subagent trajectory (depth first)."""
+    """The trajectory (its continuations joined), then each embedded subagent trajectory
+    (depth first, those of the continuations addressed in their own file).
+    """
     yield ShapeRef("atif", str(path))
     try:
         doc = _load(path)
     except InputError:
         return  # opening the trajectory says what is wrong
     yield from _subagent_refs(path, doc, "")
+    for part_path, part, _ in _continuations(path, doc)[0]:
+        yield from _subagent_refs(part_path, part, "")
+
+
+def is_continuation(path: Path) -> bool:
+    """Whether `path` (`<stem>.cont-N.json`) is the continuation an earlier part beside it
+    (`<stem>.cont-<K>.json` for K < N, nearest first, or `<stem>.json`) names in its
+    `continued_trajectory_ref` (numbers may skip: Harbor names them, the refs decide).
+    """
+    match = _CONT_NAME.match(path.name)
+    if match is None:
+        return False
+    stem, n = match["stem"], int(match["n"])
+    earlier = [f"{stem}.cont-{k}.json" for k in range(min(n, _MAX_PARTS) - 1, 0, -1)]
+    for name in [*earlier, f"{stem}.json"]:
+        previous = path.with_name(name)
+        try:
+            if previous.is_file():
+                return _load(previous).get("continued_trajectory_ref") == path.name
+        except (InputError, OSError):
+            return False
+    return False
+
+
+def part_files(path: Path) -> list[Path]:
+    """The files beside `path` that may continue it (`<stem>.cont-N.json`, by name: what a
+    cache stats to see a joined trajectory change without reading it).
+    """
+    stem = path.name.removesuffix(".json")
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return []
+    return sorted(
+        path.with_name(n) for n in names if (m := _CONT_NAME.match(n)) and m["stem"] == stem
+    )
+
+
+def _continuations(
+    path: Path, doc: dict[str, Any]
+) -> tuple[list[tuple[Path, dict[str, Any], bytes]], list[str]]:
+    """`([(file, trajectory, its bytes)] of the continuations, notes)`: each file a root's
+    `continued_trajectory_ref` names, beside it, in order; one that is missing, unreadable,
+    outside the folder or named twice ends the chain with a note.
+    """
+    from trajkit.store.layout import link_outside
+    from trajkit.store.reader import read_file_bytes
+
+    parts: list[tuple[Path, dict[str, Any], bytes]] = []
+    seen = {path.name}
+    follow = doc.get("continued_trajectory_ref")
+    while isinstance(follow, str) and follow:
+        where = f"continued in {follow} (after a context reset)"
+        if (
+            os.path.basename(follow) != follow
+            or follow in (".", "..")
+            or set(follow) & {"\\", "\x00"}
+        ):
+            return parts, [f"{where}: not a file name beside it; not read"]
+        nxt = path.with_name(follow)
+        if follow in seen or len(parts) >= _MAX_PARTS:
+            return parts, [f"{where}: named twice in the chain; not read again"]
+        if not nxt.is_file():
+            return parts, [f"{where}, which is not beside it: not read"]
+        if (real := link_outside(nxt, path.parent)) is not None:
+            return parts, [f"{where}: a symlink to {real}, outside the folder; not read"]
+        try:
+            raw = read_file_bytes(nxt)
+            part = orjson.loads(raw)
+        except (InputError, orjson.JSONDecodeError) as exc:
+            return parts, [f"{where}: unreadable ({exc}); not joined"]
+        if not isinstance(part, dict) or not isinstance(part.get("steps"), list):
+            return parts, [f"{where}: not an ATIF trajectory; not joined"]
+        seen.add(follow)
+        parts.append((nxt, part, raw))
+        follow = part.get("continued_trajectory_ref")
+    return parts, []
 
 
 def _subagent_refs(path: Path, doc: dict[str, Any], prefix: str) -> Iterator[ShapeRef]:
@@ -145,15 +240,27 @@ def open_atif(ref: ShapeRef) -> MemoryConversation:
     if not isinstance(conv_id, str):
         session = doc.get("session_id") or doc.get("trajectory_id")
         conv_id = derived_id(str(session or os.path.abspath(path)), ref.key)
-    state, events, pointers, notes = atif_to_v1(doc, conv_id, label=ref.label, pointer=pointer)
+    parts: list[tuple[Path, dict[str, Any], bytes]] = []
+    chain_notes: list[str] = []
+    if not ref.key:
+        parts, chain_notes = _continuations(path, doc)
+        if is_continuation(path):  # named alone: an id of its own, not its predecessor's
+            conv_id = derived_id(conv_id, path.name)
+            chain_notes.append("continues an earlier trajectory beside it; read that file "
+                               "for the whole run")  # fmt: skip
+    reader = _Reader(doc, conv_id, ref.label, pointer)
+    reader.parts = [(str(p), d) for p, d, _ in parts]
+    state, events, pointers, notes = reader.read()
+    fingerprint = orjson.dumps(doc) + b"".join(raw for _, _, raw in parts)
     return MemoryConversation(
         ref.label,
         conversation_id=conv_id,
         state=state,
         events=events,
         pointers=pointers,
-        notes=notes,
-        fingerprint=digest(orjson.dumps(doc)),
+        files=reader.files if parts else None,
+        notes=[*notes, *chain_notes],
+        fingerprint=digest(fingerprint),
         origin="atif",
     )
 
@@ -357,22 +464,34 @@ class _Reader:
         self.tools = [tool_definition(t) for t in defs or [] if isinstance(t, dict)]
         self.prompted = False
         self.leftover_steps = 0
+        self.parts: list[tuple[str, dict[str, Any]]] = []
+        """The continuations joined after the trajectory: (file, trajectory)."""
+        self.files: list[str] = []
+        """Each event's file (the trajectory's, or a continuation's)."""
+        self.file = label
+        self.offset = 0  # steps read before this part
+        subs = doc.get("subagent_trajectories") if _own(doc.get("extra")) else None
+        self.embedded = frozenset(  # trajkit's sub-conversations: refs to them are its own
+            str(t.get("trajectory_id")) for t in subs or [] if isinstance(t, dict)
+        )
 
     def read(self) -> tuple[dict[str, Any], list[dict[str, Any]], list[str], list[str]]:
-        steps = self.doc.get("steps")
-        if not isinstance(steps, list):
-            raise InputError(self.label, f"{self.pointer}/steps", "expected a list of steps")
         own = _own(self.doc.get("extra"))
         self._raw_events(own.get("before"), f"{self.pointer}/extra/{OPENHANDS}/before")
-        for n, step in enumerate(steps):
-            where = f"{self.pointer}/steps/{n}"
-            if not isinstance(step, dict):
-                raise InputError(self.label, where, "expected a step object")
-            self._step(n, step, where)
+        self._steps(self.doc, self.pointer)
         root = own.get("root") if own else _root_leftover(self.doc)  # trajkit's: kept there
-        self._data(0, root if isinstance(root, dict) else {}, self.pointer)
+        root = root if isinstance(root, dict) else {}
+        if self.parts:
+            root = self._joined(root)
+        self._data(0, root, self.pointer)
         follow = self.doc.get("continued_trajectory_ref")
-        if isinstance(follow, str) and follow:
+        if self.parts:
+            names = ", ".join(os.path.basename(f) for f, _ in self.parts)
+            self.notes.append(
+                f"joined with its continuation(s) after a context reset: {names} "
+                f"({self.offset} steps in all)"
+            )
+        elif isinstance(follow, str) and follow:
             self.notes.append(
                 f"continued in {follow} (after a context reset): its own conversation"
             )
@@ -388,9 +507,44 @@ class _Reader:
             self.notes,
         )
 
+    def _steps(self, doc: dict[str, Any], pointer: str) -> None:
+        steps = doc.get("steps")
+        if not isinstance(steps, list):
+            raise InputError(self.file, f"{pointer}/steps", "expected a list of steps")
+        continued = bool(self.parts) and self.file != self.parts[-1][0]
+        for n, step in enumerate(steps):
+            where = f"{pointer}/steps/{n}"
+            if not isinstance(step, dict):
+                raise InputError(self.file, where, "expected a step object")
+            handoff = continued and n == len(steps) - 1
+            self._step(self.offset + n, step, where, handoff=handoff)
+        self.offset += len(steps)
+
+    def _joined(self, root: dict[str, Any]) -> dict[str, Any]:
+        """Read each continuation's steps after the trajectory's; `root` (the first file's
+        leftover) with the continuation ref and every part's root moved to
+        `extra.continuations` (the joined totals are the steps' own).
+        """
+        moved: tuple[str, ...] = ("continued_trajectory_ref", "final_metrics")
+        first = {k: root.pop(k) for k in moved if k in root}
+        parts: list[dict[str, Any]] = [
+            {"file": os.path.basename(self.file), "steps": self.offset, **first}
+        ]
+        for file, part in self.parts:
+            self.file, before = file, self.offset
+            self._steps(part, "")
+            parts.append({"file": os.path.basename(file), "steps": self.offset - before,
+                          **_root_leftover(part)})  # fmt: skip
+        self.file = self.label
+        extra = root.setdefault("extra", {})
+        if isinstance(extra, dict):
+            extra[CONTINUATIONS] = parts
+        return root
+
     def _add(self, event: dict[str, Any], where: str) -> dict[str, Any]:
         self.events.append(event)
         self.pointers.append(where)
+        self.files.append(self.file)
         return event
 
     def _context(self, step: dict[str, Any], n: int, part: str, **more: Any) -> dict[str, Any]:
@@ -412,7 +566,11 @@ class _Reader:
             self.llm_ids.append(event["id"])
         return self._add(event, where)
 
-    def _step(self, n: int, step: dict[str, Any], where: str) -> None:
+    def _step(self, n: int, step: dict[str, Any], where: str, *, handoff: bool = False) -> None:
+        """One step; `handoff`: the last of a part a joined continuation follows, whose
+        compaction summary the model never saw (the continuation's copied context is what it
+        saw next), so the `Condensation` has none and the message stays ATIF data.
+        """
         source, own = step.get("source"), _own(step.get("extra"))
         extra = step.get("extra") if isinstance(step.get("extra"), dict) else {}
         assert isinstance(extra, dict)
@@ -420,6 +578,7 @@ class _Reader:
         results = _results(step)
         response_id = derived_id(self.conv_id, str(n), "r")
         compaction = source == "system" and _compaction(extra)
+        handoff = handoff and compaction and "message" in step
         if compaction:
             ctx = self._context(
                 step,
@@ -429,7 +588,8 @@ class _Reader:
                 llm_response_id=response_id,
                 summary_offset=int(self.prompted),
             )  # after the prompt
-            self._piece("condensation", step, ctx, own.get("event"), where)
+            shown = {**step, "message": ""} if handoff else step
+            self._piece("condensation", shown, ctx, own.get("event"), where)
         elif source == "system" and results and all(_own(r.get("extra")) for r in results):
             for i, result in enumerate(results):  # trajkit's: results answering no open call
                 self._piece("raw", step, {}, _own(result.get("extra")).get("event"),
@@ -456,7 +616,9 @@ class _Reader:
             model = model if isinstance(model, str) else self.model or "unknown"
             self.usages.append((response_id, model, step["metrics"]))
         self._raw_events(own.get("after"), f"{where}/extra/{OPENHANDS}/after")
-        leftover = _step_leftover(step, compaction=compaction)
+        leftover = _step_leftover(step, compaction=compaction, embedded=self.embedded)
+        if handoff:
+            leftover["message"] = step["message"]
         if leftover:
             self.leftover_steps += 1
             self._data(n + 1, leftover, where)
@@ -605,9 +767,12 @@ def _root_leftover(doc: dict[str, Any]) -> dict[str, Any]:
     return _obj(_pruned(out))
 
 
-def _step_leftover(step: dict[str, Any], *, compaction: bool) -> dict[str, Any]:
+def _step_leftover(
+    step: dict[str, Any], *, compaction: bool, embedded: frozenset[str] = frozenset()
+) -> dict[str, Any]:
     """What of a step the events do not carry, in the step's own structure (a compaction
-    step's results are not mapped: they stay whole).
+    step's results are not mapped: they stay whole). Refs to the `embedded` trajectories are
+    trajkit's own (a task's sub-conversation, read as a conversation of its own): dropped.
     """
     out = {k: copy.deepcopy(v) for k, v in step.items() if k not in _STEP_MAPPED}
     for call in out.get("tool_calls") or []:
@@ -619,6 +784,14 @@ def _step_leftover(step: dict[str, Any], *, compaction: bool) -> dict[str, Any]:
         result.pop("source_call_id", None)
         result.pop("content", None)
         _drop_own(result)
+        refs = result.get("subagent_trajectory_ref")
+        if embedded and isinstance(refs, list):
+            refs = [
+                r for r in refs if not (isinstance(r, dict) and r.get("trajectory_id") in embedded)
+            ]
+            result["subagent_trajectory_ref"] = refs
+            if not refs:
+                del result["subagent_trajectory_ref"]
     metrics = out.get("metrics")
     if isinstance(metrics, dict):
         for key in ("prompt_tokens", "completion_tokens", "cached_tokens", "cost_usd"):

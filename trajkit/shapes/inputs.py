@@ -41,6 +41,7 @@ import orjson
 
 from trajkit.errors import InputError
 from trajkit.shapes._files import open_input, read_head
+from trajkit.shapes.atif import is_continuation
 from trajkit.shapes.detect import (
     SHAPES,
     WALKED_SUFFIXES,
@@ -238,6 +239,8 @@ class _Walk:
                 continue
             if child.name == "trajectory.json" and "events.json" in names:
                 continue  # the visualizer's pair: read with its events.json
+            if ".cont-" in child.name and is_continuation(path):
+                continue  # an ATIF continuation: read joined to the trajectory it continues
             if child.name.endswith(WALKED_SUFFIXES):
                 yield from self.loose(path, named=False)
 

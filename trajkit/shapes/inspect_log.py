@@ -12,14 +12,20 @@ reasoning. `attachment://<hash>` strings are resolved from the sample's `attachm
 - what V1 has no field for (the sample's scores, target, metadata, store, events, the log's
   eval spec, plan and results, a message's id and source) is kept in `ImportedData` events.
 
-A `.eval` file is read with `zipfile` (entries in deflate); one written with zstd (zip method
-93, some 2026 development builds) is refused with a message saying how to convert it.
+A `.eval` file is read with `zipfile`. Entries in deflate are read by any Python; entries in
+zstd (zip method 93: Inspect's default writer since its 2026 releases) by Python 3.14's own
+`zipfile`, else with the `zstandard` package (the `zstd` extra; without it, one line says to
+install it or to convert the log to `.json`). The member's bytes are checked against the zip's
+CRC and size limits either way.
 """
 
 from __future__ import annotations
 
+import io
 import os
+import struct
 import zipfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -55,17 +61,53 @@ def takes_inspect(path: Path) -> bool:
     )
 
 
+_ZSTD = 93
+"""The zip compression method of zstd (Python < 3.14's `zipfile` cannot read it)."""
+
+
 def _entry(z: zipfile.ZipFile, name: str, path: Path) -> Any:
     try:
         info = z.getinfo(name)
         if info.file_size > _MAX_ENTRY:
             raise InputError(path, name, f"entry of {info.file_size} bytes above the limit")
-        return orjson.loads(z.read(info))
-    except NotImplementedError:
-        raise InputError(path, name, "compressed with zstd (zip method 93), which this Python "
-                         "cannot read: convert the log with `inspect log convert --to json`") from None  # fmt: skip
-    except (KeyError, zipfile.BadZipFile, orjson.JSONDecodeError) as exc:
+        try:
+            data = z.read(info)
+        except NotImplementedError:
+            if info.compress_type != _ZSTD:
+                raise
+            data = _zstd_entry(z, info, path)
+        return orjson.loads(data)
+    except NotImplementedError as exc:
         raise InputError(path, name, f"unreadable entry: {exc}") from None
+    except (KeyError, zipfile.BadZipFile, orjson.JSONDecodeError, OSError) as exc:
+        raise InputError(path, name, f"unreadable entry: {exc}") from None
+
+
+def _zstd_entry(z: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) -> bytes:
+    """A zstd member's bytes (its frames, read from the member's local header on)."""
+    try:
+        import zstandard  # optional (the `zstd` extra): only zstd-compressed logs need it
+    except ImportError:
+        raise InputError(path, info.filename, "compressed with zstd (zip method 93): install "
+                         "the zstd extra (pip install 'trajkit[zstd]'), or convert the log "
+                         "with `inspect log convert --to json`") from None  # fmt: skip
+    fp = z.fp
+    assert fp is not None  # (open: we are inside its `with`)
+    fp.seek(info.header_offset)
+    header = fp.read(30)
+    if len(header) != 30 or header[:4] != b"PK\x03\x04":
+        raise zipfile.BadZipFile("bad local file header")
+    name_len, extra_len = struct.unpack("<HH", header[26:30])
+    fp.seek(info.header_offset + 30 + name_len + extra_len)
+    frames = io.BytesIO(fp.read(info.compress_size))
+    try:
+        reader = zstandard.ZstdDecompressor().stream_reader(frames, read_across_frames=True)
+        data = reader.read(info.file_size + 1)  # (a lying size is caught below)
+    except zstandard.ZstdError as exc:
+        raise zipfile.BadZipFile(f"zstd: {exc}") from None
+    if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
+        raise zipfile.BadZipFile(f"bad CRC or size in {info.filename}")
+    return data
 
 
 def _json_log(path: Path) -> dict[str, Any]:

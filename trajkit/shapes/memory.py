@@ -123,6 +123,7 @@ class MemoryConversation(StoredConversation):
         notes: what the reader should be told once (base state unknown, instruction used, ...).
         event_pointer: how an event is addressed below `label` (`/history/{i}`).
         pointers: each event's address below `label`, when not given by `event_pointer`.
+        files: each event's file, when not `label` (an ATIF continuation's steps).
         fingerprint: a digest of the source bytes (incremental export).
         origin: where the events came from (`v1`, or `v0 <container>` when migrated).
         record: the evaluation record the conversation came from (without its history).
@@ -138,6 +139,7 @@ class MemoryConversation(StoredConversation):
         notes: Sequence[str] = (),
         event_pointer: str = "/{i}",
         pointers: Sequence[str] | None = None,
+        files: Sequence[str] | None = None,
         fingerprint: str = "",
         origin: str = "v1",
         record: dict[str, Any] | None = None,
@@ -154,6 +156,7 @@ class MemoryConversation(StoredConversation):
             if pointers is not None
             else [event_pointer.format(i=i) for i in range(len(self._events))]
         )
+        self._files = list(files) if files is not None else None
         self.fingerprint = fingerprint
         self.origin = origin
         self.record = record
@@ -182,7 +185,8 @@ class MemoryConversation(StoredConversation):
         files: list[EventFile] = []
         for i, data in enumerate(self._events):
             event_id = self._event_ids[i]
-            path = Path(self.label + self._pointers[i])
+            file = self._files[i] if self._files is not None else self.label
+            path = Path(file + self._pointers[i])
             files.append(MemoryEventFile(i, event_id, path, None, data))
         return files
 

@@ -63,13 +63,19 @@ def conversation_errors(location: str | os.PathLike[str] | Any) -> list[str]:
     `location` is any conversation the readers take: a V1 folder (on disk or in object
     storage), a `trajkit.shapes` handle (an evaluation record, an events array or JSONL file, a
     baseState document, a folder of bare event files, an archive folder, a V0 trajectory:
-    checked as the V1 conversation its migration gives in memory).
+    checked as the V1 conversation its migration gives in memory), or a conversation already
+    held in memory (a `MemoryConversation`: checked as it is).
     """
-    from trajkit.shapes.memory import ShapeRef
-    from trajkit.validate.conversation import validate_conversation
+    from trajkit.shapes.memory import MemoryConversation, ShapeRef
+    from trajkit.validate.conversation import ConversationReport, validate_conversation
     from trajkit.validate.files import MAX_FILE_BYTES
-    from trajkit.validate.shapes import validate_shape
+    from trajkit.validate.shapes import opened_problems, validate_shape
 
+    if isinstance(location, MemoryConversation):
+        where = Path(location.label)
+        report = ConversationReport(path=where)
+        state = Path(location.label + "#/baseState")
+        return verdict_errors(list(opened_problems(location, report, where, state)))
     if isinstance(location, ShapeRef):
         report = validate_shape(location, max_file_bytes=MAX_FILE_BYTES)
     else:

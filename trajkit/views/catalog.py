@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from trajkit.shapes.atif import part_files
 from trajkit.shapes.memory import ShapeRef
 from trajkit.store import open_conversation
 from trajkit.store.layout import conversation_parts
@@ -96,8 +97,10 @@ def source_fingerprint(source: Location | ShapeRef, *, clear: bool = False) -> s
         targets: list[str | Path] = [*conversation_parts(source)]
     elif is_remote(source):
         return "remote" + mode
-    else:  # trajkit.shapes: the file holding it, and which one
+    else:  # trajkit.shapes: the file holding it (an ATIF's continuations too), and which one
         targets = [source.file]
+        if source.shape == "atif" and not source.key:
+            targets += part_files(Path(source.file))
         parts.append(source.key)
     for t in targets:
         try:

@@ -11,6 +11,7 @@ user messages and the agent's question; its answer is the observation.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -67,15 +68,25 @@ def _profile_dir() -> Path:
     return Path.home() / ".openhands" / "tom"
 
 
-def _user_messages(folder: Path) -> list[str]:
+def _user_messages(conv: Any) -> list[str]:
     from trajkit.events import MessageEvent, TextContent
-    from trajkit.store import open_conversation
 
     return [
         "".join(c.text for c in e.llm_message.content if isinstance(c, TextContent))
-        for e in open_conversation(folder).iter_events()
+        for e in conv.iter_events()
         if isinstance(e, MessageEvent) and e.source == "user"
     ]
+
+
+def _conversations(persistence_dir: Path) -> Iterator[tuple[Path, Any, int]]:
+    """Each conversation folder beside this one: `(folder, opened, its number of events)`."""
+    from trajkit.store import open_conversation
+    from trajkit.store.layout import is_conversation_folder
+
+    for folder in sorted(persistence_dir.iterdir()):
+        if is_conversation_folder(folder):
+            conv = open_conversation(folder)
+            yield folder, conv, len(conv.event_files())
 
 
 class _Tom(ToolExecutor[Any, Any]):
@@ -95,10 +106,9 @@ class _Tom(ToolExecutor[Any, Any]):
         history_file = _profile_dir() / "processed.json"
         history = json.loads(history_file.read_text()) if history_file.is_file() else {}
         sessions = []
-        for folder in sorted(Path(self.ctx.conversation_dir).parent.iterdir()):
-            count = len(list((folder / "events").glob("event-*.json")))
+        for folder, conv, count in _conversations(Path(self.ctx.conversation_dir).parent):
             if count and history.get(folder.name, 0) < count:
-                sessions.append((folder, count, _user_messages(folder)))
+                sessions.append((folder, count, _user_messages(conv)))
         valid = [(f, n, m) for f, n, m in sessions if m]
         if not valid:
             text = (
@@ -120,6 +130,7 @@ class _Tom(ToolExecutor[Any, Any]):
     def _consult(self, action: ConsultTomAction, conversation: Any) -> Any:
         from trajkit.events import Message, TextContent
         from trajkit.sdk.llm import LLM
+        from trajkit.store import open_conversation
 
         if not self.params.get("llm_model"):
             return ConsultTomObservation.from_text(
@@ -127,7 +138,11 @@ class _Tom(ToolExecutor[Any, Any]):
             )
         profile = _profile_dir() / "user_messages.jsonl"
         earlier = profile.read_text()[-6000:] if profile.is_file() else "(none indexed)"
-        here = _user_messages(Path(self.ctx.conversation_dir)) if self.ctx.conversation_dir else []
+        here = (
+            _user_messages(open_conversation(self.ctx.conversation_dir))
+            if self.ctx.conversation_dir
+            else []
+        )
         question = action.custom_query or (
             f"What does the user mean by: {here[-1]!r}?"
             if here and action.use_user_message
