@@ -7,7 +7,6 @@ import json
 import os
 import shutil
 import stat
-import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.security.conftest import copy_fixture, invoke, tree
+from tests.support.value_server import value_server
 
 
 def test_a_conversation_folder_named_hex_and_a_newline(tmp_path: Path) -> None:
@@ -192,34 +192,14 @@ FETCH_RESTORED_LOOKUPS = "TRAJKIT_FETCH_RESTORED_LOOKUPS"  # the opt-in the READ
 
 
 @pytest.fixture
-def counting_http() -> Iterator[tuple[str, list[str]]]:
-    """A loopback HTTP server that answers every GET with a value and counts the requests."""
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-    seen: list[str] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-            seen.append(self.path)
-            body = b"value-from-the-lookup-url"
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/token", seen
-    server.shutdown()
-    server.server_close()
+def lookup_url() -> Iterator[tuple[str, list[dict[str, str]]]]:
+    """A loopback server answering each lookup (requests counted)."""
+    with value_server(b"value-from-the-lookup-url") as served:
+        yield served
 
 
 def test_a_resumed_lookup_secret_is_fetched_only_on_opt_in(
-    tmp_path: Path, counting_http: tuple[str, list[str]], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, lookup_url: tuple[str, list[dict[str, str]]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Resuming a conversation folder from someone else fetched the URLs of its LookupSecrets
     when a command named them (8bb7cc8); now a restored lookup is not fetched, and says which
@@ -227,7 +207,7 @@ def test_a_resumed_lookup_secret_is_fetched_only_on_opt_in(
     from trajkit.errors import TrajkitError
     from trajkit.sdk import LLM, Agent, Conversation, LookupSecret
 
-    url, seen = counting_http
+    url, seen = lookup_url
     monkeypatch.delenv(FETCH_RESTORED_LOOKUPS, raising=False)
     agent = Agent(llm=LLM(model="openai/gpt-4o", base_url="http://127.0.0.1:9"), tools=[])
     where = {"agent": agent, "workspace": str(tmp_path / "ws"), "persistence_dir": tmp_path / "p"}
