@@ -100,10 +100,35 @@ BASE64_KEY_LITERALS: tuple[bytes, ...] = tuple(
     sorted({b for lit in API_KEY_LITERALS for b in _base64_literals(lit)})
 )
 """What `API_KEY_LITERALS` look like inside base64 text: a base64 blob holding a key holds one."""
+
+
+def _family_prefixes(literals: tuple[bytes, ...], family: int = 4) -> tuple[bytes, ...]:
+    """`literals` with each family of `family` or more sharing a prefix of three or more
+    characters replaced by that prefix, longest prefixes first: every literal holds one of the
+    result, so finding none of them proves none of `literals` occurs.
+    """
+    out = set(literals)
+    for k in range(max(map(len, out)) - 1, 2, -1):
+        groups: dict[bytes, set[bytes]] = {}
+        for lit in out:
+            if len(lit) > k:
+                groups.setdefault(lit[:k], set()).add(lit)
+        for prefix, members in groups.items():
+            if len(members) >= family:
+                out = (out - members) | {prefix}
+    return tuple(sorted(out))
+
+
+KEY_GATE_LITERALS: tuple[bytes, ...] = API_KEY_LITERALS + _family_prefixes(BASE64_KEY_LITERALS)
+"""One scan for both rules' literals (`contains_api_key`'s first pass): `API_KEY_LITERALS` and
+`BASE64_KEY_LITERALS` with their large families shortened to a shared prefix, 50 literals in all
+(`ahocorasick_rs`'s SIMD search takes at most 64; the 72 of both lists in one scanner take 55 us
+per 8 KB, two scanners about 4 us, this one about 2 us)."""
 _BASE64_RUN = re.compile(rb"[A-Za-z0-9+/_\-]{16,}={0,2}")
 _BASE64_LABEL = "base64 of a provider key"
 _prefix_scan: Any = None
 _base64_scan: Any = None
+_gate_scan: Any = None
 _WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 
 MIN_SECRET_LENGTH = 6
@@ -255,10 +280,24 @@ def _base64_key_spans(data: bytes) -> list[tuple[int, int]]:
 def may_hold_key(data: bytes) -> bool:
     """Whether `data` may hold a provider key: False is certain (the fast half of the rule).
 
-    True when a key's starting literal or its base64 occurs, or a JSON `\\u` escape (which
-    could spell one); about 2 us per 8 KB, where the rule's regexes take 20.
+    True when a key's starting literal or its base64 occurs (`KEY_GATE_LITERALS`), or a JSON
+    `\\u` escape (which could spell one); about 2 us per 8 KB, where the rule's regexes take 20.
     """
-    return bool(_key_kinds_present(data)) or has_base64_key_literal(data) or b"\\u" in data
+    return _key_gate(data) or b"\\u" in data
+
+
+def _key_gate(data: bytes) -> bool:
+    """Whether `data` holds one of `KEY_GATE_LITERALS`: False proves it holds no literal of
+    either rule (`API_KEY_LITERALS`, `BASE64_KEY_LITERALS`); one SIMD scan.
+    """
+    global _gate_scan
+    if _gate_scan is None:
+        import ahocorasick_rs
+
+        _gate_scan = ahocorasick_rs.BytesAhoCorasick(
+            list(KEY_GATE_LITERALS), matchkind=ahocorasick_rs.MATCHKIND_LEFTMOST_FIRST
+        )
+    return bool(_gate_scan.find_matches_as_indexes(data))
 
 
 def has_base64_key_literal(data: bytes) -> bool:
@@ -298,8 +337,12 @@ def contains_api_key(data: bytes) -> str | None:
     One pass of a multi-literal scanner (`ahocorasick_rs`, SIMD) looks for the literal each
     kind of key starts with; only the kinds whose literal occurs run their regex. Six regex
     passes over every event file cost 21 us per 8 KB file; the scan costs 1-2 us, and real
-    files seldom hold the literals (issue 20).
+    files seldom hold the literals (issue 20). A first pass over `KEY_GATE_LITERALS` answers
+    None for a file holding no literal of either rule, the plain one or base64's, so most files
+    take one scan, not two.
     """
+    if not _key_gate(data):  # no literal of either rule: most files
+        return None
     label = _plain_key_kind(data)
     if label is None and _base64_key_spans(data):
         return _BASE64_LABEL

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import tempfile
 
 import pytest
 
@@ -123,6 +124,29 @@ def test_server_that_dies_gives_error_observations_fast():
         ts.close()
 
 
+def test_several_servers_prefix_their_tools_with_the_server_name():
+    """As the SDK's composite client: ``<server>_<tool>`` offered, the server's own name called."""
+    with MCPToolset({"a": server_config(), "b": server_config()}).start() as ts:
+        names = [t.name for t in ts.tools]
+        assert names[:2] == ["a_add", "a_echo"] and "b_add" in names
+        add = _tool(ts, "b_add")
+        assert add.definition().model_dump(mode="json")["mcp_tool"]["name"] == "b_add"
+        obs = add(MCPToolAction(data={"a": 1, "b": 2}))
+        assert [c.text for c in obs.content] == ["[Tool 'b_add' executed.]", "3"]
+        assert obs.tool_name == "b_add"
+
+
+def test_one_server_failing_offers_no_tool_and_leaves_no_file(tmp_path, monkeypatch):
+    """The SDK starts the servers as one client: one that fails drops all their tools."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # re-read TMPDIR
+    config = {"test": server_config(), "fetch": {"command": "uvx-missing-xyz"}}
+    ts = MCPToolset(config).start()
+    assert ts.tools == [] and ts.connections == {}
+    assert len(ts.errors) == 1 and "MCP server 'fetch'" in str(ts.errors[0])
+    assert list(tmp_path.iterdir()) == []  # no stderr log left behind
+
+
 def test_missing_command_is_a_clear_error_not_a_crash():
     ts = MCPToolset(
         {"mcpServers": {"fetch": {"command": "uvx-missing-xyz", "args": ["a"]}}}
@@ -172,7 +196,7 @@ def test_result_to_observation_keeps_other_blocks_readable():
 # -- in a conversation ---------------------------------------------------------------------
 
 
-def test_conversation_uses_mcp_tools_and_restores_them(llm_server, tmp_path, caplog):
+def test_conversation_uses_mcp_tools_and_restores_them(llm_server, tmp_path):
     import json
     import uuid
     from pathlib import Path
@@ -189,12 +213,7 @@ def test_conversation_uses_mcp_tools_and_restores_them(llm_server, tmp_path, cap
     )
     from trajkit.sdk import Agent, Conversation, Tool
 
-    config = {
-        "mcpServers": {
-            "test": server_config(TRAJKIT_MCP_VAR="v1"),
-            "fetch": {"command": "uvx-missing-xyz", "args": ["mcp-server-fetch"]},
-        }
-    }
+    config = {"mcpServers": {"test": server_config(TRAJKIT_MCP_VAR="v1")}}
     cid = uuid.uuid4()
 
     def open_conv():
@@ -213,10 +232,7 @@ def test_conversation_uses_mcp_tools_and_restores_them(llm_server, tmp_path, cap
     conv.run()
     assert conv.state.execution_status == "finished"
     events = conv.state.events
-    # the server that cannot start is logged, not recorded (as the SDK)
     assert not [e for e in events if isinstance(e, ConversationErrorEvent)]
-    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
-    assert any("MCP server 'fetch'" in m and "not found" in m for m in warned), warned
     action = next(e for e in events if isinstance(e, ActionEvent))
     assert action.action == MCPToolAction(data={"a": 2, "b": 3})
     obs = next(e for e in events if isinstance(e, ObservationEvent))
@@ -235,7 +251,7 @@ def test_conversation_uses_mcp_tools_and_restores_them(llm_server, tmp_path, cap
     assert converted["tools"] == sent["tools"]
     assert converted["messages"][: len(sent["messages"])] == sent["messages"]
     state = json.loads((folder / "base_state.json").read_text())
-    assert set(state["agent"]["mcp_config"]) == {"test", "fetch"}  # the plain map form
+    assert set(state["agent"]["mcp_config"]) == {"test"}  # the plain map form
     assert state["agent"]["mcp_config"]["test"]["env"] == {"TRAJKIT_MCP_VAR": "v1"}
     conv.close()
     del conv
@@ -342,3 +358,114 @@ def test_mcp_server_models_start_real_servers_and_persist_the_plain_map(llm_serv
         MCPServer(args=["x"])
     with pytest.raises(ValidationError, match="needs 'url'"):
         MCPServer(transport="sse", command="x")
+
+
+def test_conversation_filters_mcp_tools_and_logs_a_failed_server(llm_server, tmp_path, caplog):
+    """``filter_tools_regex`` applies to MCP tools (as in example 07); a server that cannot
+    start is logged and the conversation goes on with no MCP tool.
+    """
+    from tests.sdk.helpers import make_llm
+    from trajkit.sdk import Agent, Conversation, Tool
+
+    llm = make_llm(llm_server)
+    servers = {"keep": server_config(), "drop": server_config()}
+    agent = Agent(llm=llm, mcp_config=servers, filter_tools_regex="^(?!drop)|^drop_add$")
+    with Conversation(agent=agent, workspace=tmp_path / "a") as conv:
+        mcp = sorted(n for n in conv.tools if n.startswith(("keep_", "drop_")))
+        assert "keep_echo" in mcp and "drop_add" in mcp and "drop_echo" not in mcp
+    servers["fetch"] = {"command": "uvx-missing-xyz"}
+    agent = Agent(llm=llm, tools=[Tool(name="terminal")], mcp_config=servers)
+    with Conversation(agent=agent, workspace=tmp_path / "b") as conv:
+        llm_server.enqueue_text("ok")
+        conv.send_message("hi")
+        assert sorted(conv.tools) == ["finish", "terminal", "think"]
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert any("'fetch'" in m and "without the tools of drop, fetch, keep" in m for m in warned)
+
+
+# -- remote servers (streamable HTTP, SSE) on 127.0.0.1 ------------------------------------
+
+
+@pytest.mark.parametrize("transport", ["streamable-http", "sse"])
+def test_remote_server_by_url(transport):
+    """The transport follows the URL as in the SDK (``/sse`` is SSE, else streamable HTTP)."""
+    from tests.support.mcp_server import http_server
+
+    with http_server(transport) as url, MCPToolset({"remote": {"url": url}}).start() as ts:
+        assert ts.errors == []
+        assert [t.name for t in ts.tools][:2] == ["add", "echo"]
+        obs = _tool(ts, "add")(MCPToolAction(data={"a": 20, "b": 22}))
+        assert [c.text for c in obs.content] == ["[Tool 'add' executed.]", "42"]
+
+
+@pytest.mark.parametrize(
+    "how",
+    [
+        {"headers": {"Authorization": "Bearer remote-secret-7788"}},
+        {"auth": {"strategy": "bearer", "value": "remote-secret-7788"}},
+        {"auth": "remote-secret-7788"},
+    ],
+)
+def test_remote_server_credentials_are_sent_and_kept_secret(llm_server, tmp_path, how):
+    import json
+
+    from tests.sdk.helpers import make_llm
+    from trajkit.sdk import Agent, Conversation
+    from trajkit.sdk.mcp import MCPServer
+
+    with http_server_guarded("Bearer remote-secret-7788") as url:
+        refused = MCPToolset({"remote": {"url": url, "transport": "http"}}).start()
+        assert refused.tools == []
+        assert "(connect and initialize): MCPError: Server returned an error" in str(
+            refused.errors[0]
+        )
+        server = MCPServer(url=url, transport="http", **how)
+        assert "remote-secret-7788" not in repr(server)
+        agent = Agent(llm=make_llm(llm_server), mcp_config={"remote": server})
+        conv = Conversation(agent=agent, workspace=tmp_path / "w", persistence_dir=tmp_path / "c")
+        tool = conv.tools["echo"]
+        assert tool(tool.action_from_arguments({"text": "in"})).content[1].text == "in"
+        conv.close()
+    state = (next((tmp_path / "c").glob("*/base_state.json"))).read_text()
+    assert json.loads(state)["agent"]["mcp_config"]["remote"]["url"] == url
+    assert "remote-secret-7788" not in state
+
+
+def test_auth_strategies_as_headers():
+    from trajkit.sdk.mcp import auth_headers
+
+    assert auth_headers({"strategy": "api_key", "value": "k", "header_name": "X-Key"}) == {
+        "X-Key": "k"
+    }
+    assert auth_headers({"strategy": "basic", "username": "u", "password": "p"}) == {
+        "Authorization": "Basic dTpw"
+    }
+    assert auth_headers({"strategy": "header", "headers": {"A": "b"}}) == {"A": "b"}
+    assert auth_headers(None) == {}
+    with pytest.raises(MCPError, match="OAuth sign-in is not supported"):
+        auth_headers("oauth")
+    with pytest.raises(MCPError, match="'oauth2' is not supported"):
+        auth_headers({"strategy": "oauth2"})
+
+
+def http_server_guarded(token):
+    from tests.support.mcp_server import http_server
+
+    return http_server("streamable-http", header=f"Authorization={token}")
+
+
+def test_unreachable_url_is_a_clear_error():
+    ts = MCPToolset({"gone": {"url": "http://127.0.0.1:9/mcp"}}, timeouts=MCPTimeouts(start=5))
+    ts.start()
+    assert ts.tools == []
+    assert "MCP server 'gone' (`http://127.0.0.1:9/mcp`) failed to start (connect" in str(
+        ts.errors[0]
+    )
+
+
+def test_a_url_with_credentials_is_masked_in_messages():
+    url = "http://me:pw-secret-991@127.0.0.1:9/mcp?api_key=key-secret-992&x=1"
+    ts = MCPToolset({"gone": {"url": url}}, timeouts=MCPTimeouts(start=5)).start()
+    message = str(ts.errors[0])
+    assert "127.0.0.1:9/mcp" in message and "x=1" in message
+    assert "secret-99" not in message

@@ -20,11 +20,14 @@ from trajkit.store.reader import StoredConversation, open_conversation
 def _both(folder: Path, **kwargs) -> tuple[object, object]:
     """(events or error) of the folder loop and of the general loop, for the same folder."""
     out = []
-    for loop in ("_scanned", "_listed"):
+    skip_empty = kwargs.get("skip_empty", False)
+    for loop in ("_scanned_events", "_events_of"):
         conv = open_conversation(folder)
         try:
-            reads = getattr(conv, loop)()
-            events = list(conv._events_of(reads, kwargs.get("skip_empty", False)))
+            if loop == "_events_of":
+                events = list(conv._events_of(conv._listed(), skip_empty))
+            else:
+                events = list(conv._scanned_events(skip_empty))
             out.append(([dump_event(e) for e in events], dict(conv.upgrades)))
         except InputError as exc:
             out.append((type(exc).__name__, exc.path, exc.pointer, exc.message))
@@ -41,13 +44,13 @@ def _copy(tmp_path: Path, scenario: str = "b_terminal") -> Path:
 def test_plain_folders_take_the_folder_loop(tmp_path, monkeypatch):
     folder = _copy(tmp_path)
     calls = []
-    original = StoredConversation._scanned
+    original = StoredConversation._scanned_events
 
-    def spy(self):
+    def spy(self, skip_empty):
         calls.append(self.path)
-        return original(self)
+        return original(self, skip_empty)
 
-    monkeypatch.setattr(StoredConversation, "_scanned", spy)
+    monkeypatch.setattr(StoredConversation, "_scanned_events", spy)
     events = list(open_conversation(folder).iter_events())
     assert calls == [folder]
     assert len(events) == len(list((folder / "events").glob("event-*.json")))

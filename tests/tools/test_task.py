@@ -151,3 +151,36 @@ def test_definitions_and_parallel_tasks(llm_server, tmp_path):
     assert sorted(o.task_id for o in obs) == ["task_00000001", "task_00000002"]
     assert len(list((Path(conv.state.persistence_dir) / "subagents").iterdir())) == 2
     conv.close()
+
+
+def run_interrupted(conv, prompt: str, after: float = 3.0) -> None:
+    """Send ``prompt`` and run; ``interrupt()`` comes ``after`` seconds, and the run must end
+    within 20 s (a sub-agent's ``sleep 60`` killed) with status ``paused``.
+    """
+    import threading
+    import time
+
+    conv.send_message(prompt)
+    timer = threading.Timer(after, conv.interrupt)
+    timer.start()
+    started = time.monotonic()
+    conv.run()
+    timer.cancel()
+    assert time.monotonic() - started < 20
+    assert conv.state.execution_status == "paused"
+
+
+def runner(llm):
+    return Agent(llm=llm, tools=[Tool(name="terminal")])
+
+
+def test_interrupting_the_parent_stops_a_running_sub_agent(llm_server, tmp_path):
+    """``interrupt()`` reaches the task's sub-agent: its ``sleep 60`` is killed at once."""
+    register_agent("runner", runner, "Runs.")
+    llm_server.enqueue_tool_call("task", {"prompt": "wait", "subagent_type": "runner"})
+    llm_server.enqueue_tool_call("terminal", {"command": "sleep 60"})
+    conv = _parent(llm_server, tmp_path)
+    run_interrupted(conv, "go")
+    sub = next((Path(conv.state.persistence_dir) / "subagents").iterdir())
+    assert "InterruptEvent" in _kinds(sub)
+    conv.close()

@@ -199,10 +199,13 @@ class Agent(BaseModel):
         for spec in [*self.tools, *(Tool(name=d) for d in self.include_default_tools)]:
             for tool in resolve_tool(spec, ctx):
                 out[tool.name] = tool
-        if self.filter_tools_regex:
-            rx = re.compile(self.filter_tools_regex)
-            out = {n: t for n, t in out.items() if rx.match(n) or n in BUILTIN_TOOL_NAMES.values()}
-        return out
+        return {n: t for n, t in out.items() if self.keeps_tool(n)}
+
+    def keeps_tool(self, name: str) -> bool:
+        """Whether ``filter_tools_regex`` lets a tool (spec'd or MCP) through; built-ins always."""
+        if not self.filter_tools_regex or name in BUILTIN_TOOL_NAMES.values():
+            return True
+        return re.match(self.filter_tools_regex, name) is not None
 
     def verify(self, persisted_agent: dict[str, Any]) -> None:
         """Refuse to continue a conversation written by another agent class or with fewer tools."""

@@ -1,4 +1,5 @@
-"""MCP servers as agent tools: start stdio servers, list their tools, call them.
+"""MCP servers as agent tools: start stdio servers or connect to remote ones (streamable HTTP,
+SSE), list their tools, call them.
 
 ``Agent(mcp_config=...)`` takes either the reference document's form
 ``{"mcpServers": {"fetch": {"command": "uvx", "args": ["mcp-server-fetch"]}}}`` or the plain map
@@ -16,8 +17,9 @@ pending call fail with an error observation naming the server and the end of its
 in a temporary file, not shown on the console), and later calls fail at once. Configuration
 and the server environment live in `trajkit.sdk.mcp_config`.
 
-Each MCP tool becomes an `MCPTool`: offered to the LLM under the MCP tool's own name with its
-``inputSchema`` (plus ``security_risk``/``summary`` as the SDK adds them, built by
+Each MCP tool becomes an `MCPTool`: offered to the LLM under the MCP tool's own name (with
+``<server>_`` before it when several servers are configured, as the SDK's composite client does)
+with its ``inputSchema`` (plus ``security_risk``/``summary`` as the SDK adds them, built by
 `trajkit.convert.tools.tool_parameters` so requests and conversions agree), recorded in the
 SystemPromptEvent as an ``MCPToolDefinition`` with ``mcp_tool`` {name, description, inputSchema},
 called with ``MCPToolAction{data}`` and answered with ``MCPToolObservation{tool_name}`` whose
@@ -51,6 +53,7 @@ from trajkit.events import (
 from trajkit.sdk.mcp_config import (
     MCPError,
     MCPServer,
+    auth_headers,
     normalize_mcp_config,
     protect_mcp_config,
     server_environment,
@@ -65,6 +68,7 @@ __all__ = [
     "MCPError",
     "MCPServer",
     "MCPServerConnection",
+    "auth_headers",
     "MCPTimeouts",
     "MCPTool",
     "MCPToolset",
@@ -128,7 +132,6 @@ class MCPServerConnection:
         self._session: Any = None
         self._ended: str | None = None
         self._step = "start (spawn and initialize)"
-        self._session_started = False
         fd, self._stderr_path = tempfile.mkstemp(
             prefix=f"trajkit-mcp-{_safe(name)}-", suffix=".log"
         )
@@ -136,7 +139,15 @@ class MCPServerConnection:
 
     @property
     def command_line(self) -> str:
+        """What the server is: its command line, or its URL for a remote server."""
+        if self.remote:
+            return _shown_url(str(self.server["url"]))
         return shlex.join([str(self.server.get("command", "")), *self.server.get("args", [])])
+
+    @property
+    def remote(self) -> bool:
+        """A server reached at its ``url`` (streamable HTTP or SSE), not a process to run."""
+        return remote_transport(self.server) is not None
 
     @property
     def running(self) -> bool:
@@ -151,14 +162,23 @@ class MCPServerConnection:
         return text[-_STDERR_TAIL:].strip()
 
     def start(self) -> list[dict[str, Any]]:
-        """Spawn the server, initialize and list its tools (MCP JSON shapes); raises MCPError."""
-        if not isinstance(self.server.get("command"), str):
-            raise MCPError(
-                f"MCP server {self.name!r}: only stdio servers (with 'command') are supported; "
-                f"got {sorted(self.server)}"
-            )
-        command = self.server["command"]
-        if shutil.which(command) is None and not Path(command).is_file():
+        """Spawn (or connect to) the server, initialize and list its tools (MCP JSON shapes);
+        raises MCPError.
+        """
+        if self.remote:
+            self._step = "start (connect and initialize)"
+            try:
+                auth_headers(self.server.get("auth"))
+            except MCPError as e:
+                raise MCPError(f"MCP server {self.name!r}: {e}") from None
+        command = self.server.get("command")
+        if not self.remote and not isinstance(command, str):
+            raise MCPError(f"MCP server {self.name!r}: needs 'command' or 'url'")
+        if (
+            isinstance(command, str)
+            and shutil.which(command) is None
+            and not Path(command).is_file()
+        ):
             hint = " (install uv: https://docs.astral.sh/uv/)" if command in ("uv", "uvx") else ""
             raise MCPError(
                 f"MCP server {self.name!r}: cannot start `{self.command_line}`: "
@@ -181,33 +201,25 @@ class MCPServerConnection:
                 message = f"did not {self._step} within {limit:g}s"
             else:
                 message = f"failed to {self._step}: {_describe(leaf)}"
-            self.close()
             note = self._stderr_note()
-            self._remove_stderr()
+            self.close()
             raise MCPError(
                 f"MCP server {self.name!r} (`{self.command_line}`) {message}{note}"
             ) from None
         self._session_cm = session_cm
-        self._session_started = True
         return list(tools)
 
     @contextlib.asynccontextmanager
     async def _open(self) -> AsyncIterator[tuple[Any, list[dict[str, Any]]]]:
-        """Enter the stdio process and the session (in the portal's task, which also leaves
-        them), initialize and list the tools, each step bounded by its timeout.
+        """Enter the transport (stdio process or HTTP connection) and the session (in the
+        portal's task, which also leaves them), initialize and list the tools, each step
+        bounded by its timeout.
         """
         import anyio
-        from mcp import ClientSession, StdioServerParameters
-        from mcp.client.stdio import stdio_client
+        from mcp import ClientSession
 
-        params = StdioServerParameters(
-            command=self.server["command"],
-            args=list(self.server.get("args", [])),
-            env=server_environment(self.server.get("env")),
-            cwd=self.server.get("cwd"),
-        )
         async with (
-            stdio_client(params, errlog=self._stderr) as (read, write),
+            self._streams() as (read, write),
             ClientSession(read, write) as session,
         ):
             with anyio.fail_after(self.timeouts.start):
@@ -216,6 +228,20 @@ class MCPServerConnection:
             with anyio.fail_after(self.timeouts.list):
                 tools = await _list_tools(session)
             yield session, tools
+
+    def _streams(self) -> contextlib.AbstractAsyncContextManager[tuple[Any, Any]]:
+        if self.remote:
+            return _remote_streams(self.server)
+        from mcp import StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        params = StdioServerParameters(
+            command=self.server["command"],
+            args=list(self.server.get("args", [])),
+            env=server_environment(self.server.get("env")),
+            cwd=self.server.get("cwd"),
+        )
+        return _first_two(stdio_client(params, errlog=self._stderr))
 
     def call_tool(
         self, tool: str, arguments: Mapping[str, Any], *, timeout: float | None = None
@@ -253,7 +279,7 @@ class MCPServerConnection:
         return data
 
     def close(self) -> None:
-        """Stop the server and its portal thread; safe to call twice."""
+        """Stop the server and its portal thread, remove its stderr file; safe to call twice."""
         session_cm, portal_cm = self._session_cm, self._portal_cm
         self._session_cm = self._portal_cm = None
         self._session = self._portal = None
@@ -268,16 +294,75 @@ class MCPServerConnection:
         _LIVE.discard(self)
         with contextlib.suppress(OSError):
             self._stderr.close()
-        if self._session_started:
-            self._remove_stderr()
-
-    def _remove_stderr(self) -> None:
         with contextlib.suppress(OSError):
             os.unlink(self._stderr_path)
 
     def _stderr_note(self) -> str:
         tail = self.stderr_tail()
         return f"\nserver stderr (last lines):\n{tail}" if tail else ""
+
+
+def remote_transport(server: Mapping[str, Any]) -> str | None:
+    """``sse`` or ``streamable-http`` for a server reached at its ``url``, None for a process.
+
+    As the SDK decides: ``transport`` when given (``http`` is streamable HTTP); otherwise a
+    ``url`` without a ``command`` is SSE when its path ends in ``/sse``, else streamable HTTP.
+    """
+    transport = server.get("transport")
+    if transport == "stdio" or (transport is None and isinstance(server.get("command"), str)):
+        return None
+    if transport in ("http", "streamable-http"):
+        return "streamable-http"
+    if transport == "sse":
+        return "sse"
+    url = server.get("url")
+    if not isinstance(url, str):
+        return None
+    return "sse" if url.split("?")[0].rstrip("/").endswith("/sse") else "streamable-http"
+
+
+@contextlib.asynccontextmanager
+async def _remote_streams(server: Mapping[str, Any]) -> AsyncIterator[tuple[Any, Any]]:
+    """The read and write streams of a remote server, its ``headers`` and those of its
+    ``auth`` sent with every request.
+    """
+    headers = {str(k): str(v) for k, v in (server.get("headers") or {}).items()}
+    headers.update(auth_headers(server.get("auth")))
+    url = str(server["url"])
+    timeout = float(server.get("timeout") or 30)
+    read_timeout = float(server.get("sse_read_timeout") or 300)
+    if remote_transport(server) == "sse":
+        from mcp.client.sse import sse_client
+
+        opened = sse_client(url, headers=headers, timeout=timeout, sse_read_timeout=read_timeout)
+        async with _first_two(opened) as streams:
+            yield streams
+        return
+    from mcp.client import streamable_http
+
+    if not hasattr(streamable_http, "streamable_http_client"):  # mcp 1.x
+        opened = streamable_http.streamablehttp_client(  # type: ignore[attr-defined,unused-ignore]
+            url, headers=headers, timeout=timeout, sse_read_timeout=read_timeout
+        )
+        async with _first_two(opened) as streams:
+            yield streams
+        return
+    from mcp.shared._httpx_utils import create_mcp_http_client  # the client mcp itself makes
+
+    async with (
+        create_mcp_http_client(headers=headers) as http,
+        _first_two(streamable_http.streamable_http_client(url, http_client=http)) as streams,
+    ):
+        yield streams
+
+
+@contextlib.asynccontextmanager
+async def _first_two(
+    opened: contextlib.AbstractAsyncContextManager[Any],
+) -> AsyncIterator[tuple[Any, Any]]:
+    """A transport's read and write streams (mcp 1.x's streamable HTTP yields a third item)."""
+    async with opened as streams:
+        yield streams[0], streams[1]
 
 
 async def _list_tools(session: Any) -> list[dict[str, Any]]:
@@ -295,6 +380,21 @@ async def _list_tools(session: Any) -> list[dict[str, Any]]:
         cursor = data.get("nextCursor")
         if not cursor:
             return tools
+
+
+def _shown_url(url: str) -> str:
+    """A server URL as messages show it: a password in it and secret-looking query values
+    masked.
+    """
+    from urllib.parse import urlsplit, urlunsplit
+
+    from trajkit.redact import MASK, mask_secret_query
+
+    parts = urlsplit(url)
+    if parts.password:
+        host = parts.netloc.rsplit("@", 1)[1]
+        parts = parts._replace(netloc=f"{parts.username}:{MASK}@{host}")
+    return mask_secret_query(urlunsplit(parts))
 
 
 def _describe(exc: BaseException) -> str:
@@ -335,12 +435,20 @@ class MCPTool(RuntimeTool):
     observation_type = MCPToolObservation
 
     def __init__(
-        self, connection: MCPServerConnection, mcp_tool: Mapping[str, Any], *, timeout: float
+        self,
+        connection: MCPServerConnection,
+        mcp_tool: Mapping[str, Any],
+        *,
+        timeout: float,
+        prefix: str = "",
     ) -> None:
         self.connection = connection
+        self.server_tool = str(mcp_tool["name"])
+        """The name the server knows the tool by (``name`` adds ``prefix``)."""
+        self.name = prefix + self.server_tool
         self.mcp_tool = {k: mcp_tool[k] for k in _MCP_TOOL_KEYS if k in mcp_tool}
+        self.mcp_tool["name"] = self.name
         self.mcp_tool.setdefault("inputSchema", {"type": "object", "properties": {}})
-        self.name = str(mcp_tool["name"])
         self.description = str(mcp_tool.get("description") or "")
         self.annotations = mcp_tool.get("annotations")
         self.timeout = timeout
@@ -361,7 +469,7 @@ class MCPTool(RuntimeTool):
     def __call__(self, action: Any) -> MCPToolObservation:
         data = action.data if isinstance(action, MCPToolAction) else dict(action)
         try:
-            result = self.connection.call_tool(self.name, data, timeout=self.timeout)
+            result = self.connection.call_tool(self.server_tool, data, timeout=self.timeout)
         except MCPError as exc:
             return MCPToolObservation(
                 tool_name=self.name,
@@ -372,7 +480,10 @@ class MCPTool(RuntimeTool):
 
 
 class MCPToolset:
-    """The servers of one ``mcp_config``, their tools, and the errors of those that failed."""
+    """The servers of one ``mcp_config`` and their tools, started as one unit as the SDK does:
+    when several servers are enabled each tool is offered as ``<server>_<tool>``, and when one
+    of them fails to start none of their tools is offered (``errors`` says why).
+    """
 
     def __init__(
         self, config: Mapping[str, Any] | None, *, timeouts: MCPTimeouts | None = None
@@ -384,27 +495,30 @@ class MCPToolset:
         self.errors: list[MCPError] = []
 
     def start(self) -> MCPToolset:
-        """Start every server; a failing server adds to ``errors`` instead of raising."""
+        """Start every enabled server; the first that fails stops the others and is added to
+        ``errors`` instead of raising.
+        """
+        enabled = {n: s for n, s in self.servers.items() if s.get("enabled") is not False}
         seen: set[str] = set()
-        for name, server in self.servers.items():
-            if server.get("enabled") is False:
-                continue
+        for name, server in enabled.items():
             connection = MCPServerConnection(name, server, timeouts=self.timeouts)
             try:
                 listed = connection.start()
             except MCPError as exc:
-                logger.warning("%s", exc)
                 connection.close()
+                self.close()
+                self.tools.clear()
                 self.errors.append(_without_frames(exc))
-                continue
+                break
             self.connections[name] = connection
+            prefix = f"{name}_" if len(enabled) > 1 else ""
             for mcp_tool in listed:
-                tool_name = str(mcp_tool.get("name", ""))
-                if not tool_name or tool_name in seen:
-                    logger.warning("MCP server %r: skipping duplicate tool %r", name, tool_name)
+                tool = MCPTool(connection, mcp_tool, timeout=self.timeouts.call, prefix=prefix)
+                if not mcp_tool.get("name") or tool.name in seen:
+                    logger.warning("MCP server %r: skipping duplicate tool %r", name, tool.name)
                     continue
-                seen.add(tool_name)
-                self.tools.append(MCPTool(connection, mcp_tool, timeout=self.timeouts.call))
+                seen.add(tool.name)
+                self.tools.append(tool)
         return self
 
     def close(self) -> None:

@@ -14,17 +14,19 @@ gets, and how its secrets are written to disk.
 
 from __future__ import annotations
 
+import base64
 import os
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, SecretStr, field_serializer, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_serializer, model_validator
 
 from trajkit.errors import TrajkitError
 
 __all__ = [
     "MCPError",
     "MCPServer",
+    "auth_headers",
     "normalize_mcp_config",
     "protect_mcp_config",
     "server_environment",
@@ -38,7 +40,8 @@ class MCPError(TrajkitError):
 
 class MCPServer(BaseModel):
     """One MCP server: a program to run over stdio (``command``, ``args``, ``env``, ``cwd``) or
-    a remote ``url``. Only stdio servers start here; ``enabled=False`` keeps a server
+    a remote ``url`` (streamable HTTP, or SSE: ``transport``, else a URL ending in ``/sse``),
+    sent ``headers`` and ``auth`` (a bearer token) with each request; ``enabled=False`` keeps a server
     configured but offers none of its tools. ``env``/``headers`` values are secrets: masked in
     ``repr``, given in clear by `as_config` (the agent encrypts or masks them on disk).
     """
@@ -57,7 +60,9 @@ class MCPServer(BaseModel):
     sse_read_timeout: float | None = None
     keep_alive: bool | None = None
     headers: dict[str, SecretStr] | None = None
-    auth: dict[str, Any] | None = None
+    auth: str | dict[str, Any] | None = Field(default=None, repr=False)
+    """A bearer token, or a credential ``{"strategy": "bearer"|"api_key"|"basic"|"header", ...}``
+    (`auth_headers`); secret, so kept out of ``repr``."""
     enabled: bool = True
 
     @model_validator(mode="after")
@@ -112,7 +117,34 @@ def normalize_mcp_config(config: Mapping[str, Any] | None) -> dict[str, dict[str
     return out
 
 
+def auth_headers(auth: str | Mapping[str, Any] | None) -> dict[str, str]:
+    """The HTTP headers a remote server's ``auth`` stands for, with the SDK's strategies: a
+    string or ``bearer`` is ``Authorization: Bearer <value>``; ``api_key`` is that header
+    (``header_name``) or a bearer token; ``basic`` is HTTP basic; ``header`` gives ``headers``.
+    OAuth sign-in is not supported (MCPError).
+    """
+    if not auth:
+        return {}
+    if isinstance(auth, str):
+        if auth == "oauth":
+            raise MCPError("MCP server auth 'oauth': OAuth sign-in is not supported")
+        return {"Authorization": f"Bearer {auth}"}
+    strategy, value = auth.get("strategy"), auth.get("value")
+    if strategy == "bearer" or (strategy == "api_key" and not auth.get("header_name")):
+        return {"Authorization": f"Bearer {value}"}
+    if strategy == "api_key":
+        return {str(auth["header_name"]): str(value)}
+    if strategy == "basic":
+        pair = f"{auth.get('username', '')}:{auth.get('password', '')}".encode()
+        return {"Authorization": "Basic " + base64.b64encode(pair).decode()}
+    if strategy == "header" and isinstance(auth.get("headers"), Mapping):
+        return {str(k): str(v) for k, v in auth["headers"].items()}
+    raise MCPError(f"MCP server auth strategy {strategy!r} is not supported")
+
+
 _SECRET_MAPS = ("env", "headers")
+_AUTH_CLEAR_KEYS = frozenset({"strategy", "header_name", "username", "type"})
+"""Keys of an ``auth`` credential that are not secret; every other string in it is."""
 
 _INHERITED_ENV = frozenset(
     {
@@ -145,7 +177,8 @@ def server_environment(extra: Mapping[str, str] | None) -> dict[str, str]:
 
 def protect_mcp_config(config: Mapping[str, Any], cipher: Any) -> dict[str, Any]:
     """The config as written to disk: ``env``/``headers`` values whose names look secret
-    (``*_TOKEN``, ``*KEY*``, ``Authorization``, ...) encrypted with ``cipher``, else masked.
+    (``*_TOKEN``, ``*KEY*``, ``Authorization``, ...) and the secrets of ``auth`` encrypted with
+    ``cipher``, else masked.
     """
     from trajkit.sdk.secret.secrets import dump_secret
 
@@ -163,7 +196,7 @@ def _map_secret_values(
     config: Mapping[str, Any], change: Callable[[str], str | None]
 ) -> dict[str, Any]:
     """A copy of ``config`` with ``change`` applied to each secret-named ``env``/``headers``
-    value (a value it turns into None is dropped).
+    value and each secret of ``auth`` (a value it turns into None is dropped).
     """
     from trajkit.redact import is_secret_key
 
@@ -181,5 +214,24 @@ def _map_secret_values(
                             continue
                     kept[k] = v
                 server[field] = kept
+        if isinstance(server, dict) and server.get("auth"):
+            server["auth"] = _map_auth(server["auth"], change)
+            if server["auth"] is None:
+                del server["auth"]
         out[name] = server
+    return out
+
+
+def _map_auth(auth: Any, change: Callable[[str], str | None]) -> Any:
+    if isinstance(auth, str):
+        return auth if auth == "oauth" else change(auth)
+    if not isinstance(auth, Mapping):
+        return auth
+    out: dict[str, Any] = {}
+    for key, value in auth.items():
+        if isinstance(value, Mapping):
+            value = {k: change(v) if isinstance(v, str) else v for k, v in value.items()}
+        elif isinstance(value, str) and key not in _AUTH_CLEAR_KEYS:
+            value = change(value)
+        out[key] = value
     return out

@@ -258,9 +258,37 @@ class StoredConversation:
             skip_empty: skip zero-byte files as the SDK's iteration does, instead of raising.
         """
         plain = type(self).event_files is StoredConversation.event_files
-        reads = self._scanned() if plain and not isinstance(self.events_dir, RemotePath) else None
         with paused_gc():
-            yield from self._events_of(reads or self._listed(), skip_empty)
+            if plain and not isinstance(self.events_dir, RemotePath):
+                yield from self._scanned_events(skip_empty)
+            else:
+                yield from self._events_of(self._listed(), skip_empty)
+
+    def _scanned_events(self, skip_empty: bool) -> Iterator[Event]:
+        """`iter_events()` of a local folder, by the store's one scan.
+
+        The hot loop of every reader of a local folder (`trajkit.store.scan`): one `scandir`,
+        one read per file, the bytes parsed once, no `Path` made for a file read well; one
+        generator, the scan's, under it. A file the scan could not read is read again, so the
+        refusal is the reader's own.
+        """
+        upgrades = self.upgrades
+        found = self.listing()
+        for s in scan_events(self.events_dir, found, root=self.path, max_bytes=MAX_FILE_BYTES):
+            event = s.event
+            if event is not None:  # parsed strictly, so not empty
+                if s.upgrades:
+                    upgrades.update(s.upgrades)  # upgraded once, in the scan
+                yield event
+                continue
+            if s.outside is not None:
+                raise outside_error(s.path, s.outside)
+            raw = s.raw if s.failure is None else read_file_bytes(s.path)
+            if not raw or raw.isspace():
+                if skip_empty:
+                    continue
+                raise _empty_event_file(s.path)
+            yield parse_event_bytes(s.path, raw, upgrades)
 
     def _events_of(self, reads: Iterator[_Read], skip_empty: bool) -> Iterator[Event]:
         upgrades = self.upgrades
@@ -271,26 +299,8 @@ class StoredConversation:
                 raise _empty_event_file(file.path)
             yield event if event is not None else parse_event_bytes(file.path, raw, upgrades)
 
-    def _scanned(self) -> Iterator[_Read]:
-        """Each event file, its bytes and its event (when parsed), by the store's one scan.
-
-        The hot loop of every reader of a local folder (`trajkit.store.scan`): one `scandir`,
-        one read per file, the bytes parsed once, no `Path` made for a file read well. A file
-        the scan could not read is read again, so the refusal is the reader's own.
-        """
-        found = self.listing()
-        for s in scan_events(self.events_dir, found, root=self.path, max_bytes=MAX_FILE_BYTES):
-            if s.outside is not None:
-                raise outside_error(s.path, s.outside)
-            if s.failure is not None:
-                yield s, read_file_bytes(s.path), None
-            else:
-                if s.event is not None and s.upgrades:
-                    self.upgrades.update(s.upgrades)  # upgraded once, in the scan
-                yield s, s.raw, s.event
-
     def _listed(self) -> Iterator[_Read]:
-        """`_scanned()` through `event_files()` (object storage, other shapes)."""
+        """Each file of `event_files()`, its bytes, no event yet (object storage, other shapes)."""
         for f in self.event_files():
             yield f, f.read_bytes(), None
 

@@ -182,7 +182,8 @@ def scan_event_file(
     return f
 
 
-_validators: dict[str, Any] = {}
+_validators: dict[bytes, Any] = {}
+"""The strict validator of each event kind, by the kind's bytes (no text decoded per file)."""
 _kind_span: Any = None
 _upgrade: Any = None
 
@@ -196,7 +197,7 @@ def strict_event(raw: bytes) -> Event | None:
     span = (_kind_span or _load_parser())(raw)  # the last key (a hint: the model checks it)
     if span is None or (len(raw) > MAX_JSON_NODES and not _nodes_ok(raw)):
         return None
-    validator = _validators.get(raw[span[0] : span[1]].decode("ascii", "replace"))
+    validator = _validators.get(raw[span[0] : span[1]])
     if validator is None:
         return None
     try:  # the validator itself: no classmethod wrapper (events/base.py) per file
@@ -240,7 +241,7 @@ def _load_parser() -> Any:
     from trajkit.events.parse import EVENT_CLASSES, kind_span
     from trajkit.events.upgrade import upgrade_event
 
-    _validators.update((k, c.__pydantic_validator__) for k, c in EVENT_CLASSES.items())
+    _validators.update((k.encode(), c.__pydantic_validator__) for k, c in EVENT_CLASSES.items())
     _kind_span, _upgrade = kind_span, upgrade_event
     return kind_span
 

@@ -35,6 +35,8 @@ _TIMES = [
     re.compile(r"\b\d{1,2}:\d{2}:\d{2}(\.\d+)?\b"),
     re.compile(r"\b[A-Z][a-z]{2} +\d{1,2} +\d{2}:\d{2}\b"),  # ls -l dates
     re.compile(r"\b\d+(\.\d+)?\s?(ms|s|sec|seconds)\b"),
+    # a printed metrics dict: when each cost was counted, how long each response took
+    re.compile(r"(?<=['\"]timestamp['\"]: )\d+(\.\d+)?|(?<=['\"]latency['\"]: )\d+(\.\d+)?"),
 ]
 _PORT = re.compile(r"127\.0\.0\.1:\d+")
 _RANDOM = re.compile(r"((?:^|<work>/)tmp/[A-Za-z_.-]+?)[a-z0-9_]{8}(?=[^a-z0-9_]|$)")

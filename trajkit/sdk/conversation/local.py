@@ -259,7 +259,8 @@ class Conversation(BaseConversation):
                 self.tools.setdefault(spec.name, ClientTool(spec))
             self._mcp = MCPToolset(agent.mcp_config, timeouts=mcp_timeouts).start()
             for mcp_tool in self._mcp.tools:
-                self.tools.setdefault(mcp_tool.name, mcp_tool)
+                if agent.keeps_tool(mcp_tool.name):
+                    self.tools.setdefault(mcp_tool.name, mcp_tool)
             self._finalizer = weakref.finalize(
                 self, _close_tools, list(self.tools.values()), self._mcp, self._writer_lock
             )
@@ -296,7 +297,10 @@ class Conversation(BaseConversation):
             if self._hooks is not None:
                 self._hooks.inject_session_context()
             for error in self._mcp.errors:  # logged, not recorded, as the SDK does
-                logger.warning("%s; the conversation goes on without its tools", error)
+                servers = ", ".join(sorted(self._mcp.servers))
+                logger.warning(
+                    "%s; the conversation goes on without the tools of %s", error, servers
+                )
 
     def _start_hooks(self) -> None:
         """Wire the hooks (`trajkit.sdk.hooks.conversation_hooks`) and run SessionStart's;

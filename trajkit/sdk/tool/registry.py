@@ -45,6 +45,12 @@ _TOOLS_MODULES = {
     "GlobTool": "trajkit.tools.glob",
     "grep": "trajkit.tools.glob",
     "GrepTool": "trajkit.tools.glob",
+    "delegate": "trajkit.tools.delegate",
+    "DelegateTool": "trajkit.tools.delegate",
+    "workflow_tool_set": "trajkit.tools.workflow",
+    "WorkflowToolSet": "trajkit.tools.workflow",
+    "workflow": "trajkit.tools.workflow",
+    "WorkflowTool": "trajkit.tools.workflow",
     "planning_file_editor": "trajkit.tools.planning_file_editor",
     "PlanningFileEditorTool": "trajkit.tools.planning_file_editor",
 }

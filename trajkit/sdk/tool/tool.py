@@ -283,6 +283,12 @@ class ToolDefinition(RuntimeTool, Generic[A, O]):
         del action
         return None
 
+    def interrupt(self) -> None:
+        """Pass the conversation's `interrupt` on to an executor that has one."""
+        stop = getattr(self.executor, "interrupt", None)
+        if callable(stop):
+            stop()
+
     def close(self) -> None:
         if self.executor is not None:
             self.executor.close()

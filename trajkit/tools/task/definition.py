@@ -98,6 +98,9 @@ class TaskTool(RuntimeTool):
         del action
         return None  # each task has its own conversation
 
+    def interrupt(self) -> None:
+        self.manager.interrupt()
+
     def close(self) -> None:
         self.manager.close()
 

@@ -31,7 +31,13 @@ if TYPE_CHECKING:
     from trajkit.sdk.agent import Agent
     from trajkit.sdk.conversation.local import Conversation
 
-__all__ = ["ConfirmationHandler", "Task", "TaskManager"]
+__all__ = [
+    "ConfirmationHandler",
+    "Task",
+    "TaskManager",
+    "open_sub_conversation",
+    "run_sub_conversation",
+]
 
 ConfirmationHandler = Callable[[str, list["ActionEvent"]], bool]
 """``(task_id, pending actions) -> approve?`` for a sub-agent waiting for confirmation."""
@@ -63,6 +69,7 @@ class TaskManager:
         self._lock = threading.Lock()
         self._folder: Path | None = None
         self._temporary = False
+        self._running: set[Conversation] = set()
 
     @property
     def _parent(self) -> Conversation | None:
@@ -109,6 +116,8 @@ class TaskManager:
                 task = Task(id=f"task_{len(self._tasks) + 1:08x}", conversation_id=uuid.uuid4())
                 self._tasks[task.id] = task
         sub = self._conversation(task, factory, description, resumed=resume is not None)
+        with self._lock:
+            self._running.add(sub)
         try:
             sub.send_message(prompt, sender=getattr(self._parent_visualizer(), "name", None))
             self._run(task.id, sub)
@@ -124,55 +133,37 @@ class TaskManager:
         except Exception as e:  # noqa: BLE001 (the delegating agent reads the failure)
             task.status, task.error = "error", str(e)
         finally:
+            with self._lock:
+                self._running.discard(sub)
             self._parent.conversation_stats.usage_to_metrics[f"task:{task.id}"] = (
                 sub.conversation_stats.get_combined_metrics()
             )
             sub.close()
         return task
 
+    def interrupt(self) -> None:
+        """Interrupt the sub-agents running now (the parent was interrupted): each stops at
+        once and its task ends with an error saying so.
+        """
+        with self._lock:
+            running = list(self._running)
+        for sub in running:
+            sub.interrupt()
+
     def _parent_visualizer(self) -> Any:
         return getattr(self._parent, "_visualizer", None)
-
-    def _sub_agent(self, factory: AgentFactory) -> Agent:
-        assert self._parent is not None
-        parent_llm = self._parent.agent.llm
-        agent = factory.factory_func(parent_llm.copy_for(parent_llm.usage_id))
-        return agent.model_copy(update={"mcp_config": dict(self._parent.agent.mcp_config)})
 
     def _conversation(
         self, task: Task, factory: AgentFactory, description: str | None, *, resumed: bool
     ) -> Conversation:
-        from trajkit.sdk.conversation.local import Conversation
-
-        parent = self._parent
-        assert parent is not None
-        definition = factory.definition
-        visualizer = self._parent_visualizer()
-        make_sub = getattr(visualizer, "create_sub_visualizer", None)
-        sub = Conversation(
-            agent=self._sub_agent(factory),
-            workspace=parent.workspace.working_dir,
-            persistence_dir=self._folder,
-            conversation_id=task.conversation_id,
-            max_iteration_per_run=definition.max_iteration_per_run or parent.max_iteration_per_run,
-            hook_config=definition.hooks,
-            visualizer=make_sub(description or task.id) if callable(make_sub) else None,
+        assert self._parent is not None
+        label = None if resumed else description or task.id
+        return open_sub_conversation(
+            self._parent, factory, label, self._folder, task.conversation_id
         )
-        sub.set_confirmation_policy(
-            definition.get_confirmation_policy() or parent.state.confirmation_policy
-        )
-        return sub
 
     def _run(self, task_id: str, sub: Conversation) -> None:
-        """Run the sub-conversation; actions waiting for confirmation go to the handler."""
-        sub.run()
-        while sub.state.execution_status == "waiting_for_confirmation":
-            pending = ConversationState.get_unmatched_actions(sub.state.events)
-            if not pending:
-                return
-            if self._confirm is not None and not self._confirm(task_id, pending):
-                sub.reject_pending_actions("User rejected the actions")
-            sub.run()
+        run_sub_conversation(sub, task_id, self._confirm)
 
     def close(self) -> None:
         """Forget the tasks; a temporary folder (in-memory parent) is removed."""
@@ -180,6 +171,61 @@ class TaskManager:
             if self._temporary and self._folder is not None:
                 shutil.rmtree(self._folder, ignore_errors=True)
             self._tasks.clear()
+
+
+def open_sub_conversation(
+    parent: Conversation,
+    factory: AgentFactory,
+    label: str | None,
+    folder: Path | None,
+    conversation_id: uuid.UUID | None = None,
+) -> Conversation:
+    """A sub-agent's conversation: the factory's agent on a copy of the parent's LLM (metrics
+    of its own) with the parent's MCP servers, in the parent's working directory, persisted in
+    ``folder`` (None: in memory), shown by the parent visualizer's sub-visualizer named
+    ``label``, with the confirmation policy its definition names (else the parent's). Without
+    a label (a resumed task) it gets the default visualizer, as the SDK gives it.
+    """
+    from trajkit.sdk.conversation.local import Conversation
+    from trajkit.sdk.conversation.visualizer import DefaultConversationVisualizer
+
+    definition = factory.definition
+    parent_llm = parent.agent.llm
+    agent: Agent = factory.factory_func(parent_llm.copy_for(parent_llm.usage_id))
+    agent = agent.model_copy(update={"mcp_config": dict(parent.agent.mcp_config)})
+    make_sub = getattr(getattr(parent, "_visualizer", None), "create_sub_visualizer", None)
+    visualizer: Any = DefaultConversationVisualizer() if label is None else None
+    if label is not None and callable(make_sub):
+        visualizer = make_sub(label)
+    sub = Conversation(
+        agent=agent,
+        workspace=parent.workspace.working_dir,
+        persistence_dir=folder,
+        conversation_id=conversation_id,
+        max_iteration_per_run=definition.max_iteration_per_run or parent.max_iteration_per_run,
+        hook_config=definition.hooks,
+        visualizer=visualizer,
+    )
+    sub.set_confirmation_policy(
+        definition.get_confirmation_policy() or parent.state.confirmation_policy
+    )
+    return sub
+
+
+def run_sub_conversation(
+    sub: Conversation, label: str, confirm: ConfirmationHandler | None
+) -> None:
+    """Run a sub-agent's conversation to its end; actions waiting for confirmation go to
+    ``confirm(label, pending)`` (approved without one).
+    """
+    sub.run()
+    while sub.state.execution_status == "waiting_for_confirmation":
+        pending = ConversationState.get_unmatched_actions(sub.state.events)
+        if not pending:
+            return
+        if confirm is not None and not confirm(label, pending):
+            sub.reject_pending_actions("User rejected the actions")
+        sub.run()
 
 
 def _stop_detail(sub: Conversation, status: str) -> str:
