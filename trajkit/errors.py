@@ -130,12 +130,17 @@ class ConversationLockedError(TrajkitError):
     Args:
         folder: the conversation folder.
         pid: the holder's process id, when it could be read.
+        this_process: the holder is another live object of this process.
     """
 
-    def __init__(self, folder: str | os.PathLike[str], pid: int | None) -> None:
+    def __init__(
+        self, folder: str | os.PathLike[str], pid: int | None, *, this_process: bool = False
+    ) -> None:
         self.folder = os.fspath(folder)
         self.pid = pid
         holder = f"pid {pid}" if pid and pid > 0 else "another process"
+        if this_process:
+            holder = f"another Conversation object of this process ({holder})"
         super().__init__(
             f"{self.folder}: conversation in use by {holder} (a live Conversation or repair "
             "holds its writer lock); nothing was changed. Close that one first, or wait: a "

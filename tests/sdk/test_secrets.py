@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from pydantic import SecretStr
 
+from tests.support.value_server import value_server
 from trajkit.sdk.secret.secrets import (
     HIDDEN,
     MASK,
@@ -104,26 +103,8 @@ def test_dump_and_load_one_secret_field():
 
 @pytest.fixture
 def secret_http():
-    seen: list[dict[str, str]] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802
-            seen.append(dict(self.headers))
-            body = b"looked-up-value-42"
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/secret", seen
-    server.shutdown()
-    server.server_close()
+    with value_server(b"looked-up-value-42") as served:
+        yield served
 
 
 def test_lookup_secret_fetches_and_protects_headers(secret_http):

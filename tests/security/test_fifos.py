@@ -43,7 +43,7 @@ def test_fifo_never_blocks_a_command(tmp_path: Path, where: str) -> None:
     for args in _commands(conv, tmp_path):
         r = run_trajkit(*args, cwd=tmp_path)
         out = r.stdout + r.stderr
-        if args[0] == "ls":  # reads two event files at most: it must finish, and say little
+        if args[0] == "ls" and where == "base_state":  # it must finish, and say little
             bad = "Traceback" in out or r.returncode not in (0, 1)
         else:
             bad = "Traceback" in out or r.returncode != 1 or not ("FIFO" in out or "device" in out)

@@ -4,13 +4,17 @@ nested too deeply give an answer or one line per command, never a traceback. Rea
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import stat
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.security.conftest import copy_fixture, invoke
+from tests.security.conftest import copy_fixture, invoke, tree
+from tests.support.value_server import value_server
 
 
 def test_a_conversation_folder_named_hex_and_a_newline(tmp_path: Path) -> None:
@@ -141,3 +145,141 @@ def test_an_archive_bomb_is_refused_before_it_is_read(tmp_path: Path) -> None:
         r = invoke(*args)
         assert r.exit_code == 1, (args, r.output)
         assert "times the archive's size: an archive bomb? not read" in r.stderr, (args, r.stderr)
+
+
+def test_a_second_conversation_object_on_one_id_is_refused_while_the_first_lives(
+    tmp_path: Path,
+) -> None:
+    """Two `Conversation` objects on one id in one process both wrote (two branches) on
+    8bb7cc8; the second is refused now as a second process is, until the first is closed or
+    dropped (the SDK's persistence example drops one and opens the id again at once)."""
+    from trajkit.errors import ConversationLockedError
+    from trajkit.sdk import LLM, Agent, Conversation
+
+    persist, cid = tmp_path / "p", uuid.uuid4()
+
+    def _open() -> Conversation:
+        agent = Agent(llm=LLM(model="openai/gpt-4o", base_url="http://127.0.0.1:9"), tools=[])
+        return Conversation(
+            agent=agent,
+            workspace=str(tmp_path / "ws"),
+            persistence_dir=persist,
+            conversation_id=cid,
+        )
+
+    first = _open()
+    first.send_message("first")
+    before = tree(persist)
+    with pytest.raises(ConversationLockedError, match=r"this process \(pid \d+\)"):
+        _open()
+    assert tree(persist) == before  # the refused one wrote nothing
+    first.send_message("still the writer")
+    first.close()
+    second = _open()  # closed: free
+    second.send_message("second")
+    del second  # dropped (held by reference cycles only): free at once
+    third = _open()
+    try:
+        texts = [
+            e.llm_message.content[0].text for e in third.state.events if hasattr(e, "llm_message")
+        ]
+        assert texts[-3:] == ["first", "still the writer", "second"]
+    finally:
+        third.close()
+
+
+FETCH_RESTORED_LOOKUPS = "TRAJKIT_FETCH_RESTORED_LOOKUPS"  # the opt-in the README names
+
+
+@pytest.fixture
+def lookup_url() -> Iterator[tuple[str, list[dict[str, str]]]]:
+    """A loopback server answering each lookup (requests counted)."""
+    with value_server(b"value-from-the-lookup-url") as served:
+        yield served
+
+
+def test_a_resumed_lookup_secret_is_fetched_only_on_opt_in(
+    tmp_path: Path, lookup_url: tuple[str, list[dict[str, str]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Resuming a conversation folder from someone else fetched the URLs of its LookupSecrets
+    when a command named them (8bb7cc8); now a restored lookup is not fetched, and says which
+    opt-in fetches it, unless TRAJKIT_FETCH_RESTORED_LOOKUPS=1 or the secret is given again."""
+    from trajkit.errors import TrajkitError
+    from trajkit.sdk import LLM, Agent, Conversation, LookupSecret
+
+    url, seen = lookup_url
+    monkeypatch.delenv(FETCH_RESTORED_LOOKUPS, raising=False)
+    agent = Agent(llm=LLM(model="openai/gpt-4o", base_url="http://127.0.0.1:9"), tools=[])
+    where = {"agent": agent, "workspace": str(tmp_path / "ws"), "persistence_dir": tmp_path / "p"}
+    first = Conversation(**where, secrets={"TOKEN": LookupSecret(url=url)})
+    assert first.state.secret_registry.env_for_command("echo $TOKEN") == {
+        "TOKEN": "value-from-the-lookup-url"
+    }  # given by the user: fetched
+    first.close()
+    assert len(seen) == 1
+
+    resumed = Conversation(**where, conversation_id=first.id)
+    try:
+        registry = resumed.state.secret_registry
+        assert isinstance(registry.secret_sources["TOKEN"], LookupSecret)
+        assert registry.env_for_command("echo $TOKEN") == {}
+        with pytest.raises(TrajkitError, match=f"not fetched.*{FETCH_RESTORED_LOOKUPS}=1"):
+            registry.get_value("TOKEN")
+        assert len(seen) == 1  # no request left the process
+        monkeypatch.setenv(FETCH_RESTORED_LOOKUPS, "1")
+        assert registry.env_for_command("echo $TOKEN") == {"TOKEN": "value-from-the-lookup-url"}
+        assert len(seen) == 2
+        monkeypatch.delenv(FETCH_RESTORED_LOOKUPS)
+        resumed.update_secrets({"TOKEN": LookupSecret(url=url)})  # given again: fetched
+        assert registry.get_value("TOKEN") == "value-from-the-lookup-url"
+        assert len(seen) == 3
+    finally:
+        resumed.close()
+
+
+@pytest.mark.parametrize("command", ["ls", "stats", "inspect", "validate", "convert"])
+def test_a_fifo_named_like_an_event_file_is_refused_by_every_command(
+    tmp_path: Path, command: str
+) -> None:
+    """`ls` counted a FIFO named like an event file as an event and exited 0 (8bb7cc8), where
+    validate and convert reject the folder: the store's listing now tells it is no file, so every
+    command names it in one line and exits 1. A real FIFO, a real child process (a hang fails
+    by the timeout)."""
+    from tests.support.cli import run_trajkit
+
+    conv = copy_fixture(tmp_path)
+    n_files = len(list((conv / "events").glob("event-*.json")))
+    fifo = conv / "events" / "event-00002-ffffffff-1111-4222-8333-444455556666.json"
+    os.mkfifo(fifo)  # in the middle: ls reads only the first and last files
+    target = conv if command in ("inspect", "convert") else conv.parent
+    r = run_trajkit(command, target, cwd=tmp_path, timeout=120)
+    assert r.returncode == 1, (r.returncode, r.stdout[-1000:], r.stderr[-1000:])
+    assert "Traceback" not in r.stderr
+    out = r.stdout + r.stderr  # validate's report is its stdout
+    assert [line for line in out.splitlines() if fifo.name in line], out[-1000:]
+    if command == "ls":
+        listed = run_trajkit("ls", "--json", conv.parent, cwd=tmp_path, timeout=120)
+        (row,) = json.loads(listed.stdout)["conversations"]
+        assert row["n_events"] == n_files  # the FIFO is not counted as an event
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)  # left as it was
+
+
+def test_a_dropped_conversation_whose_mcp_server_failed_lets_go(tmp_path: Path) -> None:
+    """The failed server's error, kept with its traceback, held the frame of the Conversation
+    that started it, from the finalizer's arguments: the dropped object lived on, and with the
+    in-process refusal the SDK's persistence example could not reopen its id."""
+    import sys
+
+    from trajkit.sdk import LLM, Agent, Conversation
+
+    failing = {"mcpServers": {"broken": {"command": sys.executable, "args": ["-c", "exit(3)"]}}}
+    agent = Agent(
+        llm=LLM(model="openai/gpt-4o", base_url="http://127.0.0.1:9"), tools=[], mcp_config=failing
+    )
+    where = {"agent": agent, "workspace": str(tmp_path / "ws"), "persistence_dir": tmp_path / "p"}
+    first = Conversation(**where)
+    first.send_message("hello")  # starts the MCP servers: this one fails
+    cid = first.id
+    del first
+    again = Conversation(**where, conversation_id=cid)
+    again.close()

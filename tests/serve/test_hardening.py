@@ -271,12 +271,71 @@ def test_a_live_stream_ends_when_its_folder_is_deleted(tmp_path: Path, serve: An
         resp = conn.getresponse()
         assert resp.status == 200 and resp.readline() == b"retry: 1000\n"
         shutil.rmtree(folders["plain"])
-        deleted = time.monotonic()
-        rest = resp.read()  # returns once the server ends the stream (timeout: 60 s)
-        assert b'event: status\ndata: "gone"' in rest
-        assert time.monotonic() - deleted < 30
+        assert _ends_gone(resp, time.monotonic() + 30)
     finally:
         conn.close()
+
+
+def _ends_gone(resp: Any, deadline: float) -> bool:
+    """Read a live stream until it sends `gone` and ends (True), or until `deadline` (False).
+
+    A stream that never ends still sends a ping every 15 s, so the loop checks the deadline.
+    """
+    gone = False
+    while time.monotonic() < deadline:
+        line = resp.readline()
+        if not line:
+            return gone  # the server ended the stream
+        gone = gone or line == b'data: "gone"\n'
+    return False
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (all its threads), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _open_stream(server: Any, key: str) -> tuple[http.client.HTTPConnection, Any]:
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+    conn.request("GET", f"/api/live/{key}", headers={"Last-Event-ID": "1000000"})
+    resp = conn.getresponse()
+    assert resp.status == 200 and resp.readline() == b"retry: 1000\n"
+    return conn, resp
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads CPU time from /proc")
+def test_streams_on_one_conversation_share_one_watcher_and_all_end_when_it_is_deleted(
+    tmp_path: Path, serve: Any
+) -> None:
+    """Ten live streams on a 3,000-event conversation: on 8bb7cc8 each listed `events/` every
+    0.25 s (ten times the CPU of one stream) and none ended when the folder was deleted. Now one
+    watcher lists it for all: the server's CPU time over a window with ten streams stays within
+    twice that with one, and deleting the folder ends every stream."""
+    folder = _big_conversation(tmp_path / "corpus" / uuid.UUID(int=8).hex, 3000)
+    server = serve([tmp_path / "corpus"], "--rescan", "3600")
+    server.wait_indexed(1)
+    key = server.rows()["rows"][0]["key"]
+    pid, window = server.proc.pid, 4.0
+
+    def cpu_over_window() -> float:
+        time.sleep(1.0)  # streams opened just now settle into their loop
+        before = _cpu_seconds(pid)
+        time.sleep(window)
+        return _cpu_seconds(pid) - before
+
+    streams = [_open_stream(server, key)]
+    one = cpu_over_window()
+    try:
+        streams += [_open_stream(server, key) for _ in range(9)]
+        ten = cpu_over_window()
+        assert ten < 2 * one + 0.1, f"10 streams: {ten:.2f} CPU-s, 1 stream: {one:.2f}"
+        shutil.rmtree(folder)
+        deadline = time.monotonic() + 30
+        assert [_ends_gone(resp, deadline) for _, resp in streams] == [True] * 10
+    finally:
+        for conn, _ in streams:
+            conn.close()
 
 
 # -- heavy pages (issue 30, medium 6) -------------------------------------------------------

@@ -20,7 +20,7 @@ from trajkit.store.persistence import (
     read_events,
     read_state_object,
 )
-from trajkit.store.writer_lock import ProcessWriterLock, lock_holder
+from trajkit.store.writer_lock import acquire_writer_lock, lock_holder
 
 CID = uuid.UUID("0123456789abcdef0123456789abcdef")
 SDK_STATE = next((REPO / "fixtures" / "sdk" / "a_text").glob("*/base_state.json"))
@@ -86,24 +86,26 @@ def test_read_events_of_a_folder_without_events(tmp_path: Path) -> None:
     assert read_events(tmp_path) == []
 
 
-_HOLD = "import sys; from trajkit.store.writer_lock import ProcessWriterLock; ProcessWriterLock(sys.argv[1])"
+_HOLD = "import sys; from trajkit.store.writer_lock import acquire_writer_lock as a; a(sys.argv[1])"
 
 
-def test_process_writer_lock_is_shared_in_a_process_and_exclusive_across(tmp_path: Path) -> None:
+def test_writer_lock_is_exclusive_in_a_process_and_across(tmp_path: Path) -> None:
     folder = tmp_path / CID.hex
-    first = ProcessWriterLock(folder)
-    second = ProcessWriterLock(folder)  # the same process: a second share, no error
+    first = acquire_writer_lock(folder)
+    with pytest.raises(ConversationLockedError, match="this process"):
+        acquire_writer_lock(folder)  # the same process: refused as another process is
     assert lock_holder(folder) == os.getpid()
     other = subprocess.run(
         [sys.executable, "-c", _HOLD, str(folder)], capture_output=True, text=True, check=False
     )
     assert other.returncode != 0 and ConversationLockedError.__name__ in other.stderr
     first.release()
-    first.release()  # idempotent: one share is given back once
-    assert lock_holder(folder) == os.getpid()  # the second share still holds it
-    second.release()
+    first.release()  # idempotent
     assert lock_holder(folder) is None
     free = subprocess.run(
         [sys.executable, "-c", _HOLD, str(folder)], capture_output=True, text=True, check=False
     )
     assert free.returncode == 0, free.stderr
+    dropped = acquire_writer_lock(folder)
+    del dropped  # collected: its descriptor is closed, so the lock is free
+    acquire_writer_lock(folder).release()

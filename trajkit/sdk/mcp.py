@@ -508,7 +508,7 @@ class MCPToolset:
                 connection.close()
                 self.close()
                 self.tools.clear()
-                self.errors.append(exc)
+                self.errors.append(_without_frames(exc))
                 break
             self.connections[name] = connection
             prefix = f"{name}_" if len(enabled) > 1 else ""
@@ -531,3 +531,16 @@ class MCPToolset:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _without_frames(exc: MCPError) -> MCPError:
+    """`exc` (and the exceptions it chains) without tracebacks: kept in ``errors`` for its
+    message, its frames would keep the caller alive (a `Conversation` and its writer lock).
+    """
+    chained: BaseException | None = exc
+    seen: set[int] = set()
+    while chained is not None and id(chained) not in seen:
+        seen.add(id(chained))
+        chained.__traceback__ = None
+        chained = chained.__cause__ or chained.__context__
+    return exc

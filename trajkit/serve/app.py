@@ -16,9 +16,7 @@ once as `?token=`, then kept in an HttpOnly, SameSite=Strict cookie.
 
 from __future__ import annotations
 
-import asyncio
 import hmac
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -49,8 +47,6 @@ from trajkit.views.page import content_security_policy, new_nonce
 __all__ = ["create_app", "load_source"]
 
 _COOKIE = "trajkit_token"
-_LIVE_POLL_S = 0.25
-_PING_S = 15.0
 _MAX_AT = 1000
 _MAX_NUMBER = 10**9
 """Largest `page`/`size` taken from a query (a larger one is clamped to it)."""
@@ -88,6 +84,7 @@ def _check_inside(catalog: Catalog, folder: Path) -> None:
 def create_app(catalog: Catalog, *, token: str | None = None, loopback: bool = True) -> ASGIApp:
     """The application over `catalog` (see the module docstring)."""
     pages = PageBuilds()
+    live_watchers: list[Any] = []  # one Watchers, made with the first stream (a heavy import)
 
     async def index(request: Request) -> Response:
         config = {
@@ -173,7 +170,7 @@ def create_app(catalog: Catalog, *, token: str | None = None, loopback: bool = T
         return JSONResponse(found)
 
     async def live(request: Request) -> Response:
-        from trajkit.serve.live import Tail
+        from trajkit.serve.live import Tail, Watchers, follow
 
         source = source_or_404(request.path_params["key"])
         if isinstance(source, Response):
@@ -185,33 +182,12 @@ def create_app(catalog: Catalog, *, token: str | None = None, loopback: bool = T
         except (KeyError, ValueError):
             after = -1
         after = max(-1, after)  # `Last-Event-ID: -1000` would index the file list from its end
-        folder = Path(source.path)
-        tail = Tail(folder, after, masker=catalog.masker)
-
-        async def stream() -> Any:
-            yield "retry: 1000\n\n"
-            quiet = 0.0
-            while not await request.is_disconnected():
-                try:
-                    entries, status = await run_in_threadpool(tail.poll)
-                except TrajkitError:
-                    entries, status = [], None
-                    if not folder.is_dir():  # deleted (or moved away): nothing more will come
-                        yield 'event: status\ndata: "gone"\n\n'
-                        return
-                if entries:
-                    data = json.dumps(entries, ensure_ascii=False, separators=(",", ":"))
-                    yield f"id: {tail.next - 1}\nevent: entries\ndata: {data}\n\n"
-                if status:
-                    yield f"event: status\ndata: {json.dumps(status)}\n\n"
-                quiet = 0.0 if entries or status else quiet + _LIVE_POLL_S
-                if quiet >= _PING_S:
-                    yield ": ping\n\n"
-                    quiet = 0.0
-                await asyncio.sleep(_LIVE_POLL_S)
-
+        tail = Tail(Path(source.path), after, masker=catalog.masker)
+        if not live_watchers:
+            live_watchers.append(Watchers())
+        stream = follow(live_watchers[0], tail, request.is_disconnected)
         return StreamingResponse(
-            stream(), media_type="text/event-stream", headers={"X-Accel-Buffering": "no"}
+            stream, media_type="text/event-stream", headers={"X-Accel-Buffering": "no"}
         )
 
     async def compare(request: Request) -> Response:

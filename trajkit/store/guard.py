@@ -29,6 +29,7 @@ __all__ = [
     "NotRegularFile",
     "check_json_nodes",
     "check_regular",
+    "not_regular_error",
     "open_regular",
     "open_lock_file",
     "outside_error",
@@ -99,6 +100,17 @@ def check_regular(path: str | os.PathLike[str], st: os.stat_result) -> None:
         else "not a regular file"
     )
     raise NotRegularFile(path, "", f"{what}, not a regular file; not read")
+
+
+def not_regular_error(path: str | os.PathLike[str]) -> NotRegularFile | None:
+    """The `check_regular` refusal for a listed name (an `lstat`), or None for a regular file."""
+    try:
+        check_regular(path, os.lstat(path))
+    except NotRegularFile as exc:
+        return exc
+    except OSError:  # gone since listed: the reader says so when it reads
+        pass
+    return None
 
 
 def open_regular(path: str | os.PathLike[str]) -> tuple[int, os.stat_result]:

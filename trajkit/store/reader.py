@@ -40,7 +40,7 @@ import orjson
 
 from trajkit.errors import InputError, pointer_for_loc
 from trajkit.gc_pause import paused_gc
-from trajkit.store.guard import check_json_nodes, open_regular, outside_error
+from trajkit.store.guard import check_json_nodes, not_regular_error, open_regular, outside_error
 from trajkit.store.layout import (
     AGENT_SERVER_DIR,
     BASE_STATE,
@@ -108,6 +108,8 @@ class ListedFiles:
     root: Path
     """The conversation folder no file may link out of."""
     linked_dir: bool
+    not_files: list[str] = field(default_factory=list)
+    """The listing's names that are no regular files (`Listing.not_files`)."""
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -138,6 +140,8 @@ class ConversationHeader:
     has_base_state: bool
     files: ListedFiles | list[EventFile] = field(default_factory=list, repr=False, compare=False)
     """The event files, made as read (`ls` reads the first user message from them)."""
+    problems: list[str] = field(default_factory=list)
+    """Why listed event files cannot be read, found without reading (a FIFO, a device)."""
 
 
 class StoredConversation:
@@ -229,7 +233,10 @@ class StoredConversation:
         if type(self).event_files is not StoredConversation.event_files:
             return self.event_files()  # a shape's own files
         linked_dir = not isinstance(self.events_dir, RemotePath) and self.events_dir.is_symlink()
-        return ListedFiles(self.listing().entries, self.events_dir, self.path, linked_dir)
+        listing = self.listing()
+        return ListedFiles(
+            listing.entries, self.events_dir, self.path, linked_dir, listing.not_files
+        )
 
     def listing(self) -> Listing:
         """The one listing of `events/` (`trajkit.store.scan`); empty when there is none."""
@@ -298,15 +305,21 @@ class StoredConversation:
             yield f, f.read_bytes(), None
 
     def header(self) -> ConversationHeader:
-        """Cheap summary: reads `base_state.json` and at most two event files."""
+        """Cheap summary: reads `base_state.json` and at most two event files.
+
+        Event files the listing shows are no regular files (a FIFO) are not counted, and
+        `problems` names each as reading it would.
+        """
         files = self._listed_files()
+        not_files = files.not_files if isinstance(files, ListedFiles) else []
+        refused = (not_regular_error(self.events_dir / name) for name in not_files)
         state = self._base_state_json()
         state = state if isinstance(state, dict) else {}
         llm = _dig(state, "agent", "llm")
         return ConversationHeader(
             path=self.path,
             id=self.id,
-            n_events=len(files),
+            n_events=len(files) - len(not_files),
             first_timestamp=_timestamp(files[0]) if files else None,
             last_timestamp=_timestamp(files[-1]) if files else None,
             execution_status=_str_or_none(state.get("execution_status", state.get("agent_status"))),
@@ -315,6 +328,7 @@ class StoredConversation:
             accumulated_cost=usage_totals(state).cost,
             has_base_state=self.base_state_path.is_file(),
             files=files,
+            problems=[str(e) for e in refused if e is not None],
         )
 
     # helpers ----------------------------------------------------------------------------------

@@ -65,6 +65,10 @@ class Listing:
     """`(index, name, id from the name, is a symlink)`, sorted by index, then name."""
     strangers: list[str] = field(default_factory=list)
     """Names that are neither event files nor sidecars (the SDK ignores them), as listed."""
+    not_files: list[str] = field(default_factory=list)
+    """Event file names the listing shows are no regular files (a FIFO, a device, a folder;
+    links are not followed here): still in `entries`, so the scan's first rung refuses each
+    when read, and `header()` names them without reading (one rule for every command)."""
 
 
 def list_event_files(events: Path) -> Listing:
@@ -76,14 +80,17 @@ def list_event_files(events: Path) -> Listing:
     entries, strangers = listing.entries, listing.strangers
     match = EVENT_NAME_RE.match
     if isinstance(events, RemotePath):
-        named = [(name, False) for name in events.list_names()]
+        named = [(name, False, True) for name in events.list_names()]
     else:
         with os.scandir(events) as it:  # names only: no DirEntry held (100k events)
-            named = [(entry.name, entry.is_symlink()) for entry in it]
-    for name, linked in named:
+            # both from d_type: no system call per file
+            named = [(e.name, e.is_symlink(), e.is_file(follow_symlinks=False)) for e in it]
+    for name, linked, regular in named:
         m = match(name)
         if m is not None:
             entries.append((int(m.group("idx")), name, m.group("event_id"), linked))
+            if not (linked or regular):
+                listing.not_files.append(name)
         elif not is_sidecar(name):
             strangers.append(name)
     entries.sort()  # by index, then name (the name holds the id)

@@ -16,26 +16,28 @@ it before changing anything:
   blocks anyone;
 - like the SDK's lock, it is not reliable on NFS.
 
-`ProcessWriterLock(folder)` is one object's share of that lock: within a process, objects for
-the same conversation share one lock (the SDK's own persistence example drops a conversation,
-``del conv``, and restores it at once, while a stray reference may keep the dropped object
-alive); the lock is released when the last share is.
+A `flock` belongs to an open file description, not to a process: a second `Conversation` on
+the same id in the *same* process opens the folder again and is refused like one in another
+process (the message says it is this process). The hold lasts as long as its object: released
+by `close()`, or when the object is garbage-collected (a finalizer closes the descriptor). The
+SDK's own persistence example drops a conversation (``del conv``) and opens the same id again
+at once; a dropped object held only by reference cycles is not collected yet, so when this
+process is the holder, `acquire_writer_lock` runs the collector once and tries again.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import gc
 import os
-import threading
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
-from typing import ClassVar
 
 from trajkit.errors import ConversationLockedError
 
 __all__ = [
-    "ProcessWriterLock",
     "WriterLock",
     "acquire_writer_lock",
     "lock_holder",
@@ -50,16 +52,15 @@ class WriterLock:
 
     def __init__(self, path: Path, fd: int) -> None:
         self.path = path
-        self._fd: int | None = fd
+        # closing drops the flock; a lock dropped without release() closes when collected
+        self._close = weakref.finalize(self, os.close, fd)
 
     def release(self) -> None:
-        fd, self._fd = self._fd, None
-        if fd is not None:
-            os.close(fd)  # closing drops the flock
+        self._close()
 
     @property
     def held(self) -> bool:
-        return self._fd is not None
+        return self._close.alive
 
 
 def _pid_holding(fd: int) -> int | None:
@@ -81,21 +82,33 @@ def acquire_writer_lock(folder: str | os.PathLike[str]) -> WriterLock:
     """Take the conversation's writer lock now (creating the folder if needed).
 
     Raises:
-        ConversationLockedError: another live `Conversation` (or a repair) holds it.
+        ConversationLockedError: another live `Conversation` (or a repair) holds it, in this
+            process or another.
     """
     root = Path(folder)
     root.mkdir(parents=True, exist_ok=True)
     fd = os.open(root, _FLAGS)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        pid = _pid_holding(fd)
-        os.close(fd)
-        raise ConversationLockedError(root, pid) from None
+        if not _try_flock(fd):
+            pid = _pid_holding(fd)
+            if pid in (None, os.getpid()):
+                gc.collect()  # a dropped holder kept only by reference cycles lets go
+                if _try_flock(fd):
+                    return WriterLock(root, fd)
+                pid = _pid_holding(fd)
+            raise ConversationLockedError(root, pid, this_process=pid == os.getpid())
     except BaseException:
         os.close(fd)
         raise
     return WriterLock(root, fd)
+
+
+def _try_flock(fd: int) -> bool:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
 
 
 @contextlib.contextmanager
@@ -124,37 +137,3 @@ def lock_holder(folder: str | os.PathLike[str]) -> int | None:
         return None
     finally:
         os.close(fd)
-
-
-class ProcessWriterLock:
-    """This object's share of one conversation's writer lock (see the module docstring).
-
-    Raises:
-        ConversationLockedError: another process holds the lock.
-    """
-
-    _held: ClassVar[dict[str, tuple[WriterLock, int]]] = {}
-    _guard: ClassVar[threading.Lock] = threading.Lock()
-
-    def __init__(self, folder: str | os.PathLike[str]) -> None:
-        self.key = os.path.realpath(folder)
-        with self._guard:
-            lock, count = self._held.get(self.key, (None, 0))
-            if lock is None or not lock.held:
-                lock, count = acquire_writer_lock(folder), 0
-            self._held[self.key] = (lock, count + 1)
-        self._released = False
-
-    def release(self) -> None:
-        """Give this share back (idempotent); the last one releases the lock."""
-        with self._guard:
-            if self._released:
-                return
-            self._released = True
-            lock, count = self._held.pop(self.key, (None, 0))
-            if lock is None:
-                return
-            if count > 1:
-                self._held[self.key] = (lock, count - 1)
-            else:
-                lock.release()

@@ -170,6 +170,7 @@ def _row(conv: StoredConversation) -> ConversationRow:
         model=header.model,
         cost=header.accumulated_cost,
         first_message="",
+        problems=list(header.problems),
     )
     state = _check_state_json(conv, row.problems) if header.has_base_state else None
     tags = state.get("tags") if isinstance(state, dict) else None

@@ -48,8 +48,8 @@ Refused: a ``conversation_id`` that is not a UUID (it names the folder), a relat
 link leading outside ``persistence_dir``, and a ``base_state.json`` or ``events/`` linking
 outside the conversation folder (nothing is read or written through it). One live writer
 process: the object holds the conversation's writer lock (`trajkit.store.writer_lock`) until
-`close`; a ``Conversation`` on the same id in another process fails with
-``ConversationLockedError`` naming the pid (objects in one process share the lock).
+`close` or until it is garbage-collected; a second ``Conversation`` on the same id, in another
+process or this one, fails with ``ConversationLockedError`` naming the pid.
 """
 
 from __future__ import annotations
@@ -141,7 +141,7 @@ from trajkit.sdk.tool import ClientToolSpec, RuntimeTool, ToolContext
 from trajkit.sdk.tool.client_tool import client_tool_specs
 from trajkit.store import ConversationWriter
 from trajkit.store.persistence import conversation_folder, persistence_base
-from trajkit.store.writer_lock import ProcessWriterLock
+from trajkit.store.writer_lock import WriterLock, acquire_writer_lock
 
 __all__ = ["RESTART_ERROR", "Conversation", "ConversationCallback"]
 
@@ -208,7 +208,7 @@ class Conversation(BaseConversation):
             conversation_folder(persistence_base(persistence_dir), cid) if persistence_dir else None
         )
         # One live writer per conversation, for as long as this object lives (store.writer_lock)
-        self._writer_lock = ProcessWriterLock(folder) if folder is not None else None
+        self._writer_lock = acquire_writer_lock(folder) if folder is not None else None
         self._profile_store_dir = profile_store_dir
         self._hook_config = hook_config
         self._token_callbacks = list(token_callbacks)
@@ -941,7 +941,7 @@ def _mask_chain(error: BaseException, masker: SecretMasker) -> None:
 def _close_tools(
     tools: list[RuntimeTool],
     mcp: MCPToolset | None = None,
-    lock: ProcessWriterLock | None = None,
+    lock: WriterLock | None = None,
 ) -> None:
     for tool in tools:
         with contextlib.suppress(Exception):  # closing is best effort

@@ -3,7 +3,10 @@
 ``conversation.update_secrets({"GITHUB_TOKEN": "ghp_…"})`` stores each value as a
 `StaticSecret`; a `LookupSecret` fetches its value from a URL (with headers), and a subclass
 of `SecretSource` with its own ``get_value`` (the SDK's custom-secrets pattern) computes it,
-each time a command names the secret, as in the SDK (``trajkit.sdk.secret`` is its path).
+each time a command names the secret, as in the SDK (``trajkit.sdk.secret`` is its path). A
+`LookupSecret` read back from ``base_state.json`` (a resumed folder, perhaps someone else's) is
+not fetched unless ``TRAJKIT_FETCH_RESTORED_LOOKUPS=1`` is set or the secret is registered
+again; only http(s) URLs are ever fetched.
 The terminal exports a secret as an environment variable only for a command that names it
 (`SecretRegistry.env_for_command`, case-insensitive like the SDK), and every registered value is
 replaced by ``<secret-hidden>`` in what tools return (`SecretRegistry.mask`, `mask_data`).
@@ -18,6 +21,7 @@ for one value (the LLM's ``api_key`` uses them too); `SecretRegistry.to_json`/`f
 from __future__ import annotations
 
 import logging
+import os
 import urllib.parse
 import urllib.request
 from abc import ABC, abstractmethod
@@ -41,6 +45,7 @@ from trajkit.errors import TrajkitError
 
 __all__ = [
     "Cipher",
+    "FETCH_RESTORED_LOOKUPS",
     "LookupSecret",
     "SecretError",
     "SecretRegistry",
@@ -57,6 +62,11 @@ __all__ = [
 logger = logging.getLogger(__name__)
 HIDDEN = redact.HIDDEN
 MASK = redact.MASK
+
+
+FETCH_RESTORED_LOOKUPS = "TRAJKIT_FETCH_RESTORED_LOOKUPS"
+"""The environment variable that, set to 1, lets a `LookupSecret` read back from a
+``base_state.json`` fetch its URL (a folder from someone else names the URLs)."""
 
 
 class SecretError(TrajkitError):
@@ -152,10 +162,20 @@ class LookupSecret(SecretSource):
     kind: Literal["LookupSecret"] = "LookupSecret"
     """Source class name."""
 
+    _restored: bool = PrivateAttr(default=False)
+    """Read back from ``base_state.json``: fetched only when the user opts in."""
+
     def get_value(self, *, timeout: float = 10.0) -> str:
         if urllib.parse.urlsplit(self.url).scheme.lower() not in ("http", "https"):
             # a folder from someone else must not make its reader open `file:///…` (issue 30)
             raise SecretError(f"secret lookup at {self.url} refused: only http(s) is fetched")
+        if self._restored and os.environ.get(FETCH_RESTORED_LOOKUPS) != "1":
+            # nor make its reader send requests to the URLs it names (issue 30)
+            raise SecretError(
+                f"secret lookup at {self.url} not fetched: it was read back from a conversation "
+                f"folder; set {FETCH_RESTORED_LOOKUPS}=1 to fetch such lookups, or register "
+                "the secret again (update_secrets)"
+            )
         request = urllib.request.Request(self.url, headers=self.headers)
         try:
             with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
@@ -339,9 +359,9 @@ class SecretRegistry(BaseModel):
                 url = item.get("url")
                 if redact.is_encrypted(url):
                     url = load_secret(url, cipher) or ""
-                sources[name] = LookupSecret.model_validate(
-                    {**item, "headers": headers, "url": url}
-                )
+                lookup = LookupSecret.model_validate({**item, "headers": headers, "url": url})
+                lookup._restored = True  # a folder's URLs are fetched only on opt-in
+                sources[name] = lookup
             else:
                 value = item.get("value")
                 text = value.get_secret_value() if isinstance(value, SecretStr) else value

@@ -15,6 +15,7 @@ import shutil
 import tempfile
 import threading
 import uuid
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,25 +62,33 @@ class TaskManager:
         self, confirmation_handler: ConfirmationHandler | None = None, **_: object
     ) -> None:
         self._confirm = confirmation_handler
-        self._parent: Conversation | None = None
+        # weak: the parent's tools (this manager among them) must not keep it alive, nor its
+        # writer lock held, once its user dropped it
+        self._parent_ref: weakref.ref[Conversation] | None = None
         self._tasks: dict[str, Task] = {}
         self._lock = threading.Lock()
         self._folder: Path | None = None
         self._temporary = False
         self._running: set[Conversation] = set()
 
+    @property
+    def _parent(self) -> Conversation | None:
+        return self._parent_ref() if self._parent_ref is not None else None
+
     def _attach(self, conversation: Conversation) -> Conversation:
         with self._lock:
-            if self._parent is None:
-                self._parent = conversation
-                folder = conversation.state.persistence_dir
-                self._temporary = folder is None
-                self._folder = (
-                    Path(folder) / SUBAGENTS_DIR
-                    if folder
-                    else Path(tempfile.mkdtemp(prefix="trajkit_tasks_"))
-                )
-            return self._parent
+            parent = self._parent
+            if parent is not None:
+                return parent
+            self._parent_ref = weakref.ref(conversation)
+            folder = conversation.state.persistence_dir
+            self._temporary = folder is None
+            self._folder = (
+                Path(folder) / SUBAGENTS_DIR
+                if folder
+                else Path(tempfile.mkdtemp(prefix="trajkit_tasks_"))
+            )
+            return conversation
 
     def start_task(
         self,
