@@ -66,8 +66,8 @@ from trajkit.shapes.atif import (
     merge_diff,
     rebuild,
     sliced,
-    tool_definition,
 )
+from trajkit.shapes.chatlog import tool_definition
 from trajkit.shapes.memory import derived_id
 from trajkit.store import StoredConversation, open_conversation
 
@@ -454,7 +454,7 @@ class _Writer:
             )
 
     def _tail(self) -> None:
-        from trajkit.shapes.atif import _metrics
+        from trajkit.shapes.atif import atif_state
 
         agent: dict[str, Any] = {"name": "openhands-sdk", "version": "unknown"}
         if self.model:
@@ -471,7 +471,7 @@ class _Writer:
             }  # fmt: skip
         own: dict[str, Any] = {}
         if self.state is not None:
-            base = _reader_state(self.id, self.model, self.usages, self.last_id, _metrics)
+            base = atif_state(self.id, self.model, self.usages, self.last_id)
             own["base_state"] = {**diff_of(self.state, base), "id": self.id}
         if self.before:
             own["before"] = self.before
@@ -557,24 +557,6 @@ def _subagents(folders: list[Path]) -> dict[str, str | None]:
         text = first.llm_message.content if first is not None else []
         out[sub.id] = "".join(p.text for p in text if isinstance(p, TextContent)) or None
     return out
-
-
-def _reader_state(
-    conv_id: str, model: str | None, usages: list[Any], last_id: str | None, metrics: Any
-) -> dict[str, Any]:
-    """The base state `trajkit.shapes.atif` builds, for the difference."""
-    llm = {"model": model or "unknown", "usage_id": "agent"}
-    state: dict[str, Any] = {
-        "id": conv_id,
-        "agent": {"llm": llm, "tools": [], "kind": "Agent"},
-        "workspace": {"working_dir": "/workspace", "kind": "LocalWorkspace"},
-        "execution_status": "finished",
-    }
-    if usages:
-        state["stats"] = {"usage_to_metrics": {"agent": metrics(usages, llm["model"])}}
-    if last_id:
-        state["leaf_event_id"] = last_id
-    return state
 
 
 def _own(holder: dict[str, Any]) -> dict[str, Any]:

@@ -54,7 +54,8 @@ from typing import Any
 import orjson
 
 from trajkit.errors import InputError
-from trajkit.shapes._files import open_input
+from trajkit.shapes._files import json_object, open_input
+from trajkit.shapes.chatlog import imported_state, tool_definition
 from trajkit.shapes.memory import MemoryConversation, ShapeRef, derived_id, digest
 
 __all__ = [
@@ -105,13 +106,8 @@ def takes_atif(path: Path) -> bool:
 def _load(path: Path) -> dict[str, Any]:
     from trajkit.store.reader import read_file_bytes
 
-    try:
-        doc = orjson.loads(read_file_bytes(path))
-    except orjson.JSONDecodeError as exc:
-        raise InputError(path, "", f"not valid JSON: {exc}") from None
-    if not isinstance(doc, dict):
-        raise InputError(path, "", "expected an ATIF trajectory (a JSON object)")
-    return doc
+    return json_object(str(path), read_file_bytes(path), bad_json="not valid JSON: {exc}",
+                       not_object="expected an ATIF trajectory (a JSON object)")  # fmt: skip
 
 
 def atif_refs(path: Path) -> Iterator[ShapeRef]:
@@ -427,17 +423,6 @@ def _arguments(arguments: Any) -> str:
     return arguments if isinstance(arguments, str) else json.dumps(arguments)
 
 
-def tool_definition(spec: dict[str, Any]) -> dict[str, Any]:
-    """A V1 tool entry for an OpenAI-style function spec (kept verbatim, so the tool is sent
-    as recorded).
-    """
-    function = _obj(spec.get("function")) or spec
-    name = str(function.get("name") or "tool")
-    kind = "".join(w.capitalize() for w in re.split(r"[^0-9A-Za-z]+", name) if w) + "Tool"
-    return {"description": str(function.get("description") or ""), "action_type": "UnknownAction",
-            "meta": {"openai_function": function}, "kind": kind, "title": name}  # fmt: skip
-
-
 def atif_to_v1(
     doc: dict[str, Any], conv_id: str, *, label: str, pointer: str = ""
 ) -> tuple[dict[str, Any], list[dict[str, Any]], list[str], list[str]]:
@@ -688,18 +673,23 @@ class _Reader:
         self._add(event, where)
 
     def _state(self) -> dict[str, Any]:
-        llm = {"model": self.model or "unknown", "usage_id": "agent"}
-        state: dict[str, Any] = {
-            "id": self.conv_id,
-            "agent": {"llm": llm, "tools": [], "kind": "Agent"},
-            "workspace": {"working_dir": "/workspace", "kind": "LocalWorkspace"},
-            "execution_status": "finished",
-        }
-        if self.usages:
-            state["stats"] = {"usage_to_metrics": {"agent": _metrics(self.usages, llm["model"])}}
-        if self.events:
-            state["leaf_event_id"] = self.events[-1]["id"]
-        return state
+        last = self.events[-1]["id"] if self.events else None
+        return atif_state(self.conv_id, self.model, self.usages, last)
+
+
+def atif_state(
+    conv_id: str, model: str | None, usages: list[Any], last_id: str | None
+) -> dict[str, Any]:
+    """The base state a trajectory is read with (`convert --to atif` keeps only what a
+    conversation's own base state has beyond it).
+    """
+    state = imported_state(conv_id, model)
+    if usages:
+        model_name = state["agent"]["llm"]["model"]
+        state["stats"] = {"usage_to_metrics": {"agent": _metrics(usages, model_name)}}
+    if last_id:
+        state["leaf_event_id"] = last_id
+    return state
 
 
 _LLM_KINDS = {"SystemPromptEvent", "MessageEvent", "ActionEvent", "ObservationEvent",

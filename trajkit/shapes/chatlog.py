@@ -22,13 +22,21 @@ data last), which every view passes over and convert names in its warnings.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from trajkit.shapes.memory import derived_id
 
-__all__ = ["IMPORTED_KIND", "ChatLog", "chat_to_v1", "metrics_state"]
+__all__ = [
+    "IMPORTED_KIND",
+    "ChatLog",
+    "chat_to_v1",
+    "imported_state",
+    "metrics_state",
+    "tool_definition",
+]
 
 IMPORTED_KIND = "ImportedData"
 """Kind of the unknown-kind event holding what of a source V1 has no field for."""
@@ -56,10 +64,20 @@ class ChatLog:
     """The LLM response id of an assistant message, when the format records one."""
 
 
+def tool_definition(spec: dict[str, Any]) -> dict[str, Any]:
+    """A V1 tool entry for an OpenAI-style function spec (kept verbatim, so the tool is sent
+    as recorded).
+    """
+    inner = spec.get("function")
+    function: dict[str, Any] = inner if isinstance(inner, dict) and inner else spec
+    name = str(function.get("name") or "tool")
+    kind = "".join(w.capitalize() for w in re.split(r"[^0-9A-Za-z]+", name) if w) + "Tool"
+    return {"description": str(function.get("description") or ""), "action_type": "UnknownAction",
+            "meta": {"openai_function": function}, "kind": kind, "title": name}  # fmt: skip
+
+
 def chat_to_v1(log: ChatLog) -> tuple[list[dict[str, Any]], list[str], list[str]]:
     """`(events, each event's pointer, notes)` of a chat log (see the module docstring)."""
-    from trajkit.shapes.atif import tool_definition
-
     events: list[dict[str, Any]] = []
     pointers: list[str] = []
     calls: dict[str, tuple[str, str]] = {}  # call id -> (action event id, tool name)
@@ -170,6 +188,19 @@ def _parts(content: Any) -> list[dict[str, Any]]:
     return parts
 
 
+def imported_state(conv_id: str, model: str | None) -> dict[str, Any]:
+    """The base state every imported conversation starts from: its id, the model (or
+    `unknown`), no tools, a local workspace, a finished run.
+    """
+    llm = {"model": model or "unknown", "usage_id": "agent"}
+    return {
+        "id": conv_id,
+        "agent": {"llm": llm, "tools": [], "kind": "Agent"},
+        "workspace": {"working_dir": "/workspace", "kind": "LocalWorkspace"},
+        "execution_status": "finished",
+    }
+
+
 def metrics_state(
     conv_id: str,
     model: str,
@@ -182,13 +213,8 @@ def metrics_state(
     """A base state for an imported conversation: the model, and `stats` from per-call
     `(response id, prompt, completion, reasoning tokens, cost)` or from run totals.
     """
-    llm = {"model": model or "unknown", "usage_id": "agent"}
-    state: dict[str, Any] = {
-        "id": conv_id,
-        "agent": {"llm": llm, "tools": [], "kind": "Agent"},
-        "workspace": {"working_dir": "/workspace", "kind": "LocalWorkspace"},
-        "execution_status": "finished",
-    }
+    state = imported_state(conv_id, model)
+    llm = state["agent"]["llm"]
     token_usages: list[dict[str, Any]] = [
         {"model": llm["model"], "prompt_tokens": p, "completion_tokens": c, "reasoning_tokens": r,
          "cache_read_tokens": 0, "cache_write_tokens": 0, "context_window": 0,

@@ -33,7 +33,7 @@ from typing import Any
 import orjson
 
 from trajkit.errors import InputError
-from trajkit.shapes._files import open_input
+from trajkit.shapes._files import json_object, open_input
 from trajkit.shapes.chatlog import ChatLog, chat_to_v1, metrics_state
 from trajkit.shapes.memory import MemoryConversation, ShapeRef, derived_id, digest
 
@@ -113,13 +113,8 @@ def _zstd_entry(z: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) -> bytes:
 def _json_log(path: Path) -> dict[str, Any]:
     from trajkit.store.reader import read_file_bytes
 
-    try:
-        doc = orjson.loads(read_file_bytes(path))
-    except orjson.JSONDecodeError as exc:
-        raise InputError(path, "", f"not valid JSON: {exc}") from None
-    if not isinstance(doc, dict):
-        raise InputError(path, "", "expected an Inspect log (a JSON object)")
-    return doc
+    return json_object(str(path), read_file_bytes(path), bad_json="not valid JSON: {exc}",
+                       not_object="expected an Inspect log (a JSON object)")  # fmt: skip
 
 
 def _key(sample: dict[str, Any]) -> str:
