@@ -46,8 +46,10 @@ __all__ = [
     "is_sidecar",
     "length_marker_name",
     "link_outside",
+    "pack_event_id",
     "pack_event_name",
     "parse_event_file_name",
+    "unpack_event_id",
     "unpack_event_name",
 ]
 
@@ -60,9 +62,9 @@ EVENT_NAME_RE = re.compile(r"^event-(?P<idx>\d{5,})-(?P<event_id>[0-9a-fA-F-]{8,
 
 LENGTH_MARKER_RE = re.compile(r"^\.eventlog-len-(?P<length>\d+)\.marker$")
 _EVENT_ID_RE = re.compile(r"^[0-9a-fA-F-]{8,}$")
-_PACKED_NAME_RE = re.compile(
-    r"event-(\d{5,})-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.json\Z"
-)
+_UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+_PACKED_NAME_RE = re.compile(rf"event-(\d{{5,}})-({_UUID})\.json\Z")
+_PACKED_ID_RE = re.compile(rf"{_UUID}\Z")
 _NAME = "event-{:05d}-{}.json"
 
 
@@ -92,9 +94,22 @@ def pack_event_name(name: str) -> tuple[int, bytes] | None:
 
 def unpack_event_name(index: int, packed: bytes | bytearray) -> tuple[str, str]:
     """The file name and the event id that `pack_event_name` packed."""
-    h = packed.hex()
-    event_id = f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    event_id = unpack_event_id(packed)
     return _NAME.format(index, event_id), event_id
+
+
+def pack_event_id(event_id: str) -> bytes | None:
+    """The 16 bytes of an id `unpack_event_id` spells back exactly (a lowercase dashed uuid, as
+    the SDK writes ids), else None."""
+    if len(event_id) != 36 or _PACKED_ID_RE.match(event_id) is None:
+        return None
+    return bytes.fromhex(event_id.replace("-", ""))
+
+
+def unpack_event_id(packed: bytes | bytearray) -> str:
+    """The id `pack_event_id` packed."""
+    h = packed.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def check_event_id(event_id: str, *, path: str | os.PathLike[str] = "<event>") -> None:

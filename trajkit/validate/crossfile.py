@@ -1,0 +1,479 @@
+"""The rules across the files of one conversation, fed one file's facts at a time.
+
+- indices run 0..n-1 with no gap and no index used twice (the SDK stops reading at a gap);
+- ids are unique; every `parent_id` names an event of this conversation, written before it,
+  and following parents never loops;
+- every `ObservationEvent`/`UserRejectObservation` names an earlier `ActionEvent` in `action_id`
+  with the same `tool_call_id`, every `AgentErrorEvent` answers an earlier tool call, and a
+  tool call has one result;
+- two branches from one fork do not interleave in the log (two writers at once).
+
+Memory stays flat in a conversation's length (issue 31): what a file leaves behind is a record
+in `Facts` (its index, kind, id, and where its parent and action are), about 60 bytes for a
+file the SDK wrote, and a rule resolves a reference when the file is added, keeping only its
+problems; a reference to a later event waits, with its text, until `finish`.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterator
+from pathlib import Path
+
+from trajkit.store.layout import pack_event_id, unpack_event_id, unpack_event_name
+from trajkit.validate.files import EventFacts
+from trajkit.validate.problems import Problem, error, warning
+
+__all__ = ["CrossFile", "Facts"]
+
+_RESULT_KINDS = frozenset({"ObservationEvent", "UserRejectObservation"})
+_ROOT_PARENT = "__root__"  # trajkit.events.base.ROOT_PARENT (not imported: no event model here)
+
+# `Facts.parent` codes besides a record's position
+NO_PARENT = -1
+"""`parent_id` absent or null: a legacy event, whose parent is the one before it."""
+ROOT = -2
+"""`parent_id` is the explicit root."""
+NO_ID = -3
+"""The event has no id (an unreadable file): no parent rule applies."""
+LATER = -4
+"""`parent_id` names no event added before: its text is in `Facts.later`."""
+_NO_KEY = bytes(16)
+
+
+class Facts:
+    """What the rules across files keep of each event file, in the order added.
+
+    A file the SDK wrote (its id a lowercase uuid, the one its name holds) is a few numbers:
+    its index, a kind code, the id's 16 bytes, the position of its parent's record; an
+    `ActionEvent` also its tool call id. Any other file keeps its whole `EventFacts` in `odd`.
+    Ids are found by an open-addressing table of positions over the packed ids (`find`); an id
+    that does not pack, in a dict.
+    """
+
+    def __init__(self, expected: int = 0) -> None:
+        self.n = 0
+        self.index = array("q")
+        """Index from the file name, -1 for none."""
+        self.kind = bytearray()
+        self.kinds: list[str | None] = [None]
+        self._codes: dict[str | None, int] = {None: 0}
+        self.keys = bytearray()
+        """16 bytes a record: its key (the id, or the name's id for a file with none) packed."""
+        self.parent = array("q")
+        """The position of the first record with the parent's id, or a code (`NO_PARENT`, ...)."""
+        self.later: dict[int, str] = {}
+        """Position -> a `parent_id` no record added before it holds (`LATER`)."""
+        self.tool_calls: list[str | None] = []
+        """An `ActionEvent`'s tool call id (None for other kinds)."""
+        self.odd: dict[int, EventFacts] = {}
+        """The records that do not pack, as given."""
+        self.first: dict[int, int] = {}
+        """Position -> the first record with the same key (a key used twice)."""
+        self.text_keys: dict[str, int] = {}
+        """Keys that do not pack -> the first record holding them."""
+        self.folder: Path | None = None
+        size = 1024
+        while size < 2 * expected:
+            size *= 2
+        self._table = array("i", [-1]) * size
+
+    def add(self, fact: EventFacts) -> tuple[int, int]:
+        """Keep `fact`: its position, and the first earlier record with its key (else -1)."""
+        p = self.n
+        self.n += 1
+        event_id, index = fact.id, fact.index
+        key = event_id if event_id is not None else fact.name_id
+        packed = None if key is None else pack_event_id(key)
+        if not self._packs(fact, packed):
+            self.odd[p] = fact
+        self.index.append(-1 if index is None else index)
+        code = self._codes.get(fact.kind)
+        if code is None:
+            code = self._codes[fact.kind] = len(self.kinds)
+            self.kinds.append(fact.kind)
+        self.kind.append(code)
+        self.keys += _NO_KEY if packed is None else packed
+        self.parent.append(NO_ID)
+        self.tool_calls.append(fact.tool_call_id if fact.kind == "ActionEvent" else None)
+        if packed is not None:
+            first = self._insert(packed, p)
+        elif key is not None:
+            first = self.text_keys.setdefault(key, p)
+            first = -1 if first == p else first
+        else:
+            first = -1
+        if first >= 0:
+            self.first[p] = first
+        return p, first
+
+    def _packs(self, fact: EventFacts, packed: bytes | None) -> bool:
+        name, where = fact.file_name, fact.where
+        if packed is None or fact.id is None or fact.name_id != fact.id or name is None:
+            return False
+        if self.folder is None:
+            self.folder = where
+        return (
+            where is self.folder
+            and fact.index is not None
+            and name == unpack_event_name(fact.index, packed)[0]
+        )
+
+    def _insert(self, packed: bytes, p: int) -> int:
+        table, keys = self._table, self.keys
+        mask = len(table) - 1
+        i = int.from_bytes(packed[:8], "little") & mask
+        while (q := table[i]) >= 0:
+            if keys[16 * q : 16 * q + 16] == packed:
+                return q
+            i = (i + 1) & mask
+        table[i] = p
+        if 2 * self.n > len(table):
+            self._grow()
+        return -1
+
+    def _grow(self) -> None:
+        old = self._table
+        self._table = array("i", [-1]) * (2 * len(old))
+        for p in old:
+            if p >= 0:
+                self._insert(bytes(self.keys[16 * p : 16 * p + 16]), p)
+
+    def find(self, event_id: str) -> int:
+        """The position of the first record whose key is `event_id`, else -1."""
+        packed = pack_event_id(event_id)
+        if packed is None:
+            return self.text_keys.get(event_id, -1)
+        table, keys = self._table, self.keys
+        mask = len(table) - 1
+        i = int.from_bytes(packed[:8], "little") & mask
+        while (q := table[i]) >= 0:
+            if keys[16 * q : 16 * q + 16] == packed:
+                return q
+            i = (i + 1) & mask
+        return -1
+
+    def node(self, p: int) -> int:
+        """The first record with the key of record `p` (what the rules call the event)."""
+        return self.first.get(p, p)
+
+    def index_of(self, p: int) -> int | None:
+        i = self.index[p]
+        return None if i < 0 else i
+
+    def kind_of(self, p: int) -> str | None:
+        return self.kinds[self.kind[p]]
+
+    def key_of(self, p: int) -> str | None:
+        """The id of record `p` (the name's id for a file with none)."""
+        fact = self.odd.get(p)
+        if fact is None:
+            return unpack_event_id(self.keys[16 * p : 16 * p + 16])
+        return fact.id if fact.id is not None else fact.name_id
+
+    def path(self, p: int) -> Path:
+        fact = self.odd.get(p)
+        if fact is not None:
+            return fact.path
+        assert self.folder is not None
+        return self.folder / self.name(p)
+
+    def name(self, p: int) -> str:
+        fact = self.odd.get(p)
+        if fact is not None:
+            return fact.path.name
+        return unpack_event_name(self.index[p], self.keys[16 * p : 16 * p + 16])[0]
+
+
+class CrossFile:
+    """The rules across files (see the module docstring): `add` each file's facts in order,
+    then `finish` gives the problems, in the order of the rules, each rule's in file order.
+    """
+
+    def __init__(self, expected: int = 0) -> None:
+        self.facts = Facts(expected)
+        self.ids: list[Problem] = []
+        self.parents: list[Problem | int] = []
+        """Problems, and the positions whose parent is resolved at `finish`."""
+        self.forward = False
+        """Some parent is not written before its child: parents may loop."""
+        self.pairing: list[Problem | int] = []
+        """Problems, and the positions whose action is resolved at `finish`."""
+        self.later_actions: dict[int, tuple[str, str | None]] = {}
+        self.tool_calls: dict[str, int] = {}
+        """Tool call id -> (the position of its first result + 1) * 2, + 1 once called."""
+        self.unreadable = False
+
+    def add(self, fact: EventFacts) -> None:
+        """One file's facts, in file order."""
+        facts = self.facts
+        p, first = facts.add(fact)
+        if fact.id is not None:
+            if first >= 0:
+                message = f"id {fact.id!r} is also used by {facts.name(first)}"
+                self.ids.append(error(facts.path(p), "/id", message, "duplicate-id"))
+            self._parent(p, fact.parent_id)
+        self._pair(p, fact)
+
+    def finish(self, events: Path | None, *, interleave: bool) -> Iterator[Problem]:
+        """The problems: indices (when `events` is the folder to name), ids, parents, loops,
+        pairing, and interleaved branches (when `interleave`).
+        """
+        if events is not None:
+            yield from self._index_problems(events)
+        yield from self.ids
+        yield from self._resolved(self.parents, self._parent_later)
+        if self.forward:
+            yield from self._cycle_problems()
+        yield from self._resolved(self.pairing, self._action_later)
+        if events is not None and interleave:
+            yield from self._interleave_problems(events)
+
+    @staticmethod
+    def _resolved(found: list[Problem | int], later: object) -> Iterator[Problem]:
+        for item in found:
+            if isinstance(item, int):
+                yield from later(item)  # type: ignore[operator]
+            else:
+                yield item
+
+    # --- indices ---------------------------------------------------------------------------------
+
+    def _index_problems(self, events: Path) -> Iterator[Problem]:
+        facts = self.facts
+        column = facts.index
+        listed = [p for p in range(facts.n) if column[p] >= 0] if -1 in column else range(facts.n)
+        order = listed
+        if any(column[a] > column[b] for a, b in zip(listed, listed[1:], strict=False)):
+            order = sorted(listed, key=column.__getitem__)  # stable: the first file of each index
+        twice: list[tuple[int, int]] = []
+        gaps: list[Problem] = []
+        expected, last, start = 0, -1, -1
+        for p in order:
+            index = column[p]
+            if index == last:
+                twice.append((p, start))
+                continue
+            if index > expected:
+                missing = f"{expected}" if index == expected + 1 else f"{expected}-{index - 1}"
+                message = (
+                    f"index gap: no event file with index {missing}; the SDK stops reading there, "
+                    f"so {facts.name(p)} and later files are not loaded"
+                )
+                gaps.append(error(events, "", message, "index-gap"))
+            expected, last, start = index + 1, index, p
+        for p, first in sorted(twice):
+            message = f"index {column[p]} is also used by {facts.name(first)}"
+            yield error(facts.path(p), "", message, "duplicate-index")
+        yield from gaps
+
+    # --- parents ---------------------------------------------------------------------------------
+
+    def _parent(self, p: int, parent: str | None) -> None:
+        facts = self.facts
+        if parent is None:
+            facts.parent[p] = NO_PARENT
+        elif parent == _ROOT_PARENT:
+            facts.parent[p] = ROOT
+        elif (q := facts.find(parent)) >= 0:
+            if (found := self._parent_found(p, q)) is not None:
+                self.parents.append(found)
+        else:
+            facts.parent[p] = LATER
+            facts.later[p] = parent
+            self.parents.append(p)
+
+    def _parent_found(self, p: int, q: int) -> Problem | None:
+        """The parent rule once the parent's record `q` is known (the first with its id)."""
+        facts = self.facts
+        facts.parent[p] = q
+        if q >= facts.node(p):
+            self.forward = True
+        index, parent_index = facts.index[p], facts.index[q]
+        if index >= 0 and parent_index > index:
+            message = f"names a later event ({facts.name(q)}): a parent is written first"
+            return warning(facts.path(p), "/parent_id", message, "parent-order")
+        return None
+
+    def _parent_later(self, p: int) -> Iterator[Problem]:
+        facts = self.facts
+        parent = facts.later[p]
+        q = facts.find(parent)
+        if q < 0:
+            message = f"names no event of this conversation ({parent!r})"
+            yield error(facts.path(p), "/parent_id", message, "parent")
+            return
+        del facts.later[p]
+        if (found := self._parent_found(p, q)) is not None:
+            yield found
+
+    def _cycle_problems(self) -> Iterator[Problem]:
+        """Each event has one parent, so a walk either reaches a root or enters a loop."""
+        facts = self.facts
+        parent_of: dict[int, int] = {}
+        for p in range(facts.n):
+            if (q := facts.parent[p]) >= 0:
+                parent_of.setdefault(facts.node(p), q)
+        done: set[int] = set()
+        for start in parent_of:
+            trail: list[int] = []
+            on_trail: set[int] = set()
+            node: int | None = start
+            while node is not None and node not in done:
+                if node in on_trail:
+                    loop = trail[trail.index(node) :]
+                    first = min(loop, key=lambda n: facts.index_of(n) or 0)
+                    names = " -> ".join(facts.name(n) for n in loop[:4])
+                    message = f"parent_id loop: following parents never reaches a root ({names}{' …' if len(loop) > 4 else ''})"
+                    yield error(facts.path(first), "/parent_id", message, "cycle")
+                    break
+                trail.append(node)
+                on_trail.add(node)
+                node = parent_of.get(node)
+            done.update(trail)
+
+    # --- pairing ---------------------------------------------------------------------------------
+
+    def _pair(self, p: int, fact: EventFacts) -> None:
+        kind, call = fact.kind, fact.tool_call_id
+        self.unreadable = self.unreadable or kind is None
+        calls, found = self.tool_calls, self.pairing
+        if kind == "ActionEvent" and call is not None:
+            calls[call] = calls.get(call, 0) | 1
+            return
+        if kind in _RESULT_KINDS and fact.action_id is not None:
+            q = self.facts.find(fact.action_id)
+            if q >= 0:
+                found.extend(self._result_problems(p, q, fact.action_id, call))
+            else:
+                self.later_actions[p] = (fact.action_id, call)
+                found.append(p)
+        elif (
+            kind == "AgentErrorEvent"
+            and call is not None
+            and not calls.get(call, 0) & 1
+            and not self.unreadable
+        ):
+            message = f"answers no earlier tool call (no ActionEvent with tool_call_id {call!r})"
+            found.append(error(self.facts.path(p), "/tool_call_id", message, "pairing"))
+        if call is not None and (kind in _RESULT_KINDS or kind == "AgentErrorEvent"):
+            state = calls.get(call, 0)
+            if state >= 2:
+                first = self.facts.name((state >> 1) - 1)
+                message = (
+                    f"tool call {call!r} already has a result in {first}; the SDK keeps the first"
+                )
+                found.append(
+                    warning(self.facts.path(p), "/tool_call_id", message, "duplicate-result")
+                )
+            else:
+                calls[call] = state | ((p + 1) << 1)
+
+    def _action_later(self, p: int) -> Iterator[Problem]:
+        action_id, call = self.later_actions.pop(p)
+        return iter(self._result_problems(p, self.facts.find(action_id), action_id, call))
+
+    def _result_problems(self, p: int, q: int, action_id: str, call: str | None) -> list[Problem]:
+        facts = self.facts
+        if q < 0:
+            message = f"names no event of this conversation ({action_id!r})"
+            return [error(facts.path(p), "/action_id", message, "pairing")]
+        kind = facts.kind_of(q)
+        if kind is None:
+            return []  # the action's file is unreadable; already reported
+        if kind != "ActionEvent":
+            message = f"names a {kind}, expected an ActionEvent"
+            return [error(facts.path(p), "/action_id", message, "pairing")]
+        if (facts.index_of(q) or 0) > (facts.index_of(p) or 0):
+            message = f"names a later event ({facts.name(q)}): a result must follow its call"
+            return [error(facts.path(p), "/action_id", message, "pairing")]
+        action_call = facts.tool_calls[q]
+        if None not in (call, action_call) and action_call != call:
+            message = f"tool_call_id {call!r} differs from its action's ({action_call!r})"
+            return [error(facts.path(p), "/tool_call_id", message, "pairing")]
+        return []
+
+    # --- interleaved branches --------------------------------------------------------------------
+
+    def _interleave_problems(self, events: Path) -> Iterator[Problem]:
+        """Warn when the events of two branches from one fork interleave in the log: one writer
+        branches by moving its head back and carrying on, so a branch it leaves never grows
+        again; two writers appending to one conversation at once leave exactly that pattern.
+        """
+        if not self._has_fork():
+            return
+        facts = self.facts
+        children: dict[int | str | None, list[int]] = {}
+        for pos, fork in self._forks():
+            children.setdefault(fork, []).append(pos)
+        for fork, kids in children.items():
+            if len(kids) < 2 or fork is None:
+                continue
+            spans = [self._subtree_span(k, children) for k in kids]
+            spans.sort()
+            for (lo1, hi1), (lo2, hi2) in zip(spans, spans[1:], strict=False):
+                if lo2 < hi1:
+                    i1, j1 = facts.index_of(lo1), facts.index_of(hi1)
+                    i2, j2 = facts.index_of(lo2), facts.index_of(hi2)
+                    named = fork if isinstance(fork, str) else facts.key_of(fork)
+                    message = (
+                        f"two branches interleave after event {named!r} (files {i1}..{j1} and "
+                        f"{i2}..{j2}): the mark of two writers appending at once; readers follow "
+                        "only the head's branch"
+                    )
+                    yield warning(events, "", message, "concurrent-writers")
+                    return
+
+    def _forks(self) -> Iterator[tuple[int, int | str | None]]:
+        """Each event with an id and the event it follows: its parent, the one before it for a
+        legacy event, None for a root (a parent no record holds: its text).
+        """
+        facts = self.facts
+        column, later, node = facts.parent, facts.later, facts.node
+        prev: int | None = None
+        for pos in range(facts.n):
+            code = column[pos]
+            if code == NO_ID:
+                continue
+            if code >= 0:
+                yield pos, code
+            elif code == NO_PARENT:
+                yield pos, prev
+            elif code == ROOT:
+                yield pos, None
+            else:
+                yield pos, later[pos]
+            prev = node(pos)
+
+    def _has_fork(self) -> bool:
+        """Whether two events follow one (a linear log, the usual case, has none)."""
+        seen = bytearray(self.facts.n)
+        named: set[str] = set()
+        for _, fork in self._forks():
+            if fork is None:
+                continue
+            if isinstance(fork, str):
+                if fork in named:
+                    return True
+                named.add(fork)
+            elif seen[fork]:
+                return True
+            else:
+                seen[fork] = 1
+        return False
+
+    def _subtree_span(
+        self, start: int, children: dict[int | str | None, list[int]]
+    ) -> tuple[int, int]:
+        node = self.facts.node
+        lo = hi = start
+        stack = [start]
+        seen = {start}
+        while stack:
+            pos = stack.pop()
+            lo, hi = min(lo, pos), max(hi, pos)
+            for child in children.get(node(pos), ()):
+                if child not in seen:
+                    seen.add(child)
+                    stack.append(child)
+        return lo, hi
