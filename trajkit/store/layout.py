@@ -100,7 +100,8 @@ def unpack_event_name(index: int, packed: bytes | bytearray) -> tuple[str, str]:
 
 def pack_event_id(event_id: str) -> bytes | None:
     """The 16 bytes of an id `unpack_event_id` spells back exactly (a lowercase dashed uuid, as
-    the SDK writes ids), else None."""
+    the SDK writes ids), else None.
+    """
     if len(event_id) != 36 or _PACKED_ID_RE.match(event_id) is None:
         return None
     return bytes.fromhex(event_id.replace("-", ""))

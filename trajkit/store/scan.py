@@ -69,6 +69,7 @@ _S_ISREG = stat_module.S_ISREG
 Entry = tuple[int, str, str, bool]
 """`(index, name, id from the name, is a symlink)`: one event file of a listing."""
 _NO_ID = bytes(16)
+_BIG = 1 << 63
 
 
 @dataclass(slots=True)
@@ -80,8 +81,8 @@ class Listing:
     (an id that is no lowercase uuid, a symlink, `event-000007-…`) is kept as listed, in `odd`.
     """
 
-    indices: array[int] = field(default_factory=lambda: array("q"))
-    """The index of each event file, in order."""
+    indices: array[int] | list[int] = field(default_factory=lambda: array("q"))
+    """The index of each event file, in order (a list once an index needs more than 64 bits)."""
     ids: bytearray = field(default_factory=bytearray)
     """16 bytes a file: the id of a packed name (zeros for the files in `odd`)."""
     odd: dict[int, tuple[str, str, bool]] = field(default_factory=dict)
@@ -120,7 +121,13 @@ class Listing:
             self.ids += _NO_ID
         else:
             self.ids += packed[1]
-        self.indices.append(index)
+        self._append(index)
+
+    def _append(self, index: int) -> None:
+        try:
+            self.indices.append(index)
+        except OverflowError:  # event-99999999999999999999-…: no longer an array
+            self.indices = [*self.indices, index]
 
     def _sort(self) -> None:
         """In order of index, then name: placed by index when no index is used twice."""
@@ -147,7 +154,8 @@ class Listing:
                 return
         entries = Entries(self)
         order = sorted(range(n), key=lambda pos: entries[pos][:2])
-        self.indices = array("q", (idx[pos] for pos in order))
+        ordered = (idx[pos] for pos in order)
+        self.indices = list(ordered) if isinstance(idx, list) else array("q", ordered)
         self.ids = bytearray().join(ids[16 * pos : 16 * pos + 16] for pos in order)
         self.odd = {new: odd[pos] for new, pos in enumerate(order) if pos in odd}
 
@@ -214,12 +222,13 @@ def _take(listing: Listing, named: Iterable[tuple[str, bool, bool]]) -> None:
     )
     for name, linked, regular in named:
         packed = None if linked else pack(name)
-        if packed is not None:  # the SDK's own name: two numbers
+        if packed is not None and packed[0] < _BIG:  # the SDK's own name: two numbers
             indices.append(packed[0])
             ids += packed[1]
         elif (m := match(name)) is not None:
             odd[len(indices)] = (name, m.group("event_id"), linked)
-            indices.append(int(m.group("idx")))
+            listing._append(int(m.group("idx")))
+            indices = listing.indices
             ids += _NO_ID
         else:
             if not is_sidecar(name):

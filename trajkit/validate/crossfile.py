@@ -24,7 +24,7 @@ from trajkit.store.layout import pack_event_id, unpack_event_id, unpack_event_na
 from trajkit.validate.files import EventFacts
 from trajkit.validate.problems import Problem, error, warning
 
-__all__ = ["CrossFile", "Facts"]
+__all__ = ["CrossFile", "Facts", "ToolCalls"]
 
 _RESULT_KINDS = frozenset({"ObservationEvent", "UserRejectObservation"})
 _ROOT_PARENT = "__root__"  # trajkit.events.base.ROOT_PARENT (not imported: no event model here)
@@ -53,19 +53,19 @@ class Facts:
 
     def __init__(self, expected: int = 0) -> None:
         self.n = 0
-        self.index = array("q")
+        self.index: array[int] | list[int] = array("q")
         """Index from the file name, -1 for none."""
         self.kind = bytearray()
         self.kinds: list[str | None] = [None]
         self._codes: dict[str | None, int] = {None: 0}
         self.keys = bytearray()
         """16 bytes a record: its key (the id, or the name's id for a file with none) packed."""
-        self.parent = array("q")
+        self.parent = array("i")
         """The position of the first record with the parent's id, or a code (`NO_PARENT`, ...)."""
         self.later: dict[int, str] = {}
         """Position -> a `parent_id` no record added before it holds (`LATER`)."""
-        self.tool_calls: list[str | None] = []
-        """An `ActionEvent`'s tool call id (None for other kinds)."""
+        self.tool_calls = array("i")
+        """An `ActionEvent`'s tool call id, as its number in `CrossFile.calls` (else -1)."""
         self.odd: dict[int, EventFacts] = {}
         """The records that do not pack, as given."""
         self.first: dict[int, int] = {}
@@ -87,7 +87,10 @@ class Facts:
         packed = None if key is None else pack_event_id(key)
         if not self._packs(fact, packed):
             self.odd[p] = fact
-        self.index.append(-1 if index is None else index)
+        try:
+            self.index.append(-1 if index is None else index)
+        except OverflowError:  # an index past 64 bits: no longer an array
+            self.index = [*self.index, index]  # type: ignore[list-item]
         code = self._codes.get(fact.kind)
         if code is None:
             code = self._codes[fact.kind] = len(self.kinds)
@@ -95,7 +98,7 @@ class Facts:
         self.kind.append(code)
         self.keys += _NO_KEY if packed is None else packed
         self.parent.append(NO_ID)
-        self.tool_calls.append(fact.tool_call_id if fact.kind == "ActionEvent" else None)
+        self.tool_calls.append(-1)
         if packed is not None:
             first = self._insert(packed, p)
         elif key is not None:
@@ -200,8 +203,7 @@ class CrossFile:
         self.pairing: list[Problem | int] = []
         """Problems, and the positions whose action is resolved at `finish`."""
         self.later_actions: dict[int, tuple[str, str | None]] = {}
-        self.tool_calls: dict[str, int] = {}
-        """Tool call id -> (the position of its first result + 1) * 2, + 1 once called."""
+        self.calls = ToolCalls()
         self.unreadable = False
 
     def add(self, fact: EventFacts) -> None:
@@ -337,9 +339,10 @@ class CrossFile:
     def _pair(self, p: int, fact: EventFacts) -> None:
         kind, call = fact.kind, fact.tool_call_id
         self.unreadable = self.unreadable or kind is None
-        calls, found = self.tool_calls, self.pairing
+        calls, found = self.calls, self.pairing
         if kind == "ActionEvent" and call is not None:
-            calls[call] = calls.get(call, 0) | 1
+            k = self.facts.tool_calls[p] = calls.number(call)
+            calls.state[k] |= 1
             return
         if kind in _RESULT_KINDS and fact.action_id is not None:
             q = self.facts.find(fact.action_id)
@@ -351,13 +354,13 @@ class CrossFile:
         elif (
             kind == "AgentErrorEvent"
             and call is not None
-            and not calls.get(call, 0) & 1
+            and not calls.state_of(call) & 1
             and not self.unreadable
         ):
             message = f"answers no earlier tool call (no ActionEvent with tool_call_id {call!r})"
             found.append(error(self.facts.path(p), "/tool_call_id", message, "pairing"))
         if call is not None and (kind in _RESULT_KINDS or kind == "AgentErrorEvent"):
-            state = calls.get(call, 0)
+            state = calls.state_of(call)
             if state >= 2:
                 first = self.facts.name((state >> 1) - 1)
                 message = (
@@ -367,7 +370,7 @@ class CrossFile:
                     warning(self.facts.path(p), "/tool_call_id", message, "duplicate-result")
                 )
             else:
-                calls[call] = state | ((p + 1) << 1)
+                calls.state[calls.number(call)] = state | ((p + 1) << 1)
 
     def _action_later(self, p: int) -> Iterator[Problem]:
         action_id, call = self.later_actions.pop(p)
@@ -387,7 +390,8 @@ class CrossFile:
         if (facts.index_of(q) or 0) > (facts.index_of(p) or 0):
             message = f"names a later event ({facts.name(q)}): a result must follow its call"
             return [error(facts.path(p), "/action_id", message, "pairing")]
-        action_call = facts.tool_calls[q]
+        k = facts.tool_calls[q]
+        action_call = None if k < 0 else self.calls.text(k)
         if None not in (call, action_call) and action_call != call:
             message = f"tool_call_id {call!r} differs from its action's ({action_call!r})"
             return [error(facts.path(p), "/tool_call_id", message, "pairing")]
@@ -477,3 +481,57 @@ class CrossFile:
                     seen.add(child)
                     stack.append(child)
         return lo, hi
+
+
+class ToolCalls:
+    """The tool call ids of a conversation, each a number: its text in one arena of bytes, and
+    what pairing knows of it in `state` ((the position of its first result + 1) * 2, + 1 once
+    an `ActionEvent` made it). About 50 bytes a call, where a dict of strings took 150.
+    """
+
+    def __init__(self) -> None:
+        self._arena = bytearray()
+        self._ends = array("i")
+        self.state = array("i")
+        self._table = array("i", [-1]) * 1024
+
+    def _find(self, text: bytes, h: int) -> tuple[int, int]:
+        """`(number, slot)`: the number of `text` (-1: none yet) and its slot in the table."""
+        table, arena, ends = self._table, self._arena, self._ends
+        mask = len(table) - 1
+        i = h & mask
+        while (k := table[i]) >= 0:
+            if arena[(ends[k - 1] if k else 0) : ends[k]] == text:
+                return k, i
+            i = (i + 1) & mask
+        return -1, i
+
+    def state_of(self, call: str) -> int:
+        """`state` of a call id (0 for one not seen)."""
+        k = self._find(call.encode(), hash(call))[0]
+        return 0 if k < 0 else self.state[k]
+
+    def number(self, call: str) -> int:
+        """The number of a call id, given one if new."""
+        text = call.encode()
+        k, i = self._find(text, hash(call))
+        if k >= 0:
+            return k
+        k = len(self._ends)
+        self._arena += text
+        self._ends.append(len(self._arena))
+        self.state.append(0)
+        self._table[i] = k
+        if 2 * len(self._ends) > len(self._table):
+            table = self._table = array("i", [-1]) * (2 * len(self._table))
+            mask = len(table) - 1
+            for n in range(len(self._ends)):
+                i = hash(self.text(n)) & mask
+                while table[i] >= 0:
+                    i = (i + 1) & mask
+                table[i] = n
+        return k
+
+    def text(self, k: int) -> str:
+        """The call id numbered `k`."""
+        return self._arena[(self._ends[k - 1] if k else 0) : self._ends[k]].decode()
