@@ -142,7 +142,7 @@ class ConversationCheck:
         )
         self.listing = yield from _list_event_files(self.folder, fresh=fresh)
         if self.listing is not None:
-            self.cross = CrossFile(len(self.listing.indices))
+            self.cross = CrossFile(self.listing)
         if state is not None and state.data is not None and self.listing is not None:
             self.head = (self.folder / BASE_STATE, state.data)
 
