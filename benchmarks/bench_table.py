@@ -164,15 +164,21 @@ def _folder(corpus: Path) -> Path:
     return next(p for p in sorted(corpus.iterdir()) if (p / "events").is_dir())
 
 
-def make_inputs(work: Path, copies: int) -> dict[str, Path]:
+def make_conversations(work: Path) -> dict[str, Path]:
+    """The generated conversations of 10k and 100k events (`c10k`, `c100k`), made once."""
     gen = [sys.executable, str(HERE / "gen_corpus.py")]
     for name, n in (("c10k", 10_000), ("c100k", 100_000)):
         if not (work / name).is_dir():
             subprocess.run([*gen, str(work / name), "--conversations", "1", "--events", str(n)])
+    return {"c10k": _folder(work / "c10k"), "c100k": _folder(work / "c100k")}
+
+
+def make_inputs(work: Path, copies: int) -> dict[str, Path]:
     corpus = work / f"corpus{copies}"
+    inputs = make_conversations(work)
     if not corpus.is_dir() and SHARED is not None:
         make_corpus(corpus, copies)
-    inputs = {"c10k": _folder(work / "c10k"), "c100k": _folder(work / "c100k"), "corpus": corpus}
+    inputs["corpus"] = corpus
     if not (work / "older").is_dir() and SHARED is not None:
         make_older_and_current(work)
     if (work / "older").is_dir():
