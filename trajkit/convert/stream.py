@@ -271,21 +271,20 @@ class _Layout:
             return head + b',"messages":['
         return head + b',"instructions":' + orjson.dumps(instructions) + b',"input":['
 
-    def items(self, items: list[dict[str, Any]], first: bool) -> bytes:
-        """Consecutive elements of the array, with their separators (``first``: none before).
+    def items(self, items: list[dict[str, Any]]) -> bytes | memoryview:
+        """Consecutive elements of the array, with the separators between them (the one
+        before the first is the caller's: ``b","``).
 
         One ``orjson.dumps`` for the lot: wrapped in a one-key object, the indented elements
         come out at the depth the document holds them, so the bytes between the brackets are
-        the elements as ``json.dumps(indent=2)`` lays them out there.
+        the elements as ``json.dumps(indent=2)`` lays them out there (a view of them: no copy).
         """
         try:
             if self.conversation_id is not None:
-                data = orjson.dumps(items)[1:-1]
-                return data if first else b"," + data
-            data = orjson.dumps({"": items}, option=_INDENT)[_WRAP_HEAD:-_WRAP_TAIL]
+                return memoryview(orjson.dumps(items))[1:-1]
+            return memoryview(orjson.dumps({"": items}, option=_INDENT))[_WRAP_HEAD:-_WRAP_TAIL]
         except TypeError:  # an integer beyond 64 bits somewhere: element by element
-            return b"".join(self.item(item, first and not k) for k, item in enumerate(items))
-        return data if first else b"," + data
+            return b"".join(self.item(item, not k) for k, item in enumerate(items))
 
     def item(self, item: dict[str, Any], first: bool) -> bytes:
         """One element of the array, with its separator (the slow path of ``items``)."""
@@ -607,6 +606,8 @@ class _Items:
     def flush(self) -> None:
         pending = self._pending
         if pending:
-            self._out.write(self._layout.items(pending, not self.count))
+            if self.count:
+                self._out.write(b",")
+            self._out.write(self._layout.items(pending))
             self.count += len(pending)
             pending.clear()
