@@ -16,6 +16,12 @@ memory that does not grow with the conversation:
    ``DanglingFixer``, ``message_options``, ``ChatWriter`` / ``ResponsesWriter``); each message
    is written as soon as the rules hand it on.
 
+The first pass also guesses the view and converts it at once (``_Speculation``); when the
+guess holds there is no second pass. It writes into ``out`` itself when ``out`` is a regular
+file written at its end and the target is chat (truncated back to where it was if the verdict
+or the exact view says otherwise), else into a temporary spool copied onto ``out`` at the end:
+either way no byte stays written unless the verdict lets the conversation through.
+
 Peak memory is the entries plus one message at a time (about 250 bytes an event), against
 ~10 KB an event for holding the parsed conversation. The case the streaming path does not take
 (a conversation validate rejects but ``keep_invalid`` converts, a newer SDK's
@@ -25,9 +31,11 @@ the in-memory path's (``tests/convert/test_stream.py`` checks every fixture).
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import shutil
+import stat
 import tempfile
 from collections import Counter
 from collections.abc import Callable
@@ -159,25 +167,59 @@ def write_conversation(
     except (TrajkitError, ValueError):  # validate says what is wrong with it
         state, readable = None, False
     layout = _Layout(conv.id if line else None)
-    with tempfile.TemporaryFile(buffering=1 << 20) as spool:  # big items: few syscalls
-        index = _Index(_speculation(state, spool, to, options, layout) if readable else None)
-        verdict = Verdict(conv.path)
-        for scanned in verdict.files():
-            verdict.add(scanned)
-            index.add(scanned)
-        errors = verdict.errors()
-        if errors and not keep_invalid:
-            raise TrajkitError(invalid_reason(errors))
-        if errors or index.in_memory:
-            result = convert_conversation(conv, to=to, options=options)
-            problems = result.pop("problems")
-            out.write(layout.document(result))
-            return Written(errors, problems)
-        if index.error is not None:
-            raise index.error
-        if not readable:
-            state = conv.base_state()  # raises what the in-memory path raises
-        return _write(conv, state, index, out, to, options, layout)
+    start = _end_of_file(out) if readable and resolve_target(to, state) == "chat" else None
+    with contextlib.ExitStack() as stack:
+        spool = out if start is not None else stack.enter_context(_spool())
+        try:
+            index = _Index(_speculation(state, spool, to, options, layout) if readable else None)
+            verdict = Verdict(conv.path)
+            for scanned in verdict.files():
+                verdict.add(scanned)
+                index.add(scanned)
+            errors = verdict.errors()
+            if errors and not keep_invalid:
+                raise TrajkitError(invalid_reason(errors))
+            if errors or index.in_memory:
+                _rewind(out, start)
+                result = convert_conversation(conv, to=to, options=options)
+                problems = result.pop("problems")
+                out.write(layout.document(result))
+                return Written(errors, problems)
+            if index.error is not None:
+                raise index.error
+            if not readable:
+                state = conv.base_state()  # raises what the in-memory path raises
+            return _write(conv, state, index, out, to, options, layout, start)
+        except BaseException:
+            with contextlib.suppress(OSError, ValueError):
+                _rewind(out, start)  # nothing written
+            raise
+
+
+def _spool() -> IO[bytes]:
+    return tempfile.TemporaryFile(buffering=1 << 20)  # big items: few syscalls
+
+
+def _end_of_file(out: IO[bytes]) -> int | None:
+    """Where ``out`` ends when it is a regular file written at its end: the first pass then
+    writes the document there at once, not into a spool (``_rewind`` takes it back when the
+    verdict or the view says otherwise, so nothing is left written but the document).
+    """
+    try:
+        out.flush()
+        size = os.fstat(out.fileno())
+        at = out.tell()
+        seekable = out.seekable()
+    except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
+        return None  # a pipe, a terminal, a stream without a file (e.g. masking on the way)
+    return at if seekable and stat.S_ISREG(size.st_mode) and at == size.st_size else None
+
+
+def _rewind(out: IO[bytes], start: int | None) -> None:
+    """``out`` as it was at ``start`` (what the first pass wrote there taken back)."""
+    if start is not None:
+        out.seek(start)
+        out.truncate()
 
 
 def _write(
@@ -188,6 +230,7 @@ def _write(
     to: Target,
     options: ConversionOptions,
     layout: _Layout,
+    start: int | None,
 ) -> Written:
     conv.upgrades.update(index.upgrades)
     notes = [*getattr(conv, "notes", ()), *conv.upgrade_notes()]
@@ -214,9 +257,12 @@ def _write(
     spec = index.speculation
     if spec is not None and spec.finish(view, answered, called):
         found = spec.converter.finish()
-        out.write(layout.head(target, spec.converter.instructions))
-        _copy(spec.spool, out)
+        if spec.spool is not out:  # else the first pass wrote the document there
+            if target != "chat":  # the chat head is the spool's first bytes
+                out.write(layout.head(target, spec.converter.instructions))
+            _copy(spec.spool, out)
     else:  # the second pass: read the events of the view again
+        _rewind(out, start)
         formatting = options.format_for(llm_config(state))
         converter = _Converter(out, options, formatting, target, layout)
         converter.answered.update(answered)  # the sets the dangling rule holds
@@ -340,7 +386,10 @@ def _speculation(
     if state is not None and state.head_is_empty:
         return None
     formatting = options.format_for(llm_config(state))
-    converter = _Converter(spool, options, formatting, resolve_target(to, state), layout)
+    target = resolve_target(to, state)
+    if target == "chat":  # the head says nothing the pass finds out: written first
+        spool.write(layout.head(target, None))
+    converter = _Converter(spool, options, formatting, target, layout)
     leaf = state.leaf_event_id if state else None
     return _Speculation(converter, spool, condensed=options.view == "condensed", leaf=leaf)
 
