@@ -171,7 +171,10 @@ def chat_messages(prepared: Prepared) -> tuple[list[dict[str, Any]], list[dict[s
 
 
 def _chat_document(prepared: Prepared) -> dict[str, Any]:
-    return {"messages": chat_messages(prepared)[1], "tools": tools_to_chat(prepared.tools)}
+    # the chat messages as sent (`chat_messages(prepared)[1]`) in one pass: the writer moves
+    # tool-result images itself when `tool_images="user"`
+    messages = messages_to_chat(prepared.messages, prepared.formatting)
+    return {"messages": messages, "tools": tools_to_chat(prepared.tools)}
 
 
 def _responses_document(prepared: Prepared) -> dict[str, Any]:
