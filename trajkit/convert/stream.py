@@ -38,7 +38,7 @@ import shutil
 import stat
 import tempfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -168,36 +168,43 @@ def write_conversation(
         state, readable = None, False
     layout = _Layout(conv.id if line else None)
     start = _end_of_file(out) if readable and resolve_target(to, state) == "chat" else None
-    with contextlib.ExitStack() as stack:
-        spool = out if start is not None else stack.enter_context(_spool())
-        try:
-            index = _Index(_speculation(state, spool, to, options, layout) if readable else None)
-            verdict = Verdict(conv.path)
-            for scanned in verdict.files():
-                verdict.add(scanned)
-                index.add(scanned)
-            errors = verdict.errors()
-            if errors and not keep_invalid:
-                raise TrajkitError(invalid_reason(errors))
-            if errors or index.in_memory:
-                _rewind(out, start)
-                result = convert_conversation(conv, to=to, options=options)
-                problems = result.pop("problems")
-                out.write(layout.document(result))
-                return Written(errors, problems)
-            if index.error is not None:
-                raise index.error
-            if not readable:
-                state = conv.base_state()  # raises what the in-memory path raises
-            return _write(conv, state, index, out, to, options, layout, start)
-        except BaseException:
-            with contextlib.suppress(OSError, ValueError):
-                _rewind(out, start)  # nothing written
-            raise
+    with _first_pass_sink(out, start) as spool:
+        index = _Index(_speculation(state, spool, to, options, layout) if readable else None)
+        verdict = Verdict(conv.path)
+        for scanned in verdict.files():
+            verdict.add(scanned)
+            index.add(scanned)
+        errors = verdict.errors()
+        if errors and not keep_invalid:
+            raise TrajkitError(invalid_reason(errors))
+        if errors or index.in_memory:
+            _rewind(out, start)
+            result = convert_conversation(conv, to=to, options=options)
+            problems = result.pop("problems")
+            out.write(layout.document(result))
+            return Written(errors, problems)
+        if index.error is not None:
+            raise index.error
+        if not readable:
+            state = conv.base_state()  # raises what the in-memory path raises
+        return _write(conv, state, index, out, to, options, layout, start)
 
 
-def _spool() -> IO[bytes]:
-    return tempfile.TemporaryFile(buffering=1 << 20)  # big items: few syscalls
+@contextlib.contextmanager
+def _first_pass_sink(out: IO[bytes], start: int | None) -> Iterator[IO[bytes]]:
+    """Where the first pass writes: ``out`` itself from ``start`` (taken back if the block
+    raises), or a temporary spool when ``start`` is None.
+    """
+    if start is None:
+        with tempfile.TemporaryFile(buffering=1 << 20) as spool:  # big items: few syscalls
+            yield spool
+        return
+    try:
+        yield out
+    except BaseException:
+        with contextlib.suppress(OSError, ValueError):
+            _rewind(out, start)  # nothing written
+        raise
 
 
 def _end_of_file(out: IO[bytes]) -> int | None:
