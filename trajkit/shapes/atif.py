@@ -65,6 +65,8 @@ __all__ = [
     "atif_refs",
     "atif_to_v1",
     "diff_of",
+    "embedded_refs",
+    "embedding_ref",
     "is_continuation",
     "merge_diff",
     "open_atif",
@@ -208,6 +210,25 @@ def _subagent_refs(path: Path, doc: dict[str, Any], prefix: str) -> Iterator[Sha
             yield from _subagent_refs(path, sub, key + "/")
 
 
+def embedded_refs(ref: ShapeRef) -> list[ShapeRef]:
+    """Every trajectory embedded below `ref`, depth first (a root's continuations' too):
+    what `migrate` writes in the folder of the trajectory embedding it (`embedding_ref`).
+    """
+    path = Path(ref.file)
+    if not ref.key:
+        return list(atif_refs(path))[1:]
+    doc, _ = _find(_load(path), ref.key, ref.label)
+    return list(_subagent_refs(path, doc, ref.key + "/"))
+
+
+def embedding_ref(sub: ShapeRef, top: ShapeRef) -> ShapeRef:
+    """The trajectory `sub` (one of `embedded_refs(top)`) is embedded in: `top` itself for one
+    at its first level (or at a continuation's first level).
+    """
+    head = sub.key.rpartition("/")[0]
+    return ShapeRef("atif", sub.file, head) if head and head != top.key else top
+
+
 def _find(doc: dict[str, Any], key: str, label: str) -> tuple[dict[str, Any], str]:
     """The embedded trajectory at `key` (`a/b`), and its JSON pointer."""
     pointer = ""
@@ -226,8 +247,11 @@ def _find(doc: dict[str, Any], key: str, label: str) -> tuple[dict[str, Any], st
     return doc, pointer
 
 
-def open_atif(ref: ShapeRef) -> MemoryConversation:
-    """One trajectory of an ATIF file as a conversation in memory."""
+def open_atif(ref: ShapeRef, *, embedded: bool = True) -> MemoryConversation:
+    """One trajectory of an ATIF file as a conversation in memory; without `embedded`, its
+    `subagent_trajectories` are not kept in its root data (`migrate` writes them as folders
+    of their own below it, from which `convert --to atif` embeds them again).
+    """
     path = Path(ref.file)
     doc, pointer = _find(_load(path), ref.key, ref.label)
     own = doc.get("extra", {}).get(OPENHANDS, {}) if isinstance(doc.get("extra"), dict) else {}
@@ -245,6 +269,7 @@ def open_atif(ref: ShapeRef) -> MemoryConversation:
             chain_notes.append("continues an earlier trajectory beside it; read that file "
                                "for the whole run")  # fmt: skip
     reader = _Reader(doc, conv_id, ref.label, pointer)
+    reader.keep_embedded = embedded
     reader.parts = [(str(p), d) for p, d, _ in parts]
     state, events, pointers, notes = reader.read()
     fingerprint = orjson.dumps(doc) + b"".join(raw for _, _, raw in parts)
@@ -455,6 +480,7 @@ class _Reader:
         """Each event's file (the trajectory's, or a continuation's)."""
         self.file = label
         self.offset = 0  # steps read before this part
+        self.keep_embedded = True
         subs = doc.get("subagent_trajectories") if _own(doc.get("extra")) else None
         self.embedded = frozenset(  # trajkit's sub-conversations: refs to them are its own
             str(t.get("trajectory_id")) for t in subs or [] if isinstance(t, dict)
@@ -466,6 +492,8 @@ class _Reader:
         self._steps(self.doc, self.pointer)
         root = own.get("root") if own else _root_leftover(self.doc)  # trajkit's: kept there
         root = root if isinstance(root, dict) else {}
+        if not self.keep_embedded:
+            root.pop("subagent_trajectories", None)
         if self.parts:
             root = self._joined(root)
         self._data(0, root, self.pointer)
@@ -518,8 +546,11 @@ class _Reader:
         for file, part in self.parts:
             self.file, before = file, self.offset
             self._steps(part, "")
+            leftover = _root_leftover(part)
+            if not self.keep_embedded:
+                leftover.pop("subagent_trajectories", None)
             parts.append({"file": os.path.basename(file), "steps": self.offset - before,
-                          **_root_leftover(part)})  # fmt: skip
+                          **leftover})  # fmt: skip
         self.file = self.label
         extra = root.setdefault("extra", {})
         if isinstance(extra, dict):
