@@ -14,7 +14,10 @@ Inputs, made under ``--work`` when missing:
 Rows:
 - in process, 10k: load every event, validate, chat, responses, ``write_conversation`` (the CLI's
   path) for trajkit; the SDK's nearest for each (``sdk_side.py``). Each figure is the CPU time
-  (``time.process_time``) of one run after a warm-up run, in a fresh child;
+  (``time.process_time``) of one run after a warm-up run, in a fresh child; beside them the
+  floor no reader can beat (one scandir, ``os.open``/``os.read`` and ``orjson.loads`` of every
+  event file: ``bench_floor._floor_tight``) and the SDK's figure over it, the most any
+  "SDK / trajkit" ratio of that row can reach;
 - whole process, 100k: ``python -m trajkit convert/validate/ls/stats`` against ``sdk_side.py``
   doing the same job, CPU seconds (user + system from ``wait4``, imports included);
 - validate per event, older SDK: ``validate_conversation`` of an agent server's conversation
@@ -87,6 +90,10 @@ FLOOR = (
 
 def _trajkit_op(op: str, folder: str) -> Callable[[], object]:
     """What each in-process row runs (imports here: the checkout on PYTHONPATH is measured)."""
+    if op == "floor":  # read + orjson.loads of every event file, no Path: no reader does less
+        from bench_floor import _floor_tight
+
+        return lambda: _floor_tight(Path(folder))
     if op == "load":
         from trajkit.store import open_conversation
 
@@ -257,6 +264,9 @@ def run_round(table: Table, sides: dict[str, tuple[str, list[Path]]], inputs: di
                 if side != "sdk":
                     args = ["-m", "bench_table", "--child", op, c10k]
                 table.add(f"{op} 10k", side, float(_run(python, path, args)[2]))
+        python, path = sides["trajkit"]
+        args = ["-m", "bench_table", "--child", "floor", c10k]
+        table.add("floor 10k", "trajkit", float(_run(python, path, args)[2]))
     if "older" in rows and "older" in inputs:
         for which in ("older", "current"):
             folder = inputs[which]
@@ -334,6 +344,13 @@ def print_table(table: Table, sides: list[str], corpus_events: int) -> None:
         if base:
             cells += [_fig(table.get(name, "base"), " s"), _ratio(table.get(name, "base"), mine)]
         cells.append(_ratio(theirs, mine))
+        print("| " + " | ".join(cells) + " |")
+    floor = table.get("floor 10k", "trajkit")
+    if floor:  # what the SDK's figure allows at most, beside each in-process row
+        cells = ["read + orjson.loads floor, 10k, in process", "", _fig(floor, " s")]
+        cells += ["", ""] if base else []
+        sdk_fig = [f"{op} {_ratio(table.get(f'{op} 10k', 'sdk'), floor)}" for op in IN_PROCESS]
+        cells.append("SDK / floor: " + ", ".join(sdk_fig) if sdk else "")
         print("| " + " | ".join(cells) + " |")
     floor = table.get("export corpus", "floor")
     if floor:
