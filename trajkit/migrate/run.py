@@ -40,7 +40,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trajkit.errors import InputError, OutputError, OutputExists, TrajkitError
-from trajkit.shapes import Input, ShapeRef, SkippedInput, resolve_inputs
+from trajkit.shapes import (
+    Input,
+    ShapeRef,
+    SkippedInput,
+    embedded_refs,
+    embedding_ref,
+    open_apart,
+    resolve_inputs,
+)
 from trajkit.shapes.v0 import V0_KINDS
 from trajkit.shapes.v0.mapping import MigratedConversation, ToolNames
 from trajkit.shapes.v0.reader import read_v0
@@ -215,21 +223,19 @@ def iter_inputs(
     stray JSON file reported, never OUT_DIR. An ATIF trajectory's embedded trajectories (listed
     right after it) are written with it, below its folder, so they are not inputs of their own.
     """
-    from trajkit.shapes.atif import embedded_refs
-
     top: ShapeRef | None = None
     held: set[str] | None = None  # what `top` embeds (read when a keyed ref follows it)
     for item in resolve_inputs(paths, strays=True, exclude=out_dir):
-        atif = isinstance(item, ShapeRef) and item.shape == "atif"
-        if atif and top is not None and item.key:  # type: ignore[union-attr]
+        ref = item if isinstance(item, ShapeRef) else None
+        if ref is not None and top is not None and ref.key and ref.shape == top.shape:
             if held is None:
                 try:
                     held = {r.label for r in embedded_refs(top)}
                 except TrajkitError:
                     held = set()
-            if str(item) in held:
+            if ref.label in held:
                 continue  # written with `top`, below its folder
-        top, held = (item, None) if atif else (None, None)  # type: ignore[assignment]
+        top, held = ref, None
         yield item
 
 
@@ -329,9 +335,7 @@ def _read_tree(location: Any) -> list[tuple[Any, MigratedConversation | SkippedI
     """`(input, conversation read, the input it is embedded in)`: `location` first, then each
     trajectory an ATIF file embeds below it (depth first; see `trajkit.shapes.atif`).
     """
-    from trajkit.shapes.atif import embedded_refs, embedding_ref
-
-    if not (isinstance(location, ShapeRef) and location.shape == "atif"):
+    if not isinstance(location, ShapeRef):
         return [(location, _read_v1(location), None)]
     try:
         subs = embedded_refs(location)
@@ -348,10 +352,8 @@ def _read_v1(location: Any) -> MigratedConversation | SkippedInput:
     label = str(location)
     conv: StoredConversation
     try:
-        if isinstance(location, ShapeRef) and location.shape == "atif":
-            from trajkit.shapes.atif import open_atif
-
-            conv = open_atif(location, embedded=False)  # the embedded ones: folders below it
+        if isinstance(location, ShapeRef):
+            conv = open_apart(location)  # the ones it embeds: folders below it
         else:
             conv = open_conversation(location)
         state = conv.base_state()

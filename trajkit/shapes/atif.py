@@ -189,17 +189,20 @@ def atif_refs(path: Path) -> Iterator[ShapeRef]:
         doc = _load(path)
     except InputError:
         return  # opening the trajectory says what is wrong
-    for file, key in embedded_keys(doc, _InFolder(path)):
-        yield ShapeRef("atif", file, key=key)
+    for name, key in embedded_keys(doc, _InFolder(path)):
+        yield ShapeRef("atif", str(path.with_name(name)), key=key)
 
 
-def embedded_keys(doc: dict[str, Any], beside: Beside) -> Iterator[tuple[str, str]]:
-    """`(file, key)` of each subagent trajectory embedded in a root trajectory `doc` (depth
-    first), then in each of its continuations (addressed in their own file).
+def embedded_keys(root: dict[str, Any], beside: Beside, key: str = "") -> Iterator[tuple[str, str]]:
+    """`(file name, key)` of each subagent trajectory embedded below the one at `key` of an
+    ATIF file whose root object is `root` (depth first); below the root (`""`), then those of
+    each of its continuations (addressed in their own file).
     """
-    yield from ((beside.label(beside.name), k) for k in _subagent_keys(doc, ""))
-    for file, part, _ in _continuations(doc, beside)[0]:
-        yield from ((file, k) for k in _subagent_keys(part, ""))
+    doc, _ = _find(root, key, beside.label(beside.name))
+    yield from ((beside.name, k) for k in _subagent_keys(doc, f"{key}/" if key else ""))
+    if not key:
+        for name, part, _ in _continuations(doc, beside)[0]:
+            yield from ((name, k) for k in _subagent_keys(part, ""))
 
 
 def is_continuation(path: Path) -> bool:
@@ -245,7 +248,7 @@ def part_files(path: Path) -> list[Path]:
 def _continuations(
     doc: dict[str, Any], beside: Beside
 ) -> tuple[list[tuple[str, dict[str, Any], bytes]], list[str]]:
-    """`([(file, trajectory, its bytes)] of the continuations, notes)`: each file a root's
+    """`([(file name, trajectory, its bytes)] of the continuations, notes)`: each file a root's
     `continued_trajectory_ref` names, beside it, in order; one that is missing, unreadable,
     never read (a link leading outside) or named twice ends the chain with a note.
     """
@@ -274,7 +277,7 @@ def _continuations(
         if not isinstance(part, dict) or not isinstance(part.get("steps"), list):
             return parts, [f"{where}: not an ATIF trajectory; not joined"]
         seen.add(follow)
-        parts.append((beside.label(follow), part, raw))
+        parts.append((follow, part, raw))
         follow = part.get("continued_trajectory_ref")
     return parts, []
 
@@ -293,18 +296,17 @@ def embedded_refs(ref: ShapeRef) -> list[ShapeRef]:
     what `migrate` writes in the folder of the trajectory embedding it (`embedding_ref`).
     """
     path = Path(ref.file)
-    if not ref.key:
-        return list(atif_refs(path))[1:]
-    doc, _ = _find(_load(path), ref.key, ref.label)
-    return [ShapeRef("atif", ref.file, k) for k in _subagent_keys(doc, ref.key + "/")]
+    keys = embedded_keys(_load(path), _InFolder(path), ref.key)
+    return [ShapeRef("atif", str(path.with_name(n)), k) for n, k in keys]
 
 
 def embedding_ref(sub: ShapeRef, top: ShapeRef) -> ShapeRef:
-    """The trajectory `sub` (one of `embedded_refs(top)`) is embedded in: `top` itself for one
-    at its first level (or at a continuation's first level).
+    """The trajectory `sub` (one of `embedded_refs(top)`, or of an archive's) is embedded in:
+    `top` itself for one at its first level (or at a continuation's first level).
     """
-    head = sub.key.rpartition("/")[0]
-    return ShapeRef("atif", sub.file, head) if head and head != top.key else top
+    member, mark, key = sub.key.rpartition("#")  # `member#key` in an archive
+    head = key.rpartition("/")[0]
+    return ShapeRef(sub.shape, sub.file, member + mark + head) if head else top
 
 
 def _find(doc: dict[str, Any], key: str, label: str) -> tuple[dict[str, Any], str]:
@@ -360,7 +362,8 @@ def read_trajectory(
                                "for the whole run")  # fmt: skip
     reader = _Reader(doc, conv_id, label, pointer)
     reader.keep_embedded = embedded
-    reader.parts = [(p, d) for p, d, _ in parts]
+    reader.parts = [(beside.label(n), d) for n, d, _ in parts]
+    reader.names = {beside.label(n): n for n in [beside.name, *(n for n, _, _ in parts)]}
     state, events, pointers, notes = reader.read()
     fingerprint = orjson.dumps(doc) + b"".join(raw for _, _, raw in parts)
     return MemoryConversation(
@@ -566,6 +569,8 @@ class _Reader:
         self.leftover_steps = 0
         self.parts: list[tuple[str, dict[str, Any]]] = []
         """The continuations joined after the trajectory: (file, trajectory)."""
+        self.names: dict[str, str] = {}
+        """The name of the trajectory's file and of each part's, by their address."""
         self.files: list[str] = []
         """Each event's file (the trajectory's, or a continuation's)."""
         self.file = label
@@ -589,7 +594,7 @@ class _Reader:
         self._data(0, root, self.pointer)
         follow = self.doc.get("continued_trajectory_ref")
         if self.parts:
-            names = ", ".join(os.path.basename(f) for f, _ in self.parts)
+            names = ", ".join(self.names[f] for f, _ in self.parts)
             self.notes.append(
                 f"joined with its continuation(s) after a context reset: {names} "
                 f"({self.offset} steps in all)"
@@ -631,7 +636,7 @@ class _Reader:
         moved: tuple[str, ...] = ("continued_trajectory_ref", "final_metrics")
         first = {k: root.pop(k) for k in moved if k in root}
         parts: list[dict[str, Any]] = [
-            {"file": os.path.basename(self.file), "steps": self.offset, **first}
+            {"file": self.names[self.file], "steps": self.offset, **first}
         ]
         for file, part in self.parts:
             self.file, before = file, self.offset
@@ -639,7 +644,7 @@ class _Reader:
             leftover = _root_leftover(part)
             if not self.keep_embedded:
                 leftover.pop("subagent_trajectories", None)
-            parts.append({"file": os.path.basename(file), "steps": self.offset - before,
+            parts.append({"file": self.names[file], "steps": self.offset - before,
                           **leftover})  # fmt: skip
         self.file = self.label
         extra = root.setdefault("extra", {})
