@@ -262,6 +262,7 @@ class Conversation(BaseConversation):
                 if agent.keeps_tool(mcp_tool.name):
                     self.tools.setdefault(mcp_tool.name, mcp_tool)
             agent.bind_tools(self.tools)
+            self._recall_responses()
             self._finalizer = weakref.finalize(
                 self, _close_tools, list(self.tools.values()), self._mcp, self._writer_lock
             )
@@ -273,6 +274,18 @@ class Conversation(BaseConversation):
             if self._writer_lock is not None:
                 self._writer_lock.release()
             raise
+
+    def _recall_responses(self) -> None:
+        """A restored conversation's structured output (``response_schema``): each recorded
+        call's response fields, so ``parse_response(event.action)`` works after a restore too.
+        """
+        tools = {n: t for n, t in self.tools.items() if t.response_schema is not None}
+        for event in self.state.events if tools else ():
+            tool = (
+                tools.get(getattr(event, "tool_name", "")) if event.kind == "ActionEvent" else None
+            )
+            if tool is not None:
+                tool.recall_response(event)
 
     def _ensure_started(self) -> None:
         """Before the first message or run (the SDK initialises its agent lazily): emit the
