@@ -84,7 +84,7 @@ from trajkit.store.reader import scanned_event
 
 if TYPE_CHECKING:
     from trajkit.events.state import BaseState
-    from trajkit.store.scan import ScannedFile
+    from trajkit.store.scan import Listing, ScannedFile
 
 __all__ = ["Written", "indented_json", "jsonl_line", "write_conversation"]
 
@@ -172,6 +172,7 @@ def write_conversation(
     with _first_pass_sink(out, start) as spool:
         index = _Index(_speculation(state, spool, to, options, layout) if readable else None)
         verdict = Verdict(conv.path)
+        index.listing = verdict.listing
         for scanned in verdict.files():
             verdict.add(scanned)
             index.add(scanned)
@@ -280,14 +281,14 @@ def _write(
         if target == "responses" and options.system:  # instructions come first
             for e in view:
                 if e.pos in index.system:
-                    loaded[e.pos] = event = _load(e, index.folder)
+                    loaded[e.pos] = event = _load(e, index)
                     text = message_to_responses(event.to_llm_message(), [])  # type: ignore[attr-defined]
                     if text:
                         instructions = join_instructions(instructions, text)
         out.write(layout.head(target, instructions))
         for e in view:
             kept = loaded.pop(e.pos, None) if e.pos >= 0 else None
-            converter.add(kept if kept is not None else _load(e, index.folder))
+            converter.add(kept if kept is not None else _load(e, index))
         found = converter.finish()
     listed = tools_to_chat(tools) if target == "chat" else tools_to_responses(tools)
     items = spec.converter.items if spec and spec.used else converter.items
@@ -422,9 +423,17 @@ class _Index:
         """What the reader would have raised on a file (the first such file)."""
         self.speculation = speculation
         self.folder = Path()
-        """The scanned files' folder (``events/``): entries keep names."""
+        """The scanned files' folder (``events/``)."""
+        self.listing: Listing | None = None
+        """The listing the scanned files come from (the verdict's)."""
+        self.files = array("q")
+        """Each entry's file, as its position in ``listing`` (no name kept per event)."""
+        self._scanned = 0
 
     def add(self, scanned: ScannedFile) -> None:
+        """One file of the listing's scan, in order (every file: positions count them)."""
+        listed = self._scanned
+        self._scanned += 1
         raw = scanned.raw
         if not raw or raw.isspace() or self.error is not None:
             return  # empty: skipped as the SDK does (and an error of validate's)
@@ -434,12 +443,12 @@ class _Index:
             self.error = exc
             return
         self.folder = scanned.folder
-        self._note(event, scanned.name)
+        self.files.append(listed)
+        self._note(event)
 
-    def _note(self, event: Event, name: str) -> None:
+    def _note(self, event: Event) -> None:
         pos = len(self.entries)
         entry = entry_of(event, pos)
-        entry.path = name  # the listing's name: no `Path` kept per event
         if pos and entry.parent_id == (prev := self.entries[-1].id):
             entry.parent_id = prev  # one string for both (100k events: 8 MB)
         self.entries.append(entry)
@@ -635,12 +644,13 @@ class _Converter:
         return self._fixer.found
 
 
-def _load(entry: ViewEntry, folder: Path) -> Event:
+def _load(entry: ViewEntry, index: _Index) -> Event:
     from trajkit.store.reader import parse_event_bytes, read_file_bytes
 
     if entry.pos < 0:
         return summary_event(entry)
-    path = folder / entry.path
+    assert index.listing is not None
+    path = index.folder / index.listing.entries[index.files[entry.pos]][1]
     return parse_event_bytes(path, read_file_bytes(path))  # nodes checked there
 
 
