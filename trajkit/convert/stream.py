@@ -261,8 +261,8 @@ def _write(
         view = full_entries(branch)
     tools = next((index.tools[e.pos] for e in branch if e.pos in index.tools), [])
     target = resolve_target(to, state)
-    answered = {index.answers[e.pos] for e in view if e.pos in index.answers}
-    called = {c for e in view if e.pos in index.calls for c in index.calls[e.pos]}
+    answered = {a for e in view if (a := index.answer_of(e)) is not None}
+    called = {c for e in view for c in index.calls_of(e)}
     spec = index.speculation
     if spec is not None and spec.finish(view, answered, called):
         found = spec.converter.finish()
@@ -412,9 +412,10 @@ class _Index:
         self.tools: dict[int, list[Any]] = {}
         """Position of each ``SystemPromptEvent`` -> its tools."""
         self.calls: dict[int, list[str]] = {}
-        """Position -> the call ids of its (assistant) message."""
+        """Position -> the call ids of its (assistant) message, for an action only when they
+        are not its ``tool_call_id`` (``calls_of``: no list kept per action)."""
         self.answers: dict[int, str] = {}
-        """Position -> the call id its tool message answers."""
+        """Position -> the call id its tool message answers, but a result's (``answer_of``)."""
         self.system: set[int] = set()
         """Positions whose message is a system message."""
         self.in_memory = False
@@ -429,6 +430,19 @@ class _Index:
         self.files = array("q")
         """Each entry's file, as its position in ``listing`` (no name kept per event)."""
         self._scanned = 0
+
+    def calls_of(self, entry: ViewEntry) -> list[str] | tuple[str, ...]:
+        """The call ids the message of ``entry`` makes (an action: its own)."""
+        found = self.calls.get(entry.pos)
+        if found is None and entry.flags & ACTION and entry.tool_call_id is not None:
+            return (entry.tool_call_id,)
+        return () if found is None else found
+
+    def answer_of(self, entry: ViewEntry) -> str | None:
+        """The call id the message of ``entry`` answers (a result: its own)."""
+        if entry.flags & RESULT:
+            return entry.tool_call_id
+        return self.answers.get(entry.pos)
 
     def add(self, scanned: ScannedFile) -> None:
         """One file of the listing's scan, in order (every file: positions count them)."""
@@ -458,11 +472,11 @@ class _Index:
         if flags & ACTION:
             call: str = event.tool_call.id  # type: ignore[attr-defined]
             same = entry.tool_call_id
-            calls = self.calls[pos] = [same if same is not None and call == same else call]
+            if same is None or call != same:
+                self.calls[pos] = [call]
+            calls = [call]
         elif flags & RESULT:  # a tool message (a result's call id is never None)
             answer = entry.tool_call_id
-            if answer is not None:
-                self.answers[pos] = answer
         elif flags & LLM:
             if isinstance(event, SystemPromptEvent):
                 self.tools[pos] = list(event.tools)
