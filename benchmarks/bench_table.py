@@ -2,7 +2,7 @@
 
 Usage:
     python benchmarks/bench_table.py [--sdk-python /work/sdkvenv/bin/python] \\
-        [--base /work/wt/base8bb] [--rounds 3] [--copies 40] [--work /tmp/trajkit-bench-table]
+        [--base /work/wt/base8bb] [--rounds 3] [--copies 714] [--work /tmp/trajkit-bench-table]
 
 Inputs, made under ``--work`` when missing:
 - ``c10k``: the SDK's 10k conversation (``gen_corpus.py``: real SDK 1.58.2 events as templates);
@@ -29,7 +29,9 @@ Rows:
   upgraded and written as the current SDK writes them, CPU microseconds per event (20 runs);
 - corpus export, 2 workers: ``trajkit export CORPUS -o OUT --jobs 2``, CPU seconds of the export
   and its workers, against its floor: one process reading every event file, ``orjson.loads``
-  of each, and one zstd Parquet of the events written (``FLOOR``);
+  of each (empty files skipped, as every reader does), and one zstd Parquet of the events
+  written (``FLOOR``). The default 714 copies make 9,996 conversations (282,744 events, 3.2 GB),
+  issue 31's scale;
 - peak memory, whole process, 10k and 100k: convert, validate, ls (VmHWM of the child).
 
 Every row runs ``--rounds`` times, rounds interleaved (each round runs every row on every
@@ -81,6 +83,8 @@ FLOOR = (
     "    for name in sorted(os.listdir(events)):\n"
     "        with open(os.path.join(events, name), 'rb') as f:\n"
     "            raw = f.read()\n"
+    "        if not raw.strip():\n"
+    "            continue  # as every reader: an empty file is no event\n"
     "        orjson.loads(raw)\n"
     "        ids.append(conv); texts.append(raw)\n"
     "table = pa.table({'conversation_id': ids, 'event_json': pa.array(texts, pa.binary())})\n"
@@ -310,7 +314,9 @@ def run_round(table: Table, sides: dict[str, tuple[str, list[Path]]], inputs: di
         Path(f"{out}.json").unlink(missing_ok=True)
     Path(_out_file("sdk")).unlink(missing_ok=True)
     if "export" in rows and corpus.is_dir():
-        cpu, _, _ = _run(sys.executable, [], ["-c", FLOOR, str(corpus), f"{out}.parquet"])
+        cpu, _, read = _run(sys.executable, [], ["-c", FLOOR, str(corpus), f"{out}.parquet"])
+        if not read.strip().isdigit():  # it stopped early (exit 1 passes `_run`): no floor
+            raise SystemExit(f"the export floor failed on {corpus}")
         table.add("export corpus", "floor", cpu)  # this interpreter, no trajkit
         for side, (python, path) in sides.items():
             if side != "sdk":
@@ -413,7 +419,9 @@ def main(
     parser.add_argument("--sdk-python", default="/work/sdkvenv/bin/python")
     parser.add_argument("--base", type=Path, help="another checkout, run side by side")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--copies", type=int, default=40, help="copies of each real conversation")
+    parser.add_argument(
+        "--copies", type=int, default=714, help="copies of each real conversation (714: 9,996)"
+    )
     parser.add_argument("--work", type=Path, default=Path("/tmp/trajkit-bench-table"))
     parser.add_argument("--rows", default=default_rows, help="any of: " + default_rows)
     parser.add_argument("--no-sdk", action="store_true", help="the recorded SDK figures")
