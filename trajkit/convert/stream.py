@@ -146,7 +146,8 @@ def write_conversation(
 
     Raises:
         TrajkitError: validate rejects the conversation (its first error), unless
-            ``keep_invalid``; nothing is written then.
+            ``keep_invalid``; nothing is left written then (a regular file ``out``
+            is truncated back to where it was).
         InputError: an unreadable event, or parent links that do not reach the leaf.
     """
     from trajkit.validate.verdict import Verdict, invalid_reason
