@@ -20,6 +20,10 @@ Rows:
   "SDK / trajkit" ratio of that row can reach;
 - whole process, 100k: ``python -m trajkit convert/validate/ls/stats`` against ``sdk_side.py``
   doing the same job, CPU seconds (user + system from ``wait4``, imports included);
+- convert (``write_conversation`` in process, ``trajkit convert -o`` whole process): both sides
+  write their document to a real file in ``/tmp`` (the CLI's job includes writing it; the SDK
+  side wrote to ``os.devnull`` before 2026-12-07, which left the file system's cost out of
+  its figure only);
 - validate per event, older SDK: ``validate_conversation`` of an agent server's conversation
   of 2025-09 (``OLDER``, 218 events, every one upgraded in memory) against the same events
   upgraded and written as the current SDK writes them, CPU microseconds per event (20 runs);
@@ -113,10 +117,15 @@ def _trajkit_op(op: str, folder: str) -> Callable[[], object]:
     from trajkit.convert.stream import write_conversation
 
     def write() -> object:
-        with open(os.devnull, "wb") as out:
+        with open(_out_file("child"), "wb") as out:  # a real file, as the SDK side writes
             return write_conversation(folder, out, to="chat")
 
     return write
+
+
+def _out_file(side: str) -> str:
+    """Where `side`'s convert writes its document (a real file in /tmp, removed afterwards)."""
+    return f"/tmp/trajkit-bench-table-{os.getpid()}.{side}.json"
 
 
 def child(op: str, folder: str, repeat: str = "1") -> None:
@@ -126,6 +135,7 @@ def child(op: str, folder: str, repeat: str = "1") -> None:
     for _ in range(int(repeat)):
         func()
     print(f"{(time.process_time() - start) / int(repeat):.6f}")
+    Path(_out_file("child")).unlink(missing_ok=True)
 
 
 # -- the parent side ------------------------------------------------------------------------------
@@ -265,6 +275,8 @@ def run_round(table: Table, sides: dict[str, tuple[str, list[Path]]], inputs: di
         for op in IN_PROCESS:
             for side, (python, path) in sides.items():
                 args = ["-m", "sdk_side", SDK_OP.get(op, op), c10k, "--timed"]
+                if op == "write_conversation":  # both sides write a real file in /tmp
+                    args += ["--out", _out_file("sdk")]
                 if side != "sdk":
                     args = ["-m", "bench_table", "--child", op, c10k]
                 table.add(f"{op} 10k", side, float(_run(python, path, args)[2]))
@@ -289,6 +301,8 @@ def run_round(table: Table, sides: dict[str, tuple[str, list[Path]]], inputs: di
                     if side == "sdk" and (size == "10k" or "process" not in rows):
                         continue
                     args = ["-m", "sdk_side", op, folder]
+                    if op == "convert":  # both sides write a real file in /tmp
+                        args += ["--out", _out_file("sdk")]
                     if side != "sdk":
                         extra = ["-o", f"{out}.json", "--overwrite"] if op == "convert" else []
                         args = ["-m", "trajkit", op, folder, *extra]
@@ -298,6 +312,7 @@ def run_round(table: Table, sides: dict[str, tuple[str, list[Path]]], inputs: di
                     table.add(f"process {op} {size}", side, cpu)
                     table.add(f"peak {op} {size}", side, peak)
         Path(f"{out}.json").unlink(missing_ok=True)
+    Path(_out_file("sdk")).unlink(missing_ok=True)
     if "export" in rows and corpus.is_dir():
         cpu, _, read = _run(sys.executable, [], ["-c", FLOOR, str(corpus), f"{out}.parquet"])
         if not read.strip().isdigit():  # it stopped early (exit 1 passes `_run`): no floor

@@ -502,7 +502,9 @@ class _Writer:
                 self.problems.append(f"sub-conversation {folder.name}: {exc}; not embedded")
                 document, problems = {"schema_version": SCHEMA_VERSION, "agent": {
                     "name": "openhands-sdk", "version": "unknown"}, "steps": []}, []  # fmt: skip
-            document["trajectory_id"] = document.get("session_id") or folder.name
+            document["trajectory_id"] = (  # an ATIF file's own id, kept when it was migrated
+                document.get("trajectory_id") or document.get("session_id") or folder.name
+            )
             self.problems += [f"sub-conversation {folder.name}: {p}" for p in problems]
             body = orjson.dumps(document) if self.line else _indented(document, 4)
             self.out.write((sep if n else b"") + body)
