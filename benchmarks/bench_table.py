@@ -324,6 +324,7 @@ def run_round(table: Table, sides: dict[str, tuple[str, list[Path]]], inputs: di
         if not read.strip().isdigit():  # it stopped early (exit 1 passes `_run`): no floor
             raise SystemExit(f"the export floor failed on {corpus}")
         table.add("export corpus", "floor", cpu)  # this interpreter, no trajkit
+        table.add("export corpus events", "floor", int(read))  # the non-empty event files
         for side, (python, path) in sides.items():
             if side != "sdk":
                 shutil.rmtree(f"{out}.export", ignore_errors=True)
@@ -382,7 +383,9 @@ def print_table(table: Table, sides: list[str], corpus_events: int) -> None:
     floor = table.get("export corpus", "floor")
     if floor:
         mine = table.get("export corpus", "trajkit")
-        name = f"export corpus ({corpus_events:,} events), 2 workers, CPU-s"
+        counted = table.get("export corpus events", "floor")
+        events = f"{int(counted[0]):,} events" if counted else f"{corpus_events:,} event files"
+        name = f"export corpus ({events}), 2 workers, CPU-s"
         cells = [name, f"floor {_fig(floor, ' s')}", _fig(mine, " s")]
         if base:
             cells += [_fig(table.get("export corpus", "base"), " s")]
