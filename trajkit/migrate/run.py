@@ -55,7 +55,7 @@ from trajkit.shapes.v0.reader import read_v0
 from trajkit.shapes.v0.report import REPORT_FILE, SIDECAR_FILE, MigrationReport
 from trajkit.store.atomic import make_folder, staged_folder, write_new_file
 from trajkit.store.guard import refuse_output_inside
-from trajkit.store.layout import EVENTS_DIR, SUBAGENTS_DIR, conversation_parts
+from trajkit.store.layout import EVENTS_DIR, conversation_parts, subagent_folder
 
 if TYPE_CHECKING:
     from trajkit.engine import Engine
@@ -314,7 +314,7 @@ def migrate_v1_input(location: Any, out: str, *, overwrite: bool) -> Any:
                 str(ref), "", "the trajectory it is embedded in was not read; not written"))  # fmt: skip
             continue
         if parent is not None:  # the runtime's layout for a sub-conversation
-            where = where / SUBAGENTS_DIR / conv.folder_name
+            where = subagent_folder(where, conv.id)
         placed[str(ref)] = where
         written.append((conv, where))
     try:
