@@ -2,7 +2,7 @@
 
 Usage:
     python benchmarks/bench_table.py [--sdk-python /work/sdkvenv/bin/python] \\
-        [--base /work/wt/base8bb] [--rounds 3] [--copies 40] [--work /tmp/trajkit-bench-table]
+        [--base /work/wt/base8bb] [--rounds 3] [--copies 714] [--work /tmp/trajkit-bench-table]
 
 Inputs, made under ``--work`` when missing:
 - ``c10k``: the SDK's 10k conversation (``gen_corpus.py``: real SDK 1.58.2 events as templates);
@@ -20,12 +20,18 @@ Rows:
   "SDK / trajkit" ratio of that row can reach;
 - whole process, 100k: ``python -m trajkit convert/validate/ls/stats`` against ``sdk_side.py``
   doing the same job, CPU seconds (user + system from ``wait4``, imports included);
+- convert (``write_conversation`` in process, ``trajkit convert -o`` whole process): both sides
+  write their document to a real file in ``/tmp`` (the CLI's job includes writing it; the SDK
+  side wrote to ``os.devnull`` before 2026-12-07, which left the file system's cost out of
+  its figure only);
 - validate per event, older SDK: ``validate_conversation`` of an agent server's conversation
   of 2025-09 (``OLDER``, 218 events, every one upgraded in memory) against the same events
   upgraded and written as the current SDK writes them, CPU microseconds per event (20 runs);
 - corpus export, 2 workers: ``trajkit export CORPUS -o OUT --jobs 2``, CPU seconds of the export
   and its workers, against its floor: one process reading every event file, ``orjson.loads``
-  of each, and one zstd Parquet of the events written (``FLOOR``);
+  of each (empty files skipped, as every reader does), and one zstd Parquet of the events
+  written (``FLOOR``). The default 714 copies make 9,996 conversations (282,744 events, 3.2 GB),
+  issue 31's scale;
 - peak memory, whole process, 10k and 100k: convert, validate, ls (VmHWM of the child).
 
 Every row runs ``--rounds`` times, rounds interleaved (each round runs every row on every
@@ -77,6 +83,8 @@ FLOOR = (
     "    for name in sorted(os.listdir(events)):\n"
     "        with open(os.path.join(events, name), 'rb') as f:\n"
     "            raw = f.read()\n"
+    "        if not raw.strip():\n"
+    "            continue  # as every reader: an empty file is no event\n"
     "        orjson.loads(raw)\n"
     "        ids.append(conv); texts.append(raw)\n"
     "table = pa.table({'conversation_id': ids, 'event_json': pa.array(texts, pa.binary())})\n"
@@ -109,10 +117,15 @@ def _trajkit_op(op: str, folder: str) -> Callable[[], object]:
     from trajkit.convert.stream import write_conversation
 
     def write() -> object:
-        with open(os.devnull, "wb") as out:
+        with open(_out_file("child"), "wb") as out:  # a real file, as the SDK side writes
             return write_conversation(folder, out, to="chat")
 
     return write
+
+
+def _out_file(side: str) -> str:
+    """Where `side`'s convert writes its document (a real file in /tmp, removed afterwards)."""
+    return f"/tmp/trajkit-bench-table-{os.getpid()}.{side}.json"
 
 
 def child(op: str, folder: str, repeat: str = "1") -> None:
@@ -122,6 +135,7 @@ def child(op: str, folder: str, repeat: str = "1") -> None:
     for _ in range(int(repeat)):
         func()
     print(f"{(time.process_time() - start) / int(repeat):.6f}")
+    Path(_out_file("child")).unlink(missing_ok=True)
 
 
 # -- the parent side ------------------------------------------------------------------------------
@@ -261,6 +275,8 @@ def run_round(table: Table, sides: dict[str, tuple[str, list[Path]]], inputs: di
         for op in IN_PROCESS:
             for side, (python, path) in sides.items():
                 args = ["-m", "sdk_side", SDK_OP.get(op, op), c10k, "--timed"]
+                if op == "write_conversation":  # both sides write a real file in /tmp
+                    args += ["--out", _out_file("sdk")]
                 if side != "sdk":
                     args = ["-m", "bench_table", "--child", op, c10k]
                 table.add(f"{op} 10k", side, float(_run(python, path, args)[2]))
@@ -285,6 +301,8 @@ def run_round(table: Table, sides: dict[str, tuple[str, list[Path]]], inputs: di
                     if side == "sdk" and (size == "10k" or "process" not in rows):
                         continue
                     args = ["-m", "sdk_side", op, folder]
+                    if op == "convert":  # both sides write a real file in /tmp
+                        args += ["--out", _out_file("sdk")]
                     if side != "sdk":
                         extra = ["-o", f"{out}.json", "--overwrite"] if op == "convert" else []
                         args = ["-m", "trajkit", op, folder, *extra]
@@ -294,8 +312,11 @@ def run_round(table: Table, sides: dict[str, tuple[str, list[Path]]], inputs: di
                     table.add(f"process {op} {size}", side, cpu)
                     table.add(f"peak {op} {size}", side, peak)
         Path(f"{out}.json").unlink(missing_ok=True)
+    Path(_out_file("sdk")).unlink(missing_ok=True)
     if "export" in rows and corpus.is_dir():
-        cpu, _, _ = _run(sys.executable, [], ["-c", FLOOR, str(corpus), f"{out}.parquet"])
+        cpu, _, read = _run(sys.executable, [], ["-c", FLOOR, str(corpus), f"{out}.parquet"])
+        if not read.strip().isdigit():  # it stopped early (exit 1 passes `_run`): no floor
+            raise SystemExit(f"the export floor failed on {corpus}")
         table.add("export corpus", "floor", cpu)  # this interpreter, no trajkit
         for side, (python, path) in sides.items():
             if side != "sdk":
@@ -398,7 +419,9 @@ def main(
     parser.add_argument("--sdk-python", default="/work/sdkvenv/bin/python")
     parser.add_argument("--base", type=Path, help="another checkout, run side by side")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--copies", type=int, default=40, help="copies of each real conversation")
+    parser.add_argument(
+        "--copies", type=int, default=714, help="copies of each real conversation (714: 9,996)"
+    )
     parser.add_argument("--work", type=Path, default=Path("/tmp/trajkit-bench-table"))
     parser.add_argument("--rows", default=default_rows, help="any of: " + default_rows)
     parser.add_argument("--no-sdk", action="store_true", help="the recorded SDK figures")

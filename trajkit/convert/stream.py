@@ -16,6 +16,12 @@ memory that does not grow with the conversation:
    ``DanglingFixer``, ``message_options``, ``ChatWriter`` / ``ResponsesWriter``); each message
    is written as soon as the rules hand it on.
 
+The first pass also guesses the view and converts it at once (``_Speculation``); when the
+guess holds there is no second pass. It writes into ``out`` itself when ``out`` is a regular
+file written at its end and the target is chat (truncated back to where it was if the verdict
+or the exact view says otherwise), else into a temporary spool copied onto ``out`` at the end:
+either way no byte stays written unless the verdict lets the conversation through.
+
 Peak memory is the entries plus one message at a time (about 250 bytes an event), against
 ~10 KB an event for holding the parsed conversation. The case the streaming path does not take
 (a conversation validate rejects but ``keep_invalid`` converts, a newer SDK's
@@ -25,12 +31,14 @@ the in-memory path's (``tests/convert/test_stream.py`` checks every fixture).
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import shutil
+import stat
 import tempfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -159,7 +167,8 @@ def write_conversation(
     except (TrajkitError, ValueError):  # validate says what is wrong with it
         state, readable = None, False
     layout = _Layout(conv.id if line else None)
-    with tempfile.TemporaryFile(buffering=1 << 20) as spool:  # big items: few syscalls
+    start = _end_of_file(out) if readable and resolve_target(to, state) == "chat" else None
+    with _first_pass_sink(out, start) as spool:
         index = _Index(_speculation(state, spool, to, options, layout) if readable else None)
         verdict = Verdict(conv.path)
         for scanned in verdict.files():
@@ -169,6 +178,7 @@ def write_conversation(
         if errors and not keep_invalid:
             raise TrajkitError(invalid_reason(errors))
         if errors or index.in_memory:
+            _rewind(out, start)
             result = convert_conversation(conv, to=to, options=options)
             problems = result.pop("problems")
             out.write(layout.document(result))
@@ -177,7 +187,46 @@ def write_conversation(
             raise index.error
         if not readable:
             state = conv.base_state()  # raises what the in-memory path raises
-        return _write(conv, state, index, out, to, options, layout)
+        return _write(conv, state, index, out, to, options, layout, start)
+
+
+@contextlib.contextmanager
+def _first_pass_sink(out: IO[bytes], start: int | None) -> Iterator[IO[bytes]]:
+    """Where the first pass writes: ``out`` itself from ``start`` (taken back if the block
+    raises), or a temporary spool when ``start`` is None.
+    """
+    if start is None:
+        with tempfile.TemporaryFile(buffering=1 << 20) as spool:  # big items: few syscalls
+            yield spool
+        return
+    try:
+        yield out
+    except BaseException:
+        with contextlib.suppress(OSError, ValueError):
+            _rewind(out, start)  # nothing written
+        raise
+
+
+def _end_of_file(out: IO[bytes]) -> int | None:
+    """Where ``out`` ends when it is a regular file written at its end: the first pass then
+    writes the document there at once, not into a spool (``_rewind`` takes it back when the
+    verdict or the view says otherwise, so nothing is left written but the document).
+    """
+    try:
+        out.flush()
+        size = os.fstat(out.fileno())
+        at = out.tell()
+        seekable = out.seekable()
+    except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
+        return None  # a pipe, a terminal, a stream without a file (e.g. masking on the way)
+    return at if seekable and stat.S_ISREG(size.st_mode) and at == size.st_size else None
+
+
+def _rewind(out: IO[bytes], start: int | None) -> None:
+    """``out`` as it was at ``start`` (what the first pass wrote there taken back)."""
+    if start is not None:
+        out.seek(start)
+        out.truncate()
 
 
 def _write(
@@ -188,6 +237,7 @@ def _write(
     to: Target,
     options: ConversionOptions,
     layout: _Layout,
+    start: int | None,
 ) -> Written:
     conv.upgrades.update(index.upgrades)
     notes = [*getattr(conv, "notes", ()), *conv.upgrade_notes()]
@@ -214,9 +264,12 @@ def _write(
     spec = index.speculation
     if spec is not None and spec.finish(view, answered, called):
         found = spec.converter.finish()
-        out.write(layout.head(target, spec.converter.instructions))
-        _copy(spec.spool, out)
+        if spec.spool is not out:  # else the first pass wrote the document there
+            if target != "chat":  # the chat head is the spool's first bytes
+                out.write(layout.head(target, spec.converter.instructions))
+            _copy(spec.spool, out)
     else:  # the second pass: read the events of the view again
+        _rewind(out, start)
         formatting = options.format_for(llm_config(state))
         converter = _Converter(out, options, formatting, target, layout)
         converter.answered.update(answered)  # the sets the dangling rule holds
@@ -271,21 +324,20 @@ class _Layout:
             return head + b',"messages":['
         return head + b',"instructions":' + orjson.dumps(instructions) + b',"input":['
 
-    def items(self, items: list[dict[str, Any]], first: bool) -> bytes:
-        """Consecutive elements of the array, with their separators (``first``: none before).
+    def items(self, items: list[dict[str, Any]]) -> bytes | memoryview:
+        """Consecutive elements of the array, with the separators between them (the one
+        before the first is the caller's: ``b","``).
 
         One ``orjson.dumps`` for the lot: wrapped in a one-key object, the indented elements
         come out at the depth the document holds them, so the bytes between the brackets are
-        the elements as ``json.dumps(indent=2)`` lays them out there.
+        the elements as ``json.dumps(indent=2)`` lays them out there (a view of them: no copy).
         """
         try:
             if self.conversation_id is not None:
-                data = orjson.dumps(items)[1:-1]
-                return data if first else b"," + data
-            data = orjson.dumps({"": items}, option=_INDENT)[_WRAP_HEAD:-_WRAP_TAIL]
+                return memoryview(orjson.dumps(items))[1:-1]
+            return memoryview(orjson.dumps({"": items}, option=_INDENT))[_WRAP_HEAD:-_WRAP_TAIL]
         except TypeError:  # an integer beyond 64 bits somewhere: element by element
-            return b"".join(self.item(item, first and not k) for k, item in enumerate(items))
-        return data if first else b"," + data
+            return b"".join(self.item(item, not k) for k, item in enumerate(items))
 
     def item(self, item: dict[str, Any], first: bool) -> bytes:
         """One element of the array, with its separator (the slow path of ``items``)."""
@@ -341,7 +393,10 @@ def _speculation(
     if state is not None and state.head_is_empty:
         return None
     formatting = options.format_for(llm_config(state))
-    converter = _Converter(spool, options, formatting, resolve_target(to, state), layout)
+    target = resolve_target(to, state)
+    if target == "chat":  # the head says nothing the pass finds out: written first
+        spool.write(layout.head(target, None))
+    converter = _Converter(spool, options, formatting, target, layout)
     leaf = state.leaf_event_id if state else None
     return _Speculation(converter, spool, condensed=options.view == "condensed", leaf=leaf)
 
@@ -607,6 +662,8 @@ class _Items:
     def flush(self) -> None:
         pending = self._pending
         if pending:
-            self._out.write(self._layout.items(pending, not self.count))
+            if self.count:
+                self._out.write(b",")
+            self._out.write(self._layout.items(pending))
             self.count += len(pending)
             pending.clear()
