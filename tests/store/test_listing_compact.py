@@ -14,10 +14,11 @@ from trajkit.store.layout import (
     EVENT_NAME_RE,
     pack_event_id,
     pack_event_name,
+    spell_event_names,
     unpack_event_id,
     unpack_event_name,
 )
-from trajkit.store.scan import Listing, list_event_files
+from trajkit.store.scan import Entries, Listing, list_event_files
 
 
 def _as_listed(events: Path) -> list[tuple[int, str, str, bool]]:
@@ -93,3 +94,22 @@ def test_the_name_rule_packs_only_what_it_spells_back() -> None:
         assert pack_event_name(name) is None, name
     for text in (event_id.upper(), event_id + "\n", "__root__", event_id.replace("-", "")):
         assert pack_event_id(text) is None, text
+
+
+def test_entries_spelled_a_chunk_at_a_time_are_the_names_one_at_a_time() -> None:
+    """Chunks of packed names only, and chunks holding odd names, spelled as listed."""
+    chunk = Entries.CHUNK
+    entries = []
+    for index in range(2 * chunk + 100):
+        event_id = str(uuid.uuid4())
+        if index in (chunk + 5, 2 * chunk + 99):
+            event_id = event_id.upper()  # not packed: its chunk is spelled one at a time
+        entries.append((index, f"event-{index:05d}-{event_id}.json", event_id, False))
+    event_id = str(uuid.uuid4())
+    entries.append((10**6, f"event-{10**6}-{event_id}.json", event_id, False))  # six digits
+    listing = Listing.of(entries)
+    assert len(listing.odd) == 2
+    assert list(listing.entries) == entries
+    names, ids = spell_event_names(listing.indices[:3], listing.ids[:48])
+    assert names == [e[1] for e in entries[:3]] and ids == [e[2] for e in entries[:3]]
+    assert spell_event_names([], b"") == ([], [])

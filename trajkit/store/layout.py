@@ -16,6 +16,7 @@ import os
 import re
 import uuid
 from collections.abc import Iterable, Iterator
+from itertools import chain
 from pathlib import Path
 
 from trajkit.errors import InputError, UnsafePath
@@ -49,6 +50,7 @@ __all__ = [
     "pack_event_id",
     "pack_event_name",
     "parse_event_file_name",
+    "spell_event_names",
     "subagent_folder",
     "subagents_dir",
     "unpack_event_id",
@@ -98,6 +100,30 @@ def unpack_event_name(index: int, packed: bytes | bytearray) -> tuple[str, str]:
     """The file name and the event id that `pack_event_name` packed."""
     event_id = unpack_event_id(packed)
     return _NAME.format(index, event_id), event_id
+
+
+_UUID_PARTS = re.compile("(........)(....)(....)(....)(............)")
+
+
+def spell_event_names(
+    indices: Iterable[int], packed: bytes | bytearray
+) -> tuple[list[str], list[str]]:
+    """`unpack_event_name` of many files at once (`packed`: their ids' 16 bytes one after the
+    other): their names and ids, each made in one of C's loops (no Python code per file).
+    """
+    event_ids = list(map("-".join, _UUID_PARTS.findall(packed.hex())))
+    if not event_ids:
+        return [], []
+    spelled = (_NAMES * len(event_ids)) % tuple(
+        chain.from_iterable(zip(indices, event_ids, strict=True))
+    )
+    names = spelled.split("\0")
+    names.pop()
+    return names, event_ids
+
+
+_NAMES = "event-%05d-%s.json\0"
+"""`_NAME` for `%`, each name ended by a NUL (no file name holds one)."""
 
 
 def pack_event_id(event_id: str) -> bytes | None:

@@ -30,6 +30,7 @@ import stat as stat_module
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
@@ -42,6 +43,7 @@ from trajkit.store.layout import (
     is_sidecar,
     link_outside,
     pack_event_name,
+    spell_event_names,
     unpack_event_name,
 )
 from trajkit.store.remote import RemotePath
@@ -187,13 +189,24 @@ class Entries(Sequence[Entry]):
         return (index, *unpack_event_name(index, listing.ids[16 * pos : 16 * pos + 16]), False)
 
     def __iter__(self) -> Iterator[Entry]:
+        """Spelled a chunk at a time, in C's loops (`spell_event_names`): one name at a time
+        took a quarter of what validate adds to reading a valid file.
+        """
         listing = self._listing
-        ids, odd, unpack = listing.ids, listing.odd, unpack_event_name
-        for pos, index in enumerate(listing.indices):
-            if odd and pos in odd:
-                yield (index, *odd[pos])
-            else:
-                yield (index, *unpack(index, ids[16 * pos : 16 * pos + 16]), False)
+        ids, odd, indices = listing.ids, listing.odd, listing.indices
+        n, step = len(indices), self.CHUNK
+        for start in range(0, n, step):
+            end = min(n, start + step)
+            if odd and any(pos in odd for pos in range(start, end)):
+                for pos in range(start, end):
+                    yield self[pos]
+                continue
+            chunk = indices[start:end]
+            names, event_ids = spell_event_names(chunk, ids[16 * start : 16 * end])
+            yield from zip(chunk, names, event_ids, repeat(False, end - start), strict=True)
+
+    CHUNK = 1024
+    """Names spelled at once (a few hundred KB of text at most)."""
 
 
 def list_event_files(events: Path) -> Listing:
