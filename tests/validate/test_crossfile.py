@@ -137,3 +137,29 @@ def test_a_file_that_disagrees_with_its_name_copies_the_columns(tmp_path: Path) 
     assert check.listing is not None and facts.keys is not check.listing.ids
     assert len(facts.keys) == 16 * facts.n
     assert set(facts.odd) == {3, 6, 7, 8}  # uppercase, six digits, the link, past 64 bits
+
+
+def test_an_id_twice_and_a_later_parent_among_sdk_names_keep_the_listing(tmp_path: Path) -> None:
+    """Every name the SDK's: the ids are looked up in the listing's own table (made before the
+    scan, a file not read yet not found), and the problems are what the rules gave."""
+    src = fx.sdk_conversation("b_terminal")
+    folder = tmp_path / src.name
+    shutil.copytree(src, folder)
+    events = folder / "events"
+    names = sorted(p.name for p in events.glob("event-*"))
+    ids = [name[12:-5] for name in names]
+    data = json.loads((events / names[1]).read_text())
+    data["parent_id"] = ids[4]  # a parent written later: found at the end, a loop with it
+    (events / names[1]).write_text(json.dumps(data))
+    twice = f"event-{len(names):05d}-{ids[2]}.json"
+    shutil.copy(events / names[2], events / twice)  # the id twice, both names the SDK's
+    check = ConversationCheck(folder)
+    found = [(p.code, p.path.name, p.pointer) for p in check.problems()]
+    assert found == [
+        ("duplicate-id", twice, "/id"),
+        ("parent-order", names[1], "/parent_id"),
+        ("cycle", names[1], "/parent_id"),
+        ("concurrent-writers", "events", ""),
+    ]
+    assert check.listing is not None and check.cross.facts.keys is check.listing.ids
+    assert check.cross.facts.find(ids[2]) == 2 and check.cross.facts.find(ids[4]) == 4

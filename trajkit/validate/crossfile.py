@@ -90,12 +90,43 @@ class Facts:
         while size < 2 * expected:
             size *= 2
         self._table = array("i", [-1]) * size
+        self._twice: dict[int, int] = {}
+        """Position -> the first listed file with the same key, for a listed key used twice."""
+        if self._listed is not None:
+            self._fill_table()
+
+    def _fill_table(self) -> None:
+        """The table of the listing's ids, each at the first file holding it, made once before
+        the scan: a file that agrees with the listing (the usual case) adds no key of its own,
+        and `find` ignores the files not added yet.
+        """
+        table, keys, listed, twice = self._table, self.keys, self._listed, self._twice
+        mask = len(table) - 1
+        for p in range(len(self.index)):
+            if listed and p in listed:
+                continue
+            key = keys[16 * p : 16 * p + 16]
+            i = int.from_bytes(key[:8], "little") & mask
+            while (q := table[i]) >= 0:
+                if keys[16 * q : 16 * q + 16] == key:
+                    twice[p] = q
+                    break
+                i = (i + 1) & mask
+            else:
+                table[i] = p
 
     def add(self, fact: EventFacts) -> tuple[int, int]:
         """Keep `fact`: its position, and the first earlier record with its key (else -1)."""
         p = self.n
         self.n = p + 1
-        key, listed, keys = fact.id, self._listed, self.keys
+        code = self._codes.get(fact.kind)
+        if code is None:
+            code = self._codes[fact.kind] = len(self.kinds)
+            self.kinds.append(fact.kind)
+        self.kind.append(code)
+        self.parent.append(NO_ID)
+        self.tool_calls.append(-1)
+        key, listed = fact.id, self._listed
         if (  # the listing's file p as the SDK names it (the usual case): nothing to pack
             listed is not None
             and key is not None
@@ -105,41 +136,40 @@ class Facts:
             and fact.index == self.index[p]
             and p not in listed
         ):
-            packed: bytes | bytearray | None = keys[16 * p : 16 * p + 16]
+            first = self._twice.get(p, -1)  # its key is in the table since `_fill_table`
         else:
             key = key if key is not None else fact.name_id
-            packed = None if key is None else pack_event_id(key)
-            self._add_odd(p, fact, key, packed)
-            keys = self.keys
-        code = self._codes.get(fact.kind)
-        if code is None:
-            code = self._codes[fact.kind] = len(self.kinds)
-            self.kinds.append(fact.kind)
-        self.kind.append(code)
-        self.parent.append(NO_ID)
-        self.tool_calls.append(-1)
-        if packed is not None:
-            table = self._table
-            mask = len(table) - 1
-            i = int.from_bytes(packed[:8], "little") & mask
-            while (first := table[i]) >= 0 and keys[16 * first : 16 * first + 16] != packed:
-                i = (i + 1) & mask
-            if first < 0:
-                table[i] = p
-                if 2 * self.n > len(table):
-                    self._grow()
-        elif key is not None:
-            first = self.text_keys.setdefault(key, p)
-            first = -1 if first == p else first
-        else:
-            return p, -1
+            if key is None:
+                self._add_odd(p, fact, key, None)
+                return p, -1
+            first = self._add_key(p, fact, key)
         if first >= 0:
             self.first[p] = first
         recent = self._recent
         if len(recent) >= self.RECENT:
             recent.clear()
-        recent[key] = p if first < 0 else first  # type: ignore[index]  # (None: returned above)
+        recent[key] = p if first < 0 else first
         return p, first
+
+    def _add_key(self, p: int, fact: EventFacts, key: str) -> int:
+        """`add` of a file with a key, off the usual case: the first earlier record with it."""
+        packed = pack_event_id(key)
+        self._add_odd(p, fact, key, packed)
+        if packed is None:
+            first = self.text_keys.setdefault(key, p)
+            return -1 if first == p else first
+        table, keys = self._table, self.keys
+        mask = len(table) - 1
+        i = int.from_bytes(packed[:8], "little") & mask
+        while (first := table[i]) >= 0 and keys[16 * first : 16 * first + 16] != packed:
+            i = (i + 1) & mask
+        if first < 0:
+            table[i] = p
+            if 2 * self.n > len(table):
+                self._grow()
+        elif first >= p:  # its own listed file, in the table since `_fill_table`
+            first = -1
+        return first
 
     def _add_odd(self, p: int, fact: EventFacts, key: str | None, packed: bytes | None) -> None:
         """`add` of a file off the usual case: the columns, and `odd` when it does not pack."""
@@ -167,10 +197,17 @@ class Facts:
         )
 
     def _copy_columns(self, p: int) -> None:
-        """Stop sharing the listing's columns (a file that disagrees with it)."""
+        """Stop sharing the listing's columns (a file that disagrees with it); the table keeps
+        only the records added (those before `p`, each as listed).
+        """
         self.index = self.index[:p]
         self.keys = self.keys[: 16 * p]
         self._listed = None
+        table = self._table
+        for i, q in enumerate(table):
+            if q >= p:
+                table[i] = -1
+        self._rehash()
 
     def _append(self, p: int, fact: EventFacts, packed: bytes | None) -> None:
         try:
@@ -191,8 +228,12 @@ class Facts:
         return fact.where is self.folder
 
     def _grow(self) -> None:
+        self._rehash(2 * len(self._table))
+
+    def _rehash(self, size: int = 0) -> None:
+        """The table again (of `size` slots, else as large), from the positions it holds."""
         old, keys = self._table, self.keys
-        table = self._table = array("i", [-1]) * (2 * len(old))
+        table = self._table = array("i", [-1]) * (size or len(old))
         mask = len(table) - 1
         for p in old:
             if p >= 0:
@@ -214,7 +255,7 @@ class Facts:
         i = int.from_bytes(packed[:8], "little") & mask
         while (q := table[i]) >= 0:
             if keys[16 * q : 16 * q + 16] == packed:
-                return q
+                return q if q < self.n else -1  # (a listed file not added yet: `_fill_table`)
             i = (i + 1) & mask
         return -1
 
