@@ -14,6 +14,7 @@ from trajkit.store.layout import (
     EVENT_NAME_RE,
     pack_event_id,
     pack_event_name,
+    pack_event_names,
     spell_event_names,
     unpack_event_id,
     unpack_event_name,
@@ -113,3 +114,25 @@ def test_entries_spelled_a_chunk_at_a_time_are_the_names_one_at_a_time() -> None
     names, ids = spell_event_names(listing.indices[:3], listing.ids[:48])
     assert names == [e[1] for e in entries[:3]] and ids == [e[2] for e in entries[:3]]
     assert spell_event_names([], b"") == ([], [])
+
+
+def test_names_packed_a_chunk_at_a_time_are_the_names_packed_one_at_a_time() -> None:
+    event_id = str(uuid.uuid4())
+    names = [
+        f"event-00001-{event_id}.json",
+        "notes.txt",
+        f"event-000001-{event_id}.json",
+        f"event-123456-{event_id}.json",
+        f"event-{10**18}-{event_id}.json",  # past 18 digits: left to the name rule
+        f"event-00002-{event_id.upper()}.json",
+        f"xevent-00004-{event_id}.json",
+        f"event-00003-{event_id}.json",
+        f"event-00005-{event_id}.json\n",
+        f"event-0000٥-{event_id}.json",  # a digit that is not ASCII
+    ]
+    indices, packed, rest = pack_event_names(names)
+    each = [pack_event_name(name) for name in names]
+    assert indices == [1, 123456, 3]
+    assert packed == b"".join(p[1] for p in each if p is not None and p[0] in indices)
+    assert rest == [n for n, p in zip(names, each, strict=True) if p is None or p[0] not in indices]
+    assert pack_event_names([names[0], "a\0b"]) == ([], b"", [names[0], "a\0b"])  # a NUL: each

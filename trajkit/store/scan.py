@@ -30,7 +30,7 @@ import stat as stat_module
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import islice, repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
@@ -43,6 +43,7 @@ from trajkit.store.layout import (
     is_sidecar,
     link_outside,
     pack_event_name,
+    pack_event_names,
     spell_event_names,
     unpack_event_name,
 )
@@ -226,6 +227,26 @@ def list_event_files(events: Path) -> Listing:
 
 
 def _take(listing: Listing, named: Iterable[tuple[str, bool, bool]]) -> None:
+    """Take the names listed, a chunk at a time: a chunk of regular files and no links (the
+    usual case) packed at once (`pack_event_names`), each name it leaves one at a time.
+    """
+    named = iter(named)
+    while chunk := list(islice(named, _CHUNK)):
+        names, linked, regular = zip(*chunk, strict=True)
+        if any(linked) or not all(regular):
+            _take_each(listing, chunk)
+            continue
+        indices, packed, rest = pack_event_names(names)
+        listing.indices.extend(indices)  # (below 2**63: an array still)
+        listing.ids += packed
+        if rest:
+            _take_each(listing, ((name, False, True) for name in rest))
+
+
+_CHUNK = 1024
+
+
+def _take_each(listing: Listing, named: Iterable[tuple[str, bool, bool]]) -> None:
     indices, ids, odd, pack, match = (
         listing.indices,
         listing.ids,
