@@ -519,13 +519,14 @@ class CrossFile:
         if q < 0:
             message = f"names no event of this conversation ({action_id!r})"
             return error(facts.path(p), "/action_id", message, "pairing")
-        kind = facts.kind_of(q)
+        kind = facts.kinds[facts.kind[q]]  # (`kind_of`, `index_of`: no call per result)
         if kind is None:
             return None  # the action's file is unreadable; already reported
         if kind != "ActionEvent":
             message = f"names a {kind}, expected an ActionEvent"
             return error(facts.path(p), "/action_id", message, "pairing")
-        if (facts.index_of(q) or 0) > (facts.index_of(p) or 0):
+        later, index = facts.index[q], facts.index[p]
+        if later > 0 and later > index:  # (an index of -1, none, counts as 0)
             message = f"names a later event ({facts.name(q)}): a result must follow its call"
             return error(facts.path(p), "/action_id", message, "pairing")
         action_call = facts.tool_calls[q]
@@ -638,17 +639,6 @@ class ToolCalls:
         self._recent: dict[str, int] = {}
         """The last few hundred call ids (a result follows its call closely)."""
 
-    def _find(self, text: bytes, h: int) -> tuple[int, int]:
-        """`(number, slot)`: the number of `text` (-1: none yet) and its slot in the table."""
-        table, arena, ends = self._table, self._arena, self._ends
-        mask = len(table) - 1
-        i = h & mask
-        while (k := table[i]) >= 0:
-            if arena[(ends[k - 1] if k else 0) : ends[k]] == text:
-                return k, i
-            i = (i + 1) & mask
-        return -1, i
-
     def number(self, call: str) -> int:
         """The number of a call id, given one if new (`state` 0)."""
         recent = self._recent
@@ -658,24 +648,31 @@ class ToolCalls:
         if len(recent) >= 256:
             recent.clear()
         text = call.encode()
-        k, i = self._find(text, hash(call))
-        if k >= 0:
-            recent[call] = k
-            return k
-        recent[call] = k = len(self._ends)
-        self._arena += text
-        self._ends.append(len(self._arena))
+        table, arena, ends = self._table, self._arena, self._ends
+        mask = len(table) - 1
+        i = hash(call) & mask
+        while (k := table[i]) >= 0:
+            if arena[(ends[k - 1] if k else 0) : ends[k]] == text:
+                recent[call] = k
+                return k
+            i = (i + 1) & mask
+        recent[call] = k = len(ends)
+        arena += text
+        ends.append(len(arena))
         self.state.append(0)
-        self._table[i] = k
-        if 2 * len(self._ends) > len(self._table):
-            table = self._table = array("i", [-1]) * (2 * len(self._table))
-            mask = len(table) - 1
-            for n in range(len(self._ends)):
-                i = hash(self.text(n)) & mask
-                while table[i] >= 0:
-                    i = (i + 1) & mask
-                table[i] = n
+        table[i] = k
+        if 2 * len(ends) > len(table):
+            self._grow()
         return k
+
+    def _grow(self) -> None:
+        table = self._table = array("i", [-1]) * (2 * len(self._table))
+        mask = len(table) - 1
+        for n in range(len(self._ends)):
+            i = hash(self.text(n)) & mask
+            while table[i] >= 0:
+                i = (i + 1) & mask
+            table[i] = n
 
     def text(self, k: int) -> str:
         """The call id numbered `k`."""
