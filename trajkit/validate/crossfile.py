@@ -372,6 +372,8 @@ class CrossFile:
     def _index_problems(self, events: Path) -> Iterator[Problem]:
         facts = self.facts
         column = facts.index
+        if column == array("q", range(facts.n)):  # 0..n-1 (the usual case), in C's loops
+            return
         listed = [p for p in range(facts.n) if column[p] >= 0] if -1 in column else range(facts.n)
         order = listed
         if any(column[a] > column[b] for a, b in zip(listed, listed[1:], strict=False)):
@@ -590,6 +592,9 @@ class CrossFile:
 
     def _has_fork(self) -> bool:
         """Whether two events follow one (a linear log, the usual case, has none)."""
+        n, column = self.facts.n, self.facts.parent
+        if n < 2 or column[0] < 0 and column[1:] == array("i", range(n - 1)):
+            return False  # each event's parent the one before (in C's loops)
         seen = bytearray(self.facts.n)
         named: set[str] = set()
         for _, fork in self._forks():
