@@ -329,20 +329,17 @@ class CrossFile:
             self._take()
 
     def _take(self) -> None:
-        take = self._take_one
-        for fact in self._batch:
-            take(fact)
-        self._batch.clear()
-
-    def _take_one(self, fact: EventFacts) -> None:
         facts = self.facts
-        p, first = facts.add(fact)
-        if fact.id is not None:
-            if first >= 0:
-                message = f"id {fact.id!r} is also used by {facts.name(first)}"
-                self.ids.append(error(facts.path(p), "/id", message, "duplicate-id"))
-            self._parent(p, fact.parent_id)
-        self._pair(p, fact)
+        add, parent, pair = facts.add, self._parent, self._pair
+        for fact in self._batch:
+            p, first = add(fact)
+            if fact.id is not None:
+                if first >= 0:
+                    message = f"id {fact.id!r} is also used by {facts.name(first)}"
+                    self.ids.append(error(facts.path(p), "/id", message, "duplicate-id"))
+                parent(p, fact.parent_id)
+            pair(p, fact)
+        self._batch.clear()
 
     def finish(self, events: Path | None, *, interleave: bool) -> Iterator[Problem]:
         """The problems: indices (when `events` is the folder to name), ids, parents, loops,
