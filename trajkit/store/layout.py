@@ -96,9 +96,8 @@ def pack_event_name(name: str) -> tuple[int, bytes] | None:
 
 def unpack_event_name(index: int, packed: bytes | bytearray) -> tuple[str, str]:
     """The file name and the event id that `pack_event_name` packed."""
-    h = packed.hex()
-    name = f"event-{index:05d}-{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}.json"
-    return name, name[-41:-5]
+    event_id = unpack_event_id(packed)
+    return _NAME.format(index, event_id), event_id
 
 
 def pack_event_id(event_id: str) -> bytes | None:
