@@ -35,7 +35,8 @@ Rows:
 - peak memory, whole process, 10k and 100k: convert, validate, ls (VmHWM of the child).
 
 Every row runs ``--rounds`` times, rounds interleaved (each round runs every row on every
-side once), and prints the median with min-max. The machine this was written on is shared
+side once; the sides take turns going first, in reverse order every other round, so no side
+always runs right after the same one), and prints the median with min-max. The machine this was written on is shared
 (2 cores, many agents): CPU seconds and ratios, not wall time, are the figures to quote.
 Without ``--sdk-python`` (or when it is absent) the SDK column holds issue 31's recorded figures
 (openhands-sdk 1.58.2 on `8bb7cc8`'s machine), marked "recorded". ``--base CHECKOUT`` adds the
@@ -185,15 +186,21 @@ def _folder(corpus: Path) -> Path:
     return next(p for p in sorted(corpus.iterdir()) if (p / "events").is_dir())
 
 
-def make_inputs(work: Path, copies: int) -> dict[str, Path]:
+def make_conversations(work: Path) -> dict[str, Path]:
+    """The generated conversations of 10k and 100k events (`c10k`, `c100k`), made once."""
     gen = [sys.executable, str(HERE / "gen_corpus.py")]
     for name, n in (("c10k", 10_000), ("c100k", 100_000)):
         if not (work / name).is_dir():
             subprocess.run([*gen, str(work / name), "--conversations", "1", "--events", str(n)])
+    return {"c10k": _folder(work / "c10k"), "c100k": _folder(work / "c100k")}
+
+
+def make_inputs(work: Path, copies: int) -> dict[str, Path]:
     corpus = work / f"corpus{copies}"
+    inputs = make_conversations(work)
     if not corpus.is_dir() and SHARED is not None:
         make_corpus(corpus, copies)
-    inputs = {"c10k": _folder(work / "c10k"), "c100k": _folder(work / "c100k"), "corpus": corpus}
+    inputs["corpus"] = corpus
     if not (work / "older").is_dir() and SHARED is not None:
         make_older_and_current(work)
     if (work / "older").is_dir():
@@ -264,7 +271,11 @@ def _count_events(corpus: Path) -> int:
 
 def run_round(table: Table, sides: dict[str, tuple[str, list[Path]]], inputs: dict[str, Path],
               rows: set[str], n: int = 0) -> None:  # fmt: skip
-    order = list(sides)[n % len(sides) :] + list(sides)[: n % len(sides)]  # who goes first
+    # who goes first, and who follows whom: odd rounds take the sides in reverse (rotations
+    # alone keep one side always after the SDK's run, the one whose exit leaves the most behind)
+    seq = list(sides)[:: -1 if n % 2 else 1]
+    k = (n // 2) % len(seq)
+    order = seq[k:] + seq[:k]
     sides = {side: sides[side] for side in order}
     c10k, c100k, corpus = str(inputs["c10k"]), str(inputs["c100k"]), inputs["corpus"]
     out = Path("/tmp") / f"trajkit-bench-table-{os.getpid()}"

@@ -161,13 +161,19 @@ def test_jsonl_line_equals_in_memory_on_every_fixture(folder: Path, to: str, pas
         assert written.problems == result["problems"]
 
 
-def test_keep_invalid_converts_with_the_errors(tmp_path: Path) -> None:
+def _invalid_folder(tmp_path: Path) -> Path:
+    """A two-event conversation validate rejects (an index gap), still readable."""
     log = Log()
     log.system()
     log.user(text("hi"))
     folder = log.write(tmp_path / "conv")
     second = next((folder / "events").glob("event-00001-*.json"))
     second.rename(second.with_name(second.name.replace("00001", "00003")))  # an index gap
+    return folder
+
+
+def test_keep_invalid_converts_with_the_errors(tmp_path: Path) -> None:
+    folder = _invalid_folder(tmp_path)
     errors = conversation_errors(folder)
     assert errors
     out = io.BytesIO()
@@ -186,12 +192,7 @@ def test_a_file_with_bytes_after_the_position_gets_no_bytes_before_the_verdict(
     where it was); a file with bytes after the position is left as it was on an invalid
     conversation, its later bytes included.
     """
-    log = Log()
-    log.system()
-    log.user(text("hi"))
-    folder = log.write(tmp_path / "conv")
-    second = next((folder / "events").glob("event-00001-*.json"))
-    second.rename(second.with_name(second.name.replace("00001", "00003")))  # an index gap
+    folder = _invalid_folder(tmp_path)
     path = tmp_path / "out.json"
     path.write_bytes(b"before|after")
     with path.open("r+b") as f:

@@ -197,6 +197,26 @@ def test_migrate_writes_embedded_trajectories_below_their_parent(tmp_path: Path)
     original[""] += _steps_by_trajectory(cont)[""]
     original.update({k: v for k, v in _steps_by_trajectory(cont).items() if k})
     assert _steps_by_trajectory(document) == original  # every step of every trajectory
+    again = run_trajkit("migrate", path, "-o", out)  # a re-run keeps what is there
+    assert again.returncode == 0 and "1 already migrated" in again.stdout, again.stdout
+
+
+def test_a_bad_embedded_trajectory_is_one_line_and_the_rest_is_written(tmp_path: Path) -> None:
+    from tests.support.cli import run_trajkit
+
+    bad = _doc(7, trajectory_id="bad", subagent_trajectories=[_doc([], trajectory_id="kid")])  # type: ignore[arg-type]
+    good = _doc([_step(1, "user", "fine")], trajectory_id="good")
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(_doc([_step(1, "user", "main")], subagent_trajectories=[bad, good])))
+    done = run_trajkit("migrate", path, "-o", tmp_path / "out")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert (
+        f"skipped {path}#bad:/subagent_trajectories/0/steps: expected a list of steps"
+        in done.stderr
+    )
+    assert f"skipped {path}#bad/kid: the trajectory it is embedded in was not read" in done.stderr
+    (parent,) = (tmp_path / "out").iterdir()
+    assert len(list(parent.glob("subagents/*/events"))) == 1  # `good`, below its parent
 
 
 def _by_first_message(parent: Path, *texts: str) -> list[Path]:

@@ -519,13 +519,13 @@ _LLM_KINDS = {"MessageEvent", "ActionEvent", "ObservationEvent", "AgentErrorEven
 def _sub_folders(conv: StoredConversation) -> list[Path]:
     """The conversation's sub-conversation folders (`subagents/<hex>/`), oldest first."""
     from trajkit.shapes.memory import MemoryConversation
-    from trajkit.store.layout import SUBAGENTS_DIR, is_conversation_folder
+    from trajkit.store.layout import is_conversation_folder, subagents_dir
 
     folder = conv.path
     if isinstance(conv, MemoryConversation) or not isinstance(folder, Path):
         return []  # in memory, or in storage: no folder of sub-conversations to list
     try:
-        found = [p for p in (folder / SUBAGENTS_DIR).iterdir() if is_conversation_folder(p)]
+        found = [p for p in subagents_dir(folder).iterdir() if is_conversation_folder(p)]
     except OSError:
         return []
     return sorted(found, key=lambda p: (_first_time(p), p.name))

@@ -37,6 +37,7 @@ import os
 import shutil
 import stat
 import tempfile
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -83,7 +84,7 @@ from trajkit.store.reader import scanned_event
 
 if TYPE_CHECKING:
     from trajkit.events.state import BaseState
-    from trajkit.store.scan import ScannedFile
+    from trajkit.store.scan import Listing, ScannedFile
 
 __all__ = ["Written", "indented_json", "jsonl_line", "write_conversation"]
 
@@ -145,7 +146,8 @@ def write_conversation(
 
     Raises:
         TrajkitError: validate rejects the conversation (its first error), unless
-            ``keep_invalid``; nothing is written then.
+            ``keep_invalid``; nothing is left written then (a regular file ``out``
+            is truncated back to where it was).
         InputError: an unreadable event, or parent links that do not reach the leaf.
     """
     from trajkit.validate.verdict import Verdict, invalid_reason
@@ -171,6 +173,7 @@ def write_conversation(
     with _first_pass_sink(out, start) as spool:
         index = _Index(_speculation(state, spool, to, options, layout) if readable else None)
         verdict = Verdict(conv.path)
+        index.listing = verdict.listing
         for scanned in verdict.files():
             verdict.add(scanned)
             index.add(scanned)
@@ -259,8 +262,8 @@ def _write(
         view = full_entries(branch)
     tools = next((index.tools[e.pos] for e in branch if e.pos in index.tools), [])
     target = resolve_target(to, state)
-    answered = {index.answers[e.pos] for e in view if e.pos in index.answers}
-    called = {c for e in view if e.pos in index.calls for c in index.calls[e.pos]}
+    answered = {a for e in view if (a := index.answer_of(e)) is not None}
+    called = {c for e in view for c in index.calls_of(e)}
     spec = index.speculation
     if spec is not None and spec.finish(view, answered, called):
         found = spec.converter.finish()
@@ -279,14 +282,14 @@ def _write(
         if target == "responses" and options.system:  # instructions come first
             for e in view:
                 if e.pos in index.system:
-                    loaded[e.pos] = event = _load(e, index.folder)
+                    loaded[e.pos] = event = _load(e, index)
                     text = message_to_responses(event.to_llm_message(), [])  # type: ignore[attr-defined]
                     if text:
                         instructions = join_instructions(instructions, text)
         out.write(layout.head(target, instructions))
         for e in view:
             kept = loaded.pop(e.pos, None) if e.pos >= 0 else None
-            converter.add(kept if kept is not None else _load(e, index.folder))
+            converter.add(kept if kept is not None else _load(e, index))
         found = converter.finish()
     listed = tools_to_chat(tools) if target == "chat" else tools_to_responses(tools)
     items = spec.converter.items if spec and spec.used else converter.items
@@ -410,9 +413,10 @@ class _Index:
         self.tools: dict[int, list[Any]] = {}
         """Position of each ``SystemPromptEvent`` -> its tools."""
         self.calls: dict[int, list[str]] = {}
-        """Position -> the call ids of its (assistant) message."""
+        """Position -> the call ids of its (assistant) message, for an action only when they
+        are not its ``tool_call_id`` (``calls_of``: no list kept per action)."""
         self.answers: dict[int, str] = {}
-        """Position -> the call id its tool message answers."""
+        """Position -> the call id its tool message answers, but a result's (``answer_of``)."""
         self.system: set[int] = set()
         """Positions whose message is a system message."""
         self.in_memory = False
@@ -421,9 +425,30 @@ class _Index:
         """What the reader would have raised on a file (the first such file)."""
         self.speculation = speculation
         self.folder = Path()
-        """The scanned files' folder (``events/``): entries keep names."""
+        """The scanned files' folder (``events/``)."""
+        self.listing: Listing | None = None
+        """The listing the scanned files come from (the verdict's)."""
+        self.files = array("q")
+        """Each entry's file, as its position in ``listing`` (no name kept per event)."""
+        self._scanned = 0
+
+    def calls_of(self, entry: ViewEntry) -> list[str] | tuple[str, ...]:
+        """The call ids the message of ``entry`` makes (an action: its own)."""
+        found = self.calls.get(entry.pos)
+        if found is None and entry.flags & ACTION and entry.tool_call_id is not None:
+            return (entry.tool_call_id,)
+        return () if found is None else found
+
+    def answer_of(self, entry: ViewEntry) -> str | None:
+        """The call id the message of ``entry`` answers (a result: its own)."""
+        if entry.flags & RESULT:
+            return entry.tool_call_id
+        return self.answers.get(entry.pos)
 
     def add(self, scanned: ScannedFile) -> None:
+        """One file of the listing's scan, in order (every file: positions count them)."""
+        listed = self._scanned
+        self._scanned += 1
         raw = scanned.raw
         if not raw or raw.isspace() or self.error is not None:
             return  # empty: skipped as the SDK does (and an error of validate's)
@@ -433,22 +458,26 @@ class _Index:
             self.error = exc
             return
         self.folder = scanned.folder
-        self._note(event, scanned.name)
+        self.files.append(listed)
+        self._note(event)
 
-    def _note(self, event: Event, name: str) -> None:
+    def _note(self, event: Event) -> None:
         pos = len(self.entries)
         entry = entry_of(event, pos)
-        entry.path = name  # the listing's name: no `Path` kept per event
+        if pos and entry.parent_id == (prev := self.entries[-1].id):
+            entry.parent_id = prev  # one string for both (100k events: 8 MB)
         self.entries.append(entry)
         flags = entry.flags
         calls: list[str] | tuple[()] = ()
         answer = None
         if flags & ACTION:
-            calls = self.calls[pos] = [event.tool_call.id]  # type: ignore[attr-defined]
+            call: str = event.tool_call.id  # type: ignore[attr-defined]
+            same = entry.tool_call_id
+            if same is None or call != same:
+                self.calls[pos] = [call]
+            calls = [call]
         elif flags & RESULT:  # a tool message (a result's call id is never None)
             answer = entry.tool_call_id
-            if answer is not None:
-                self.answers[pos] = answer
         elif flags & LLM:
             if isinstance(event, SystemPromptEvent):
                 self.tools[pos] = list(event.tools)
@@ -496,7 +525,7 @@ class _Speculation:
         self._leaf = leaf
         self._done = False
         self._prev: str | None = None
-        self._released: list[int] = []
+        self._released = array("q")  # positions: 8 bytes each, not an int object
         self._held: list[tuple[ViewEntry, Event]] = []
         self._open: set[str] = set()
         self._results: set[str | None] = set()
@@ -550,7 +579,7 @@ class _Speculation:
     def _stop(self) -> None:
         self.active = False
         self._held = []
-        self._released = []
+        self._released = array("q")
 
     def finish(self, view: list[ViewEntry], answered: set[str], called: set[str]) -> bool:
         """Whether the guess was the exact view; if so the held tail is converted too."""
@@ -630,12 +659,13 @@ class _Converter:
         return self._fixer.found
 
 
-def _load(entry: ViewEntry, folder: Path) -> Event:
+def _load(entry: ViewEntry, index: _Index) -> Event:
     from trajkit.store.reader import parse_event_bytes, read_file_bytes
 
     if entry.pos < 0:
         return summary_event(entry)
-    path = folder / entry.path
+    assert index.listing is not None
+    path = index.folder / index.listing.entries[index.files[entry.pos]][1]
     return parse_event_bytes(path, read_file_bytes(path))  # nodes checked there
 
 

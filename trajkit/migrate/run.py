@@ -55,7 +55,7 @@ from trajkit.shapes.v0.reader import read_v0
 from trajkit.shapes.v0.report import REPORT_FILE, SIDECAR_FILE, MigrationReport
 from trajkit.store.atomic import make_folder, staged_folder, write_new_file
 from trajkit.store.guard import refuse_output_inside
-from trajkit.store.layout import EVENTS_DIR, SUBAGENTS_DIR, conversation_parts
+from trajkit.store.layout import EVENTS_DIR, conversation_parts, subagent_folder
 
 if TYPE_CHECKING:
     from trajkit.engine import Engine
@@ -109,9 +109,10 @@ class AlreadyMigrated(SkippedInput):
 class MigrationTally:
     """The outcomes of one `migrate_paths` run, counted as they come (`trajkit migrate`).
 
-    `add(outcome)` files one outcome and returns the line that reports it (None for a folder
-    already migrated); `summary(out)` and `to_json()` say what the run did. `show` turns a path
-    into the text a user reads (the CLI passes its `display_path`).
+    `add(outcome)` files one outcome and returns the lines that report it, each with whether
+    it says what was skipped (none for a folder already migrated; an ATIF file's embedded
+    trajectories after it); `summary(out)` and `to_json()` say what the run did. `show` turns
+    a path into the text a user reads (the CLI passes its `display_path`).
     """
 
     show: Callable[[str], str] = str
@@ -119,22 +120,22 @@ class MigrationTally:
     skipped: list[str] = field(default_factory=list)
     existing: list[str] = field(default_factory=list)
 
-    def add(self, outcome: Migrated | SkippedInput) -> str | None:
+    def add(self, outcome: Migrated | SkippedInput) -> list[tuple[str, bool]]:
         if isinstance(outcome, AlreadyMigrated):
             self.existing.append(outcome.folder)
-            return None
+            return []
         if isinstance(outcome, SkippedInput):
             self.skipped.append(str(outcome))
-            return f"skipped {outcome}"
+            return [(f"skipped {outcome}", True)]
         self.done.append(outcome)
-        self.skipped += outcome.skipped
         r = outcome.report
         line = (
             f"{self.show(outcome.source)} -> {self.show(outcome.folder)} ({outcome.events} events, "
             f"{r['dropped']} dropped, {len(r['warnings'])} warning(s))"
         )
-        subs = [self.add(sub) or "" for sub in outcome.subagents]  # counted as conversations
-        return "\n".join([line, *subs, *(f"skipped {s}" for s in outcome.skipped)])
+        subs = [sub_line for sub in outcome.subagents for sub_line in self.add(sub)]
+        self.skipped += outcome.skipped
+        return [(line, False), *subs, *((f"skipped {s}", True) for s in outcome.skipped)]
 
     def summary(self, out: str) -> str:
         done = self.done
@@ -314,17 +315,16 @@ def migrate_v1_input(location: Any, out: str, *, overwrite: bool) -> Any:
                 str(ref), "", "the trajectory it is embedded in was not read; not written"))  # fmt: skip
             continue
         if parent is not None:  # the runtime's layout for a sub-conversation
-            where = where / SUBAGENTS_DIR / conv.folder_name
+            where = subagent_folder(where, conv.id)
         placed[str(ref)] = where
         written.append((conv, where))
     try:
         with staged_folder(final, overwrite=overwrite, folders=[EVENTS_DIR]) as tmp:
             for conv, where in written:
                 _write_parts(conv, tmp / where, final / where)
-    except OutputExists as exc:
-        return SkippedInput(
-            label, "", f"already migrated to {exc.path}; pass --overwrite to replace it"
-        )
+    except OutputExists as exc:  # a re-run: kept, as for V0 input
+        message = f"already migrated to {exc.path}; pass --overwrite to replace it"
+        return AlreadyMigrated(label, "", message, folder=exc.path)
     except (TrajkitError, OSError) as exc:
         return SkippedInput(label, "", f"could not write the conversation: {exc}")
     return _migrated(top, final, subagents=[
@@ -358,6 +358,8 @@ def _read_v1(location: Any) -> MigratedConversation | SkippedInput:
             conv = open_conversation(location)
         state = conv.base_state()
         events = list(conv.iter_events(skip_empty=True))
+    except InputError as exc:  # `file:pointer: message`, as every command says it
+        return SkippedInput(str(exc.path), exc.pointer, exc.message)
     except TrajkitError as exc:
         return SkippedInput(label, "", str(exc))
     notes = [*getattr(conv, "notes", ()), *conv.upgrade_notes()]

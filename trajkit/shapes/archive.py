@@ -31,7 +31,7 @@ import posixpath
 import tarfile
 import zipfile
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
 
@@ -74,6 +74,9 @@ class _Member:
     size: int
     unsafe: str = ""
     """Why the member is never read ("" when it is fine)."""
+    trajectory: bool = False
+    """A tar's `.json` member outside conversation folders whose first bytes name an ATIF
+    version (told in the listing pass, so that no second pass is needed to tell it)."""
 
 
 def _is_zip(path: Path) -> bool:
@@ -124,6 +127,8 @@ def _list_members(path: Path) -> list[_Member]:
                 _check_count(path, len(members))
                 if member.name and not member.unsafe and _wanted(member.name):
                     stream.keep_ahead(tf, info)  # a small archive: read in the listing pass
+                    if _loose_json(member.name):
+                        members[-1] = replace(member, trajectory=is_atif_head(stream.head(tf, info)))  # fmt: skip
         return [m for m in members if m.name]
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as exc:
         raise InputError(path, "", f"not a readable archive ({exc})") from None
@@ -215,21 +220,20 @@ def _trajectories(path: Path, candidates: list[_Member]) -> set[str]:
     """The `.json` members (outside conversation folders) that are ATIF trajectories, told by
     their first bytes; the archive is opened once for all of them.
     """
-    small = {m.name: m for m in candidates if m.size <= MAX_FILE_BYTES}
+    small = [m.name for m in candidates if m.size <= MAX_FILE_BYTES]
+    if not _is_zip(path):
+        return {m.name for m in candidates if m.trajectory}  # told in the listing pass
     if not small:
         return set()
+    heads = {}
     try:
-        if _is_zip(path):
-            with open_input(path) as fh, zipfile.ZipFile(fh) as zf:
-                heads = {}
-                for name in small:
-                    with zf.open(name) as member:
-                        heads[name] = member.read(SNIFF)
-        else:
-            heads = _stream(path).take(small)
+        with open_input(path) as fh, zipfile.ZipFile(fh) as zf:
+            for name in small:
+                with zf.open(name) as member:
+                    heads[name] = member.read(SNIFF)
     except (InputError, zipfile.BadZipFile, OSError):
         return set()  # opening the archive's conversations says what is wrong
-    return {name for name, head in heads.items() if is_atif_head(head[:SNIFF])}
+    return {name for name, head in heads.items() if is_atif_head(head)}
 
 
 def embedded_refs(ref: ShapeRef) -> list[ShapeRef]:
@@ -453,6 +457,14 @@ class _TarStream:
                 return  # inflates beyond its size: refused when its conversation is opened
             self._ahead[info.name] = data
             self._ahead_bytes += len(data)
+
+    def head(self, tf: tarfile.TarFile, info: tarfile.TarInfo) -> bytes:
+        """During the listing pass, after `keep_ahead`: the member's first bytes."""
+        kept = self._ahead.get(info.name)
+        if kept is not None:
+            return kept[:SNIFF]
+        fh = tf.extractfile(info) if info.size <= MAX_FILE_BYTES else None
+        return b"" if fh is None else fh.read(SNIFF)
 
     def _next(self) -> tarfile.TarInfo | None:
         if self._tf is None:

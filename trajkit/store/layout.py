@@ -49,6 +49,8 @@ __all__ = [
     "pack_event_id",
     "pack_event_name",
     "parse_event_file_name",
+    "subagent_folder",
+    "subagents_dir",
     "unpack_event_id",
     "unpack_event_name",
 ]
@@ -94,9 +96,8 @@ def pack_event_name(name: str) -> tuple[int, bytes] | None:
 
 def unpack_event_name(index: int, packed: bytes | bytearray) -> tuple[str, str]:
     """The file name and the event id that `pack_event_name` packed."""
-    h = packed.hex()
-    name = f"event-{index:05d}-{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}.json"
-    return name, name[-41:-5]
+    event_id = unpack_event_id(packed)
+    return _NAME.format(index, event_id), event_id
 
 
 def pack_event_id(event_id: str) -> bytes | None:
@@ -175,6 +176,20 @@ def folder_name(conversation_id: uuid.UUID | str) -> str:
     return uuid.UUID(str(conversation_id)).hex
 
 
+def subagents_dir(folder: Path) -> Path:
+    """Where a conversation keeps the conversations of the sub-agents it started, each in its
+    `<id hex>/` (`subagent_folder`): `<folder>/subagents/`, the SDK's layout for a task's
+    sub-conversation, which the runtime's task, delegate and workflow tools and `migrate` (an
+    ATIF file's embedded trajectories) write, and which listings and `convert --to atif` read.
+    """
+    return folder / SUBAGENTS_DIR
+
+
+def subagent_folder(folder: Path, conversation_id: uuid.UUID | str) -> Path:
+    """The folder of sub-conversation `conversation_id` of the conversation in `folder`."""
+    return subagents_dir(folder) / folder_name(conversation_id)
+
+
 def conversation_id_from_folder(name: str) -> str | None:
     """Dashed UUID for a `<uuid hex>` folder name, or None if the name is not one."""
     if not HEX_FOLDER_RE.match(name):
@@ -245,7 +260,7 @@ def _walk(
         # sub-agent conversations (the task tool's) live in <conversation>/subagents/<hex>/
         # (SDK layout); listed when a folder of conversations is walked, not when the
         # conversation itself is the path given
-        subagents = folder / SUBAGENTS_DIR
+        subagents = subagents_dir(folder)
         if not top and subagents.is_dir():
             yield from _walk(subagents, subagents.stat(), seen, top=False)
         return

@@ -105,7 +105,7 @@ class Facts:
             and fact.index == self.index[p]
             and p not in listed
         ):
-            packed: bytes | None = bytes(keys[16 * p : 16 * p + 16])
+            packed: bytes | bytearray | None = keys[16 * p : 16 * p + 16]
         else:
             key = key if key is not None else fact.name_id
             packed = None if key is None else pack_event_id(key)
