@@ -35,7 +35,8 @@ Rows:
 - peak memory, whole process, 10k and 100k: convert, validate, ls (VmHWM of the child).
 
 Every row runs ``--rounds`` times, rounds interleaved (each round runs every row on every
-side once), and prints the median with min-max. The machine this was written on is shared
+side once; the sides take turns going first, in reverse order every other round, so no side
+always runs right after the same one), and prints the median with min-max. The machine this was written on is shared
 (2 cores, many agents): CPU seconds and ratios, not wall time, are the figures to quote.
 Without ``--sdk-python`` (or when it is absent) the SDK column holds issue 31's recorded figures
 (openhands-sdk 1.58.2 on `8bb7cc8`'s machine), marked "recorded". ``--base CHECKOUT`` adds the
@@ -270,7 +271,11 @@ def _count_events(corpus: Path) -> int:
 
 def run_round(table: Table, sides: dict[str, tuple[str, list[Path]]], inputs: dict[str, Path],
               rows: set[str], n: int = 0) -> None:  # fmt: skip
-    order = list(sides)[n % len(sides) :] + list(sides)[: n % len(sides)]  # who goes first
+    # who goes first, and who follows whom: odd rounds take the sides in reverse (rotations
+    # alone keep one side always after the SDK's run, the one whose exit leaves the most behind)
+    seq = list(sides)[:: -1 if n % 2 else 1]
+    k = (n // 2) % len(seq)
+    order = seq[k:] + seq[:k]
     sides = {side: sides[side] for side in order}
     c10k, c100k, corpus = str(inputs["c10k"]), str(inputs["c100k"]), inputs["corpus"]
     out = Path("/tmp") / f"trajkit-bench-table-{os.getpid()}"
