@@ -88,17 +88,25 @@ EXPECTED = [
 ]
 
 
-def _odd(tmp_path: Path) -> Path:
-    """b_terminal with odd names and mistakes across its files."""
+def _later_parent(tmp_path: Path, child: int, parent: int) -> tuple[Path, list[str], list[str]]:
+    """A copy of b_terminal whose file `child` names file `parent` as its parent: the folder,
+    the event files' names and ids."""
     src = fx.sdk_conversation("b_terminal")
     dst = tmp_path / src.name
     shutil.copytree(src, dst)
     events = dst / "events"
     names = sorted(p.name for p in events.glob("event-*"))
     ids = [name[12:-5] for name in names]
-    data = json.loads((events / names[4]).read_text())
-    data["parent_id"] = ids[5]  # a parent written after its child: a loop with it
-    (events / names[4]).write_text(json.dumps(data))
+    data = json.loads((events / names[child]).read_text())
+    data["parent_id"] = ids[parent]
+    (events / names[child]).write_text(json.dumps(data))
+    return dst, names, ids
+
+
+def _odd(tmp_path: Path) -> Path:
+    """b_terminal with odd names and mistakes across its files."""
+    dst, names, ids = _later_parent(tmp_path, 4, 5)  # a parent written after: a loop with it
+    events = dst / "events"
     shutil.copy(events / names[2], events / f"event-000006-{ids[2]}.json")  # the id twice
     os.rename(events / names[3], events / f"event-00003-{ids[3].upper()}.json")
     huge = "event-99999999999999999999-00000000-0000-4000-8000-000000000001.json"
@@ -142,15 +150,8 @@ def test_a_file_that_disagrees_with_its_name_copies_the_columns(tmp_path: Path) 
 def test_an_id_twice_and_a_later_parent_among_sdk_names_keep_the_listing(tmp_path: Path) -> None:
     """Every name the SDK's: the ids are looked up in the listing's own table (made before the
     scan, a file not read yet not found), and the problems are what the rules gave."""
-    src = fx.sdk_conversation("b_terminal")
-    folder = tmp_path / src.name
-    shutil.copytree(src, folder)
+    folder, names, ids = _later_parent(tmp_path, 1, 4)  # found at the end, a loop with it
     events = folder / "events"
-    names = sorted(p.name for p in events.glob("event-*"))
-    ids = [name[12:-5] for name in names]
-    data = json.loads((events / names[1]).read_text())
-    data["parent_id"] = ids[4]  # a parent written later: found at the end, a loop with it
-    (events / names[1]).write_text(json.dumps(data))
     twice = f"event-{len(names):05d}-{ids[2]}.json"
     shutil.copy(events / names[2], events / twice)  # the id twice, both names the SDK's
     check = ConversationCheck(folder)
