@@ -41,6 +41,8 @@ NO_ID = -3
 LATER = -4
 """`parent_id` names no event added before: its text is in `Facts.later`."""
 _NO_KEY = bytes(16)
+_RECENT = 512
+"""Ids kept in `Facts`' dict of recent ones (a parent, an action: usually a few files back)."""
 _ORDER = sys.byteorder
 """A key's first 8 bytes as a number, its slot in the table: as `memoryview.cast("Q")` reads them."""
 
@@ -58,8 +60,6 @@ class Facts:
     small dict of the last few hundred first), an id that does not pack in a dict.
     """
 
-    RECENT = 512
-    """Ids kept in the dict of recent ones (a parent, an action: usually a few files back)."""
 
     def __init__(self, listing: Listing | None = None) -> None:
         self.n = 0
@@ -143,7 +143,8 @@ class Facts:
             and fact.index == self.index[p]
             and p not in listed
         ):
-            first = self._twice.get(p, -1)  # its key is in the table since `_fill_table`
+            twice = self._twice  # its key is in the table since `_fill_table`
+            first = twice.get(p, -1) if twice else -1
         else:
             key = key if key is not None else fact.name_id
             if key is None:
@@ -153,7 +154,7 @@ class Facts:
         if first >= 0:
             self.first[p] = first
         recent = self._recent
-        if len(recent) >= self.RECENT:
+        if len(recent) >= _RECENT:
             recent.clear()
         recent[key] = p if first < 0 else first
         return p, first
@@ -500,7 +501,9 @@ class CrossFile:
 
     def _result(self, p: int, action_id: str, k: int) -> None:
         """The rule of a result naming its action (`k`: its call's number, -1 for none)."""
-        q = self.facts.find(action_id)
+        q = self.facts._recent.get(action_id, -1)  # (`find`'s first look, without its call)
+        if q < 0:
+            q = self.facts.find(action_id)
         if q >= 0:
             if (found := self._result_problem(p, q, action_id, k)) is not None:
                 self.pairing.append(found)
