@@ -60,7 +60,6 @@ class Facts:
     small dict of the last few hundred first), an id that does not pack in a dict.
     """
 
-
     def __init__(self, listing: Listing | None = None) -> None:
         self.n = 0
         self.index: array[int] | list[int] = array("q")
