@@ -2,7 +2,7 @@
 
 Usage:
     python benchmarks/bench_table.py [--sdk-python /work/sdkvenv/bin/python] \\
-        [--base /work/wt/base8bb] [--rounds 3] [--copies 40] [--work /tmp/trajkit-bench-table]
+        [--base /work/wt/base8bb] [--rounds 3] [--copies 714] [--work /tmp/trajkit-bench-table]
 
 Inputs, made under ``--work`` when missing:
 - ``c10k``: the SDK's 10k conversation (``gen_corpus.py``: real SDK 1.58.2 events as templates);
@@ -14,19 +14,29 @@ Inputs, made under ``--work`` when missing:
 Rows:
 - in process, 10k: load every event, validate, chat, responses, ``write_conversation`` (the CLI's
   path) for trajkit; the SDK's nearest for each (``sdk_side.py``). Each figure is the CPU time
-  (``time.process_time``) of one run after a warm-up run, in a fresh child;
+  (``time.process_time``) of one run after a warm-up run, in a fresh child; beside them the
+  floor no reader can beat (one scandir, ``os.open``/``os.read`` and ``orjson.loads`` of every
+  event file: ``bench_floor._floor_tight``) and the SDK's figure over it, the most any
+  "SDK / trajkit" ratio of that row can reach;
 - whole process, 100k: ``python -m trajkit convert/validate/ls/stats`` against ``sdk_side.py``
   doing the same job, CPU seconds (user + system from ``wait4``, imports included);
+- convert (``write_conversation`` in process, ``trajkit convert -o`` whole process): both sides
+  write their document to a real file in ``/tmp`` (the CLI's job includes writing it; the SDK
+  side wrote to ``os.devnull`` before 2026-12-07, which left the file system's cost out of
+  its figure only);
 - validate per event, older SDK: ``validate_conversation`` of an agent server's conversation
   of 2025-09 (``OLDER``, 218 events, every one upgraded in memory) against the same events
   upgraded and written as the current SDK writes them, CPU microseconds per event (20 runs);
 - corpus export, 2 workers: ``trajkit export CORPUS -o OUT --jobs 2``, CPU seconds of the export
   and its workers, against its floor: one process reading every event file, ``orjson.loads``
-  of each, and one zstd Parquet of the events written (``FLOOR``);
+  of each (empty files skipped, as every reader does), and one zstd Parquet of the events
+  written (``FLOOR``). The default 714 copies make 9,996 conversations (282,744 events, 3.2 GB),
+  issue 31's scale;
 - peak memory, whole process, 10k and 100k: convert, validate, ls (VmHWM of the child).
 
 Every row runs ``--rounds`` times, rounds interleaved (each round runs every row on every
-side once), and prints the median with min-max. The machine this was written on is shared
+side once; the sides take turns going first, in reverse order every other round, so no side
+always runs right after the same one), and prints the median with min-max. The machine this was written on is shared
 (2 cores, many agents): CPU seconds and ratios, not wall time, are the figures to quote.
 Without ``--sdk-python`` (or when it is absent) the SDK column holds issue 31's recorded figures
 (openhands-sdk 1.58.2 on `8bb7cc8`'s machine), marked "recorded". ``--base CHECKOUT`` adds the
@@ -74,6 +84,8 @@ FLOOR = (
     "    for name in sorted(os.listdir(events)):\n"
     "        with open(os.path.join(events, name), 'rb') as f:\n"
     "            raw = f.read()\n"
+    "        if not raw.strip():\n"
+    "            continue  # as every reader: an empty file is no event\n"
     "        orjson.loads(raw)\n"
     "        ids.append(conv); texts.append(raw)\n"
     "table = pa.table({'conversation_id': ids, 'event_json': pa.array(texts, pa.binary())})\n"
@@ -87,6 +99,10 @@ FLOOR = (
 
 def _trajkit_op(op: str, folder: str) -> Callable[[], object]:
     """What each in-process row runs (imports here: the checkout on PYTHONPATH is measured)."""
+    if op == "floor":  # read + orjson.loads of every event file, no Path: no reader does less
+        from bench_floor import _floor_tight
+
+        return lambda: _floor_tight(Path(folder))
     if op == "load":
         from trajkit.store import open_conversation
 
@@ -102,10 +118,15 @@ def _trajkit_op(op: str, folder: str) -> Callable[[], object]:
     from trajkit.convert.stream import write_conversation
 
     def write() -> object:
-        with open(os.devnull, "wb") as out:
+        with open(_out_file("child"), "wb") as out:  # a real file, as the SDK side writes
             return write_conversation(folder, out, to="chat")
 
     return write
+
+
+def _out_file(side: str) -> str:
+    """Where `side`'s convert writes its document (a real file in /tmp, removed afterwards)."""
+    return f"/tmp/trajkit-bench-table-{os.getpid()}.{side}.json"
 
 
 def child(op: str, folder: str, repeat: str = "1") -> None:
@@ -115,6 +136,7 @@ def child(op: str, folder: str, repeat: str = "1") -> None:
     for _ in range(int(repeat)):
         func()
     print(f"{(time.process_time() - start) / int(repeat):.6f}")
+    Path(_out_file("child")).unlink(missing_ok=True)
 
 
 # -- the parent side ------------------------------------------------------------------------------
@@ -164,15 +186,21 @@ def _folder(corpus: Path) -> Path:
     return next(p for p in sorted(corpus.iterdir()) if (p / "events").is_dir())
 
 
-def make_inputs(work: Path, copies: int) -> dict[str, Path]:
+def make_conversations(work: Path) -> dict[str, Path]:
+    """The generated conversations of 10k and 100k events (`c10k`, `c100k`), made once."""
     gen = [sys.executable, str(HERE / "gen_corpus.py")]
     for name, n in (("c10k", 10_000), ("c100k", 100_000)):
         if not (work / name).is_dir():
             subprocess.run([*gen, str(work / name), "--conversations", "1", "--events", str(n)])
+    return {"c10k": _folder(work / "c10k"), "c100k": _folder(work / "c100k")}
+
+
+def make_inputs(work: Path, copies: int) -> dict[str, Path]:
     corpus = work / f"corpus{copies}"
+    inputs = make_conversations(work)
     if not corpus.is_dir() and SHARED is not None:
         make_corpus(corpus, copies)
-    inputs = {"c10k": _folder(work / "c10k"), "c100k": _folder(work / "c100k"), "corpus": corpus}
+    inputs["corpus"] = corpus
     if not (work / "older").is_dir() and SHARED is not None:
         make_older_and_current(work)
     if (work / "older").is_dir():
@@ -243,7 +271,11 @@ def _count_events(corpus: Path) -> int:
 
 def run_round(table: Table, sides: dict[str, tuple[str, list[Path]]], inputs: dict[str, Path],
               rows: set[str], n: int = 0) -> None:  # fmt: skip
-    order = list(sides)[n % len(sides) :] + list(sides)[: n % len(sides)]  # who goes first
+    # who goes first, and who follows whom: odd rounds take the sides in reverse (rotations
+    # alone keep one side always after the SDK's run, the one whose exit leaves the most behind)
+    seq = list(sides)[:: -1 if n % 2 else 1]
+    k = (n // 2) % len(seq)
+    order = seq[k:] + seq[:k]
     sides = {side: sides[side] for side in order}
     c10k, c100k, corpus = str(inputs["c10k"]), str(inputs["c100k"]), inputs["corpus"]
     out = Path("/tmp") / f"trajkit-bench-table-{os.getpid()}"
@@ -254,9 +286,14 @@ def run_round(table: Table, sides: dict[str, tuple[str, list[Path]]], inputs: di
         for op in IN_PROCESS:
             for side, (python, path) in sides.items():
                 args = ["-m", "sdk_side", SDK_OP.get(op, op), c10k, "--timed"]
+                if op == "write_conversation":  # both sides write a real file in /tmp
+                    args += ["--out", _out_file("sdk")]
                 if side != "sdk":
                     args = ["-m", "bench_table", "--child", op, c10k]
                 table.add(f"{op} 10k", side, float(_run(python, path, args)[2]))
+        python, path = sides["trajkit"]
+        args = ["-m", "bench_table", "--child", "floor", c10k]
+        table.add("floor 10k", "trajkit", float(_run(python, path, args)[2]))
     if "older" in rows and "older" in inputs:
         for which in ("older", "current"):
             folder = inputs[which]
@@ -275,6 +312,8 @@ def run_round(table: Table, sides: dict[str, tuple[str, list[Path]]], inputs: di
                     if side == "sdk" and (size == "10k" or "process" not in rows):
                         continue
                     args = ["-m", "sdk_side", op, folder]
+                    if op == "convert":  # both sides write a real file in /tmp
+                        args += ["--out", _out_file("sdk")]
                     if side != "sdk":
                         extra = ["-o", f"{out}.json", "--overwrite"] if op == "convert" else []
                         args = ["-m", "trajkit", op, folder, *extra]
@@ -284,9 +323,13 @@ def run_round(table: Table, sides: dict[str, tuple[str, list[Path]]], inputs: di
                     table.add(f"process {op} {size}", side, cpu)
                     table.add(f"peak {op} {size}", side, peak)
         Path(f"{out}.json").unlink(missing_ok=True)
+    Path(_out_file("sdk")).unlink(missing_ok=True)
     if "export" in rows and corpus.is_dir():
-        cpu, _, _ = _run(sys.executable, [], ["-c", FLOOR, str(corpus), f"{out}.parquet"])
+        cpu, _, read = _run(sys.executable, [], ["-c", FLOOR, str(corpus), f"{out}.parquet"])
+        if not read.strip().isdigit():  # it stopped early (exit 1 passes `_run`): no floor
+            raise SystemExit(f"the export floor failed on {corpus}")
         table.add("export corpus", "floor", cpu)  # this interpreter, no trajkit
+        table.add("export corpus events", "floor", int(read))  # the non-empty event files
         for side, (python, path) in sides.items():
             if side != "sdk":
                 shutil.rmtree(f"{out}.export", ignore_errors=True)
@@ -335,10 +378,19 @@ def print_table(table: Table, sides: list[str], corpus_events: int) -> None:
             cells += [_fig(table.get(name, "base"), " s"), _ratio(table.get(name, "base"), mine)]
         cells.append(_ratio(theirs, mine))
         print("| " + " | ".join(cells) + " |")
+    floor = table.get("floor 10k", "trajkit")
+    if floor:  # what the SDK's figure allows at most, beside each in-process row
+        cells = ["read + orjson.loads floor, 10k, in process", "", _fig(floor, " s")]
+        cells += ["", ""] if base else []
+        sdk_fig = [f"{op} {_ratio(table.get(f'{op} 10k', 'sdk'), floor)}" for op in IN_PROCESS]
+        cells.append("SDK / floor: " + ", ".join(sdk_fig) if sdk else "")
+        print("| " + " | ".join(cells) + " |")
     floor = table.get("export corpus", "floor")
     if floor:
         mine = table.get("export corpus", "trajkit")
-        name = f"export corpus ({corpus_events:,} events), 2 workers, CPU-s"
+        counted = table.get("export corpus events", "floor")
+        events = f"{int(counted[0]):,} events" if counted else f"{corpus_events:,} event files"
+        name = f"export corpus ({events}), 2 workers, CPU-s"
         cells = [name, f"floor {_fig(floor, ' s')}", _fig(mine, " s")]
         if base:
             cells += [_fig(table.get("export corpus", "base"), " s")]
@@ -381,7 +433,9 @@ def main(
     parser.add_argument("--sdk-python", default="/work/sdkvenv/bin/python")
     parser.add_argument("--base", type=Path, help="another checkout, run side by side")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--copies", type=int, default=40, help="copies of each real conversation")
+    parser.add_argument(
+        "--copies", type=int, default=714, help="copies of each real conversation (714: 9,996)"
+    )
     parser.add_argument("--work", type=Path, default=Path("/tmp/trajkit-bench-table"))
     parser.add_argument("--rows", default=default_rows, help="any of: " + default_rows)
     parser.add_argument("--no-sdk", action="store_true", help="the recorded SDK figures")

@@ -4,7 +4,7 @@ issue 31's recorded figures).
 
 Usage:
     git worktree add --detach /work/wt/base8bb 8bb7cc8
-    python benchmarks/compare_revs.py --base /work/wt/base8bb [--rounds 3] [--copies 40]
+    python benchmarks/compare_revs.py --base /work/wt/base8bb [--rounds 3] [--copies 714]
 
 Each checkout's figures come from children with its own `trajkit` first on `PYTHONPATH`; the
 inputs, rounds and figures are `bench_table.py`'s (see there). "base / trajkit" above 1 means

@@ -2,7 +2,7 @@
 
 Run with the SDK's own interpreter (openhands-sdk 1.58.2 installed; trajkit not imported):
 
-    /work/sdkvenv/bin/python benchmarks/sdk_side.py OP FOLDER [--timed]
+    /work/sdkvenv/bin/python benchmarks/sdk_side.py OP FOLDER [--timed] [--out FILE]
 
 Operations, each what the SDK itself offers for the job trajkit does:
 - ``load``: iterate ``EventLog`` (what ``Conversation`` reads on resume) over every event;
@@ -10,7 +10,9 @@ Operations, each what the SDK itself offers for the job trajkit does:
   SDK has no validator; its strict load is the nearest) and ``base_state.json`` as JSON;
 - ``chat`` / ``responses``: the events loaded, ``LLMConvertibleEvent.events_to_messages``,
   then ``LLM.format_messages_for_llm`` / ``format_messages_for_responses``;
-- ``convert``: ``chat`` plus the indented JSON document written out (the CLI's job);
+- ``convert``: ``chat`` plus the indented JSON document written to ``--out FILE`` (the CLI's
+  job; default ``os.devnull``). ``bench_table.py`` gives both sides a real file in ``/tmp``:
+  ``trajkit convert -o FILE`` writes one, so the SDK writes the same kind of destination;
 - ``ls``: the event log's index (its listing), ``base_state.json``, and events read until the
   first user message (what a listing row shows);
 - ``stats``: every event loaded and counted by kind, tool calls by tool.
@@ -74,10 +76,10 @@ def responses(folder: str) -> int:
     return len(_LLM.format_messages_for_responses(_messages(folder))[1])
 
 
-def convert(folder: str) -> int:
+def convert(folder: str, out: str = os.devnull) -> int:
     messages = _LLM.format_messages_for_llm(_messages(folder))
-    with open(os.devnull, "w") as out:
-        out.write(json.dumps({"messages": messages}, indent=2, ensure_ascii=False))
+    with open(out, "w", encoding="utf-8") as f:
+        f.write(json.dumps({"messages": messages}, indent=2, ensure_ascii=False) + "\n")
     return len(messages)
 
 
@@ -108,13 +110,16 @@ OPS = {f.__name__: f for f in (load, validate, chat, responses, convert, ls, sta
 def main() -> None:
     op, folder, *flags = sys.argv[1:]
     func = OPS[op]
+    args = [folder]
+    if "--out" in flags:  # convert's destination
+        args.append(flags[flags.index("--out") + 1])
     if "--timed" in flags:
-        func(folder)
+        func(*args)
         start = time.process_time()
-        func(folder)
+        func(*args)
         print(f"{time.process_time() - start:.4f}")
     else:
-        func(folder)
+        func(*args)
 
 
 if __name__ == "__main__":

@@ -129,6 +129,7 @@ _BASE64_LABEL = "base64 of a provider key"
 _prefix_scan: Any = None
 _base64_scan: Any = None
 _gate_scan: Any = None
+_escape_scan: Any = None
 _WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 
 MIN_SECRET_LENGTH = 6
@@ -283,7 +284,7 @@ def may_hold_key(data: bytes) -> bool:
     True when a key's starting literal or its base64 occurs (`KEY_GATE_LITERALS`), or a JSON
     `\\u` escape (which could spell one); about 2 us per 8 KB, where the rule's regexes take 20.
     """
-    return _key_gate(data) or b"\\u" in data
+    return _key_gate(data) or _has_escape(data)
 
 
 def _key_gate(data: bytes) -> bool:
@@ -298,6 +299,18 @@ def _key_gate(data: bytes) -> bool:
             list(KEY_GATE_LITERALS), matchkind=ahocorasick_rs.MATCHKIND_LEFTMOST_FIRST
         )
     return bool(_gate_scan.find_matches_as_indexes(data))
+
+
+def _has_escape(data: bytes) -> bool:
+    """`b"\\u" in data`, by a SIMD scan: bytes' own search goes at ~1 GB/s on JSON (every
+    `u` is a candidate), 0.38 s of a 377 MB converted document against 0.05 s.
+    """
+    global _escape_scan
+    if _escape_scan is None:
+        import ahocorasick_rs
+
+        _escape_scan = ahocorasick_rs.BytesAhoCorasick([b"\\u"])
+    return bool(_escape_scan.find_matches_as_indexes(data))
 
 
 def has_base64_key_literal(data: bytes) -> bool:

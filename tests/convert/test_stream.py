@@ -11,6 +11,7 @@ images in tool results).
 from __future__ import annotations
 
 import io
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +84,12 @@ def _streamed(folder: Path, to: str, options: ConversionOptions) -> tuple[bytes,
     out = io.BytesIO()
     written = write_conversation(folder, out, to=to, options=options)  # type: ignore[arg-type]
     assert written.errors == []
+    with tempfile.TemporaryFile() as f:  # a real file written at its end: no spool for chat
+        f.write(b"kept")
+        again = write_conversation(folder, f, to=to, options=options)  # type: ignore[arg-type]
+        f.seek(0)
+        assert f.read() == b"kept" + out.getvalue()
+        assert again == written
     return out.getvalue(), written.problems
 
 
@@ -120,6 +127,12 @@ def test_streaming_equals_in_memory_on_every_fixture(folder: Path, to: str, pass
         with pytest.raises(TrajkitError, match="; (invalid, )?skipped"):
             write_conversation(folder, out, to=to)  # type: ignore[arg-type]
         assert out.getvalue() == b""  # nothing written before the verdict
+        with tempfile.TemporaryFile() as f:  # a file: what the first pass wrote is taken back
+            f.write(b"kept")
+            with pytest.raises(TrajkitError, match="; (invalid, )?skipped"):
+                write_conversation(folder, f, to=to)  # type: ignore[arg-type]
+            f.seek(0)
+            assert f.read() == b"kept"
         return
     for options in OPTIONS.values():
         _assert_same(folder, to, options)
@@ -148,19 +161,45 @@ def test_jsonl_line_equals_in_memory_on_every_fixture(folder: Path, to: str, pas
         assert written.problems == result["problems"]
 
 
-def test_keep_invalid_converts_with_the_errors(tmp_path: Path) -> None:
+def _invalid_folder(tmp_path: Path) -> Path:
+    """A two-event conversation validate rejects (an index gap), still readable."""
     log = Log()
     log.system()
     log.user(text("hi"))
     folder = log.write(tmp_path / "conv")
     second = next((folder / "events").glob("event-00001-*.json"))
     second.rename(second.with_name(second.name.replace("00001", "00003")))  # an index gap
+    return folder
+
+
+def test_keep_invalid_converts_with_the_errors(tmp_path: Path) -> None:
+    folder = _invalid_folder(tmp_path)
     errors = conversation_errors(folder)
     assert errors
     out = io.BytesIO()
     written = write_conversation(folder, out, keep_invalid=True)
     assert written.errors == errors
     assert out.getvalue() == _in_memory(folder, "chat", ConversionOptions())[0]
+    with (tmp_path / "out.json").open("wb") as f:  # the first pass wrote there: taken back
+        assert write_conversation(folder, f, keep_invalid=True) == written
+    assert (tmp_path / "out.json").read_bytes() == out.getvalue()
+
+
+def test_a_file_with_bytes_after_the_position_gets_no_bytes_before_the_verdict(
+    tmp_path: Path,
+) -> None:
+    """Only a file written at its end takes the first pass's bytes (it is truncated back to
+    where it was); a file with bytes after the position is left as it was on an invalid
+    conversation, its later bytes included.
+    """
+    folder = _invalid_folder(tmp_path)
+    path = tmp_path / "out.json"
+    path.write_bytes(b"before|after")
+    with path.open("r+b") as f:
+        f.seek(len(b"before|"))
+        with pytest.raises(TrajkitError, match="invalid, skipped"):
+            write_conversation(folder, f)
+    assert path.read_bytes() == b"before|after"
 
 
 def _condensed_log() -> Log:

@@ -119,3 +119,133 @@ def test_a_conversation_without_sub_conversations_embeds_none() -> None:
 
     document = convert_conversation(fx.sdk_conversation("b_terminal"), to="atif")
     assert "subagent_trajectories" not in document
+
+
+# -- migrate: embedded trajectories written below their parent, as the runtime keeps them ----
+
+
+def _step(n: int, source: str, message: str, **more: object) -> dict:
+    return {"step_id": n, "source": source, "message": message, **more}
+
+
+def _doc(steps: list[dict], **more: object) -> dict:
+    return {"schema_version": "ATIF-v1.7", "agent": {"name": "harness", "version": "2"},
+            "steps": steps, **more}  # fmt: skip
+
+
+def _harbor_run(folder: Path) -> Path:
+    """A foreign ATIF run: a parent whose tool result refers to an embedded `helper` (which
+    embeds `deep`), continued after a context reset in a file that embeds `later`.
+    """
+    deep = _doc([_step(1, "user", "nested question")], trajectory_id="deep")
+    helper = _doc([_step(1, "user", "look it up"), _step(2, "agent", "found it")],
+                  trajectory_id="helper", subagent_trajectories=[deep])  # fmt: skip
+    call = {"tool_call_id": "c1", "function_name": "delegate", "arguments": {"to": "helper"}}
+    result = {"source_call_id": "c1", "content": "found it",
+              "subagent_trajectory_ref": [{"trajectory_id": "helper"}]}  # fmt: skip
+    first = _doc(
+        [_step(1, "user", "main task"),
+         _step(2, "agent", "asking", tool_calls=[call], observation={"results": [result]})],
+        subagent_trajectories=[helper], continued_trajectory_ref="trajectory.cont-1.json",
+    )  # fmt: skip
+    later = _doc([_step(1, "user", "after the reset")], trajectory_id="later")
+    cont = _doc([_step(1, "user", "go on"), _step(2, "agent", "done")],
+                subagent_trajectories=[later])  # fmt: skip
+    (folder / "trajectory.json").write_text(json.dumps(first))
+    (folder / "trajectory.cont-1.json").write_text(json.dumps(cont))
+    return folder / "trajectory.json"
+
+
+def _steps_by_trajectory(doc: dict, key: str = "") -> dict[str, list[dict]]:
+    """Each trajectory's steps (trajkit's `extra.openhands` and step numbers left out), by
+    `trajectory_id`, embedded ones included (depth first).
+    """
+    from tests.formats.test_atif_write import _strip
+
+    out = {key: [{k: v for k, v in _strip(s).items() if k != "step_id"} for s in doc["steps"]]}
+    for sub in doc.get("subagent_trajectories") or []:
+        out.update(_steps_by_trajectory(sub, sub["trajectory_id"]))
+    return out
+
+
+def test_migrate_writes_embedded_trajectories_below_their_parent(tmp_path: Path) -> None:
+    from tests.support.cli import run_trajkit
+
+    source = tmp_path / "job"
+    source.mkdir()
+    path = _harbor_run(source)
+    before = {p: p.read_bytes() for p in source.iterdir()}
+    out = tmp_path / "out"
+    done = run_trajkit("migrate", path, "-o", out)
+    assert done.returncode == 0, done.stderr
+    assert "migrated 4 conversation(s)" in done.stdout
+    assert {p: p.read_bytes() for p in source.iterdir()} == before  # the input untouched
+    (parent,) = out.iterdir()  # one conversation folder at the top: the children are inside
+    helper, later = (open_conversation(p) for p in _by_first_message(parent, "look it up", "after the reset"))  # fmt: skip
+    (deep,) = (helper.path / "subagents").iterdir()  # type: ignore[operator]
+    assert open_conversation(deep).id and (deep / "events").is_dir()
+    assert json.loads((deep / "base_state.json").read_text())["persistence_dir"] == str(deep)
+    listed = run_trajkit("ls", out)
+    assert listed.returncode == 0 and len(listed.stdout.splitlines()) == 4, listed.stdout
+    back = tmp_path / "back.json"
+    converted = run_trajkit("convert", parent, "--to", "atif", "-o", back)
+    assert converted.returncode == 0, converted.stderr
+    document = json.loads(back.read_text())
+    atif.Trajectory.model_validate(document)  # refs point at embedded trajectories
+    first, cont = (json.loads(p.read_text()) for p in (path, source / "trajectory.cont-1.json"))
+    original = _steps_by_trajectory(first)
+    original[""] += _steps_by_trajectory(cont)[""]
+    original.update({k: v for k, v in _steps_by_trajectory(cont).items() if k})
+    assert _steps_by_trajectory(document) == original  # every step of every trajectory
+    again = run_trajkit("migrate", path, "-o", out)  # a re-run keeps what is there
+    assert again.returncode == 0 and "1 already migrated" in again.stdout, again.stdout
+
+
+def test_a_bad_embedded_trajectory_is_one_line_and_the_rest_is_written(tmp_path: Path) -> None:
+    from tests.support.cli import run_trajkit
+
+    bad = _doc(7, trajectory_id="bad", subagent_trajectories=[_doc([], trajectory_id="kid")])  # type: ignore[arg-type]
+    good = _doc([_step(1, "user", "fine")], trajectory_id="good")
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(_doc([_step(1, "user", "main")], subagent_trajectories=[bad, good])))
+    done = run_trajkit("migrate", path, "-o", tmp_path / "out")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert (
+        f"skipped {path}#bad:/subagent_trajectories/0/steps: expected a list of steps"
+        in done.stderr
+    )
+    assert f"skipped {path}#bad/kid: the trajectory it is embedded in was not read" in done.stderr
+    (parent,) = (tmp_path / "out").iterdir()
+    assert len(list(parent.glob("subagents/*/events"))) == 1  # `good`, below its parent
+
+
+def _by_first_message(parent: Path, *texts: str) -> list[Path]:
+    """The parent's sub-conversation folders, in the order of their first messages."""
+    found = {}
+    for folder in (parent / "subagents").iterdir():
+        event = next(iter(open_conversation(folder).iter_events()))
+        found[event.llm_message.content[0].text] = folder  # type: ignore[attr-defined]
+    return [found[t] for t in texts]
+
+
+def test_trajkits_own_atif_migrates_back_to_the_runtimes_layout(
+    parent: Path, tmp_path: Path
+) -> None:
+    from tests.formats.test_atif_write import _strip
+    from tests.support.cli import run_trajkit
+
+    first = tmp_path / "first.json"
+    assert run_trajkit("convert", parent, "--to", "atif", "-o", first).returncode == 0
+    out = tmp_path / "out"
+    done = run_trajkit("migrate", first, "-o", out)
+    assert done.returncode == 0, done.stderr
+    (migrated,) = out.iterdir()
+    assert migrated.name == parent.name
+    assert sorted(p.name for p in (migrated / "subagents").iterdir()) == sorted(
+        p.name for p in _subs(parent)
+    )  # the sub-conversations, by their own ids, where the runtime put them
+    again = tmp_path / "again.json"
+    assert run_trajkit("convert", migrated, "--to", "atif", "-o", again).returncode == 0
+    a, b = (json.loads(p.read_text()) for p in (first, again))
+    assert _strip(a["steps"]) == _strip(b["steps"])
+    assert _strip(a["subagent_trajectories"]) == _strip(b["subagent_trajectories"])

@@ -4,6 +4,7 @@ conversation's LLM registry, ``content_to_str``, the exports the SDK examples im
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -128,6 +129,75 @@ def test_client_tools_are_offered_recorded_and_acknowledged(llm_server, tmp_path
     again.close()
     with pytest.raises(ValueError, match="object JSON Schema"):
         ClientToolSpec(name="x", description="x", parameters={"type": "string"})
+
+
+RESTORE_CHILD = """
+import json, sys, uuid
+from pydantic import SecretStr
+from trajkit.sdk import LLM, Agent, Conversation, Tool
+
+base_url, persist, workspace, cid = sys.argv[1:5]
+llm = LLM(model="openai/gpt-4o", api_key=SecretStr("k"), base_url=base_url, usage_id="agent")
+agent = Agent(llm=llm, tools=[Tool(name="terminal"), Tool(name="file_editor")])
+conv = Conversation(agent=agent, workspace=workspace, persistence_dir=persist,
+                    conversation_id=uuid.UUID(cid), visualizer=None)  # no client_tools=
+conv.send_message("notify again")
+conv.run()
+print(json.dumps([e.action.kind for e in conv.state.events if e.kind == "ActionEvent"]))
+conv.close()
+"""
+
+
+def test_a_restored_conversation_offers_its_client_tools_from_base_state(llm_server, tmp_path):
+    """The SDK rebuilds client tools from ``base_state.json`` on a restore; so does trajkit, in
+    a fresh process (nothing registered yet) and without ``client_tools=`` given again.
+    """
+    import subprocess
+    import sys
+
+    from tests.support.fixtures import REPO
+    from trajkit.sdk import Conversation
+    from trajkit.sdk.tool import ClientToolSpec
+
+    level = {"type": "string", "enum": ["info", "error"]}
+    spec = ClientToolSpec(name="show_banner", description="Shows a banner.", parameters={
+        "type": "object", "properties": {"message": {"type": "string"}, "level": level}})  # fmt: skip
+    llm_server.enqueue_tool_call("show_banner", {"message": "hi", "security_risk": "LOW"})
+    llm_server.enqueue_text("done")
+    conv = Conversation(agent=make_agent(llm_server), workspace=tmp_path, visualizer=None,
+                        persistence_dir=tmp_path / "c", client_tools=[spec])  # fmt: skip
+    conv.send_message("notify")
+    conv.run()
+    conv.close()
+    saved = next((tmp_path / "c").glob("*/base_state.json")).read_bytes()
+    llm_server.enqueue_tool_call("show_banner", {"message": "again", "level": "error"})
+    llm_server.enqueue_text("done again")
+    child = subprocess.run(
+        [sys.executable, "-c", RESTORE_CHILD, llm_server.base_url, str(tmp_path / "c"),
+         str(tmp_path), str(conv.id)],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+    assert child.returncode == 0, child.stderr  # before: "tools were removed mid-conversation"
+    kinds = json.loads(child.stdout.splitlines()[-1])
+    assert kinds == ["ClientAction_show_banner", "ClientAction_show_banner"]
+    restored = llm_server.bodies("chat")[2]  # the first request of the restored conversation
+    offered = {t["function"]["name"]: t["function"] for t in restored["tools"]}
+    assert offered["show_banner"]["parameters"]["properties"]["level"]["enum"] == ["info", "error"]
+    assert "Tool call dispatched to client." in json.dumps(
+        llm_server.bodies("chat")[3]["messages"][-1]
+    )
+    after = json.loads(next((tmp_path / "c").glob("*/base_state.json")).read_text())
+    assert after["agent"]["tools"] == json.loads(saved)["agent"]["tools"]  # kept, not doubled
+
+
+def test_only_a_spec_of_the_tools_own_name_is_a_client_tool():
+    from trajkit.sdk.tool.client_tool import saved_client_tools
+
+    spec = {"name": "a", "description": "d", "parameters": {"type": "object"}}
+    tools = [{"name": "a", "params": {"spec": spec}}, {"name": "b", "params": {"spec": spec}},
+             {"name": "c", "params": {"spec": {"name": "c"}}}, {"name": "terminal", "params": {}}]  # fmt: skip
+    assert [s.name for s in saved_client_tools({"agent": {"tools": tools}})] == ["a"]
+    assert saved_client_tools(None) == [] and saved_client_tools({"agent": "x"}) == []
 
 
 def test_goal_loop_follows_up_until_the_judge_is_satisfied(llm_server, tmp_path):

@@ -66,3 +66,35 @@ def test_response_fields_are_offered_validated_and_read_back(
     finished = [e for e in events if isinstance(e, ObservationEvent) and e.tool_name == "finish"]
     assert describe(finished[0]) is None
     conv.close()
+
+
+def test_response_fields_survive_a_restore(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+    """A restored conversation answers ``parse_response(event.action)`` for the calls it
+    recorded, as the live one did (the fields are read back from each call's arguments).
+    """
+
+    def agent() -> Agent:
+        return Agent(llm=make_llm(llm_server),
+                     tools=[Tool(name="terminal", params={"response_schema": Rationale})])  # fmt: skip
+
+    llm_server.enqueue_tool_call("terminal", {"command": "echo hi"})  # refused: no rationale
+    llm_server.enqueue_tool_call(
+        "terminal", {"command": "echo hi", "purpose": "greet", "expected_outcome": "hi"}
+    )
+    llm_server.enqueue_text("done")
+    kept = dict(workspace=tmp_path / "ws", persistence_dir=tmp_path / "c", visualizer=None)
+    conv = Conversation(agent=agent(), **kept)  # type: ignore[arg-type]
+    conv.send_message("go")
+    conv.run()
+    conv.close()
+    restored = Conversation(agent=agent(), conversation_id=conv.id, **kept)  # type: ignore[arg-type]
+    calls = [e for e in restored.state.events if isinstance(e, ActionEvent)]
+    assert [c.action is None for c in calls] == [True, False]  # the first was refused
+    terminal = restored.agent.tools_map["terminal"]
+    assert terminal.parse_response(calls[-1].action) == Rationale(
+        purpose="greet", expected_outcome="hi"
+    )
+    assert terminal.parse_last_response(restored.state.events) == terminal.parse_response(
+        calls[-1].action
+    )
+    restored.close()

@@ -12,6 +12,7 @@ from V0) and masks nothing, whatever the input.
 
 from __future__ import annotations
 
+import io
 import json
 import zipfile
 from pathlib import Path
@@ -235,3 +236,25 @@ def test_migrate_masks_nothing_from_any_shape(
     assert result.exit_code == 0, result.output
     written = b"".join(f.read_bytes() for f in out.rglob("*.json"))
     assert clear(written) == list(KEYS)
+
+
+@pytest.mark.parametrize("size", [1, 7, 4096, 1 << 16, (1 << 16) + 3, 1 << 20])
+def test_masked_writer_masks_keys_cut_between_writes(size: int) -> None:
+    """`MaskedWriter` keeps each write's trailing run of key bytes for the next one: the bytes
+    written in pieces of any size are the whole text masked at once (a run of key bytes longer
+    than 64 KiB is let through in pieces, as before).
+    """
+    from trajkit.cli._output import MaskedWriter
+    from trajkit.redact import SecretMasker, may_hold_key
+
+    text = ("plain words " * 9000 + KEYS[0] + " then " + "x" * 70_000 + " " + KEYS[3]).encode()
+    text += b' "\\u0073k-not-a-key" end'
+    sink = io.BytesIO()
+    writer = MaskedWriter(sink, SecretMasker((), api_keys=True))
+    for start in range(0, len(text), size):
+        writer.write(text[start : start + size])
+    writer.finish()
+    whole = SecretMasker((), api_keys=True).raw(text)
+    assert sink.getvalue() == whole
+    assert KEYS[0].encode() not in whole and KEYS[3].encode() not in whole
+    assert may_hold_key(b'{"a": "\\u0041"}') and not may_hold_key(b'{"a": "\\\\ u"}')

@@ -29,7 +29,7 @@ def _facts(fact):
 
 def _tight(events: Path, name: str, max_bytes: int, name_id: str | None = "abc"):
     """`name` as the scan of a folder reads it (`events` stands in for the folder's events/)."""
-    listing = Listing([(3, name, name_id, False)])  # type: ignore[list-item]
+    listing = Listing.of([(3, name, name_id, False)])  # type: ignore[list-item]
     return next(scan_events(events, listing, max_bytes=max_bytes))
 
 

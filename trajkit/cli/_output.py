@@ -375,8 +375,9 @@ class MaskedWriter:
 
     def write(self, chunk: bytes) -> int:
         data = self._held + bytes(chunk)
-        cut = len(data.rstrip(_KEY_BYTES))
-        cut = cut if len(data) - cut <= 1 << 16 else len(data)
+        tail = data[-(1 << 16) - 1 :]  # the run looked for in the tail: no copy of the chunk
+        run = len(tail) - len(tail.rstrip(_KEY_BYTES))
+        cut = len(data) - run if run <= 1 << 16 else len(data)
         self._held = data[cut:]
         self._out.write(self._mask(data[:cut]))
         return len(chunk)

@@ -75,10 +75,9 @@ def migrate_command(
             o.progress("migrating", total=total, enabled=not as_json) as bar,
         ):
             for item in outcomes:
-                line = tally.add(item)
-                done = isinstance(item, Migrated)
-                if line is not None and not as_json and not (done and quiet):
-                    bar.echo(line, err=not done)
+                for line, skipped in tally.add(item):
+                    if not as_json and (skipped or not quiet):
+                        bar.echo(line, err=skipped)
                 bar.advance(note=item.source if isinstance(item, Migrated) else item.path)
     except KeyboardInterrupt:
         click.echo(tally.interrupted(o.display_path(out_dir)), err=True)

@@ -85,7 +85,8 @@ def call_ids(messages: Iterable[Message]) -> tuple[set[str], set[str]]:
         if m.role == "tool" and m.tool_call_id:
             answered.add(m.tool_call_id)
         elif m.role == "assistant" and m.tool_calls:
-            called.update(tc.id for tc in m.tool_calls)
+            for tc in m.tool_calls:
+                called.add(tc.id)
     return answered, called
 
 
@@ -145,12 +146,13 @@ class DanglingFixer:
             return
         self._close()
         if m.role == "assistant" and m.tool_calls:
-            self._pending = {tc.id: (tc.name, i) for tc in m.tool_calls}
-            self._dangling = [
-                DanglingCall(cid, name, idx)
-                for cid, (name, idx) in self._pending.items()
-                if cid not in self._answered
-            ]
+            pending = self._pending = {}
+            for tc in m.tool_calls:
+                pending[tc.id] = (tc.name, i)
+            answered = self._answered
+            for cid, (name, idx) in pending.items():
+                if cid not in answered:
+                    self._dangling.append(DanglingCall(cid, name, idx))
             if self._dangling and self._policy == "drop":
                 kept = _without_calls(m, {d.tool_call_id for d in self._dangling})
                 if kept is not None:

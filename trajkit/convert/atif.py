@@ -502,7 +502,9 @@ class _Writer:
                 self.problems.append(f"sub-conversation {folder.name}: {exc}; not embedded")
                 document, problems = {"schema_version": SCHEMA_VERSION, "agent": {
                     "name": "openhands-sdk", "version": "unknown"}, "steps": []}, []  # fmt: skip
-            document["trajectory_id"] = document.get("session_id") or folder.name
+            document["trajectory_id"] = (  # an ATIF file's own id, kept when it was migrated
+                document.get("trajectory_id") or document.get("session_id") or folder.name
+            )
             self.problems += [f"sub-conversation {folder.name}: {p}" for p in problems]
             body = orjson.dumps(document) if self.line else _indented(document, 4)
             self.out.write((sep if n else b"") + body)
@@ -517,13 +519,13 @@ _LLM_KINDS = {"MessageEvent", "ActionEvent", "ObservationEvent", "AgentErrorEven
 def _sub_folders(conv: StoredConversation) -> list[Path]:
     """The conversation's sub-conversation folders (`subagents/<hex>/`), oldest first."""
     from trajkit.shapes.memory import MemoryConversation
-    from trajkit.store.layout import SUBAGENTS_DIR, is_conversation_folder
+    from trajkit.store.layout import is_conversation_folder, subagents_dir
 
     folder = conv.path
     if isinstance(conv, MemoryConversation) or not isinstance(folder, Path):
         return []  # in memory, or in storage: no folder of sub-conversations to list
     try:
-        found = [p for p in (folder / SUBAGENTS_DIR).iterdir() if is_conversation_folder(p)]
+        found = [p for p in subagents_dir(folder).iterdir() if is_conversation_folder(p)]
     except OSError:
         return []
     return sorted(found, key=lambda p: (_first_time(p), p.name))

@@ -34,7 +34,6 @@ from trajkit.convert.view import (
     UNKNOWN,
     BranchError,
     ViewEntry,
-    active_branch,
     branch_entries,
     condensed_entries,
     entry_of,
@@ -108,14 +107,13 @@ def prepare_messages(
     head_is_empty = bool(state and state.head_is_empty)
     newer: list[str] = []
     source: Sequence[Event] | Mapping[int, Event] = events
-    if entries is None:
-        branch_events = active_branch(
-            events,  # type: ignore[arg-type]  # every event: a sequence
-            leaf_event_id=leaf,
-            head_is_empty=head_is_empty,
-        )
-        source, newer = apply_newer_kinds(branch_events)  # e.g. SystemPromptUpdateEvent
-        branch = [entry_of(e, n) for n, e in enumerate(source)]
+    if entries is None:  # every event: a sequence (``active_branch``, its entries kept)
+        entries = [entry_of(e, n) for n, e in enumerate(events)]  # type: ignore[arg-type]
+        branch = branch_entries(entries, leaf_event_id=leaf, head_is_empty=head_is_empty)
+        applied, newer = apply_newer_kinds([events[e.pos] for e in branch])
+        if newer:  # e.g. SystemPromptUpdateEvent: the branch's events changed
+            source = applied
+            branch = [entry_of(e, n) for n, e in enumerate(source)]
     else:
         branch = branch_entries(entries, leaf_event_id=leaf, head_is_empty=head_is_empty)
     dropped: list[tuple[str, ViewEntry]] = []
@@ -173,7 +171,10 @@ def chat_messages(prepared: Prepared) -> tuple[list[dict[str, Any]], list[dict[s
 
 
 def _chat_document(prepared: Prepared) -> dict[str, Any]:
-    return {"messages": chat_messages(prepared)[1], "tools": tools_to_chat(prepared.tools)}
+    # the chat messages as sent (`chat_messages(prepared)[1]`) in one pass: the writer moves
+    # tool-result images itself when `tool_images="user"`
+    messages = messages_to_chat(prepared.messages, prepared.formatting)
+    return {"messages": messages, "tools": tools_to_chat(prepared.tools)}
 
 
 def _responses_document(prepared: Prepared) -> dict[str, Any]:

@@ -16,6 +16,12 @@ memory that does not grow with the conversation:
    ``DanglingFixer``, ``message_options``, ``ChatWriter`` / ``ResponsesWriter``); each message
    is written as soon as the rules hand it on.
 
+The first pass also guesses the view and converts it at once (``_Speculation``); when the
+guess holds there is no second pass. It writes into ``out`` itself when ``out`` is a regular
+file written at its end and the target is chat (truncated back to where it was if the verdict
+or the exact view says otherwise), else into a temporary spool copied onto ``out`` at the end:
+either way no byte stays written unless the verdict lets the conversation through.
+
 Peak memory is the entries plus one message at a time (about 250 bytes an event), against
 ~10 KB an event for holding the parsed conversation. The case the streaming path does not take
 (a conversation validate rejects but ``keep_invalid`` converts, a newer SDK's
@@ -25,12 +31,15 @@ the in-memory path's (``tests/convert/test_stream.py`` checks every fixture).
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import shutil
+import stat
 import tempfile
+from array import array
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -75,7 +84,7 @@ from trajkit.store.reader import scanned_event
 
 if TYPE_CHECKING:
     from trajkit.events.state import BaseState
-    from trajkit.store.scan import ScannedFile
+    from trajkit.store.scan import Listing, ScannedFile
 
 __all__ = ["Written", "indented_json", "jsonl_line", "write_conversation"]
 
@@ -137,7 +146,8 @@ def write_conversation(
 
     Raises:
         TrajkitError: validate rejects the conversation (its first error), unless
-            ``keep_invalid``; nothing is written then.
+            ``keep_invalid``; nothing is left written then (a regular file ``out``
+            is truncated back to where it was).
         InputError: an unreadable event, or parent links that do not reach the leaf.
     """
     from trajkit.validate.verdict import Verdict, invalid_reason
@@ -159,9 +169,11 @@ def write_conversation(
     except (TrajkitError, ValueError):  # validate says what is wrong with it
         state, readable = None, False
     layout = _Layout(conv.id if line else None)
-    with tempfile.TemporaryFile(buffering=1 << 20) as spool:  # big items: few syscalls
+    start = _end_of_file(out) if readable and resolve_target(to, state) == "chat" else None
+    with _first_pass_sink(out, start) as spool:
         index = _Index(_speculation(state, spool, to, options, layout) if readable else None)
         verdict = Verdict(conv.path)
+        index.listing = verdict.listing
         for scanned in verdict.files():
             verdict.add(scanned)
             index.add(scanned)
@@ -169,6 +181,7 @@ def write_conversation(
         if errors and not keep_invalid:
             raise TrajkitError(invalid_reason(errors))
         if errors or index.in_memory:
+            _rewind(out, start)
             result = convert_conversation(conv, to=to, options=options)
             problems = result.pop("problems")
             out.write(layout.document(result))
@@ -177,7 +190,46 @@ def write_conversation(
             raise index.error
         if not readable:
             state = conv.base_state()  # raises what the in-memory path raises
-        return _write(conv, state, index, out, to, options, layout)
+        return _write(conv, state, index, out, to, options, layout, start)
+
+
+@contextlib.contextmanager
+def _first_pass_sink(out: IO[bytes], start: int | None) -> Iterator[IO[bytes]]:
+    """Where the first pass writes: ``out`` itself from ``start`` (taken back if the block
+    raises), or a temporary spool when ``start`` is None.
+    """
+    if start is None:
+        with tempfile.TemporaryFile(buffering=1 << 20) as spool:  # big items: few syscalls
+            yield spool
+        return
+    try:
+        yield out
+    except BaseException:
+        with contextlib.suppress(OSError, ValueError):
+            _rewind(out, start)  # nothing written
+        raise
+
+
+def _end_of_file(out: IO[bytes]) -> int | None:
+    """Where ``out`` ends when it is a regular file written at its end: the first pass then
+    writes the document there at once, not into a spool (``_rewind`` takes it back when the
+    verdict or the view says otherwise, so nothing is left written but the document).
+    """
+    try:
+        out.flush()
+        size = os.fstat(out.fileno())
+        at = out.tell()
+        seekable = out.seekable()
+    except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
+        return None  # a pipe, a terminal, a stream without a file (e.g. masking on the way)
+    return at if seekable and stat.S_ISREG(size.st_mode) and at == size.st_size else None
+
+
+def _rewind(out: IO[bytes], start: int | None) -> None:
+    """``out`` as it was at ``start`` (what the first pass wrote there taken back)."""
+    if start is not None:
+        out.seek(start)
+        out.truncate()
 
 
 def _write(
@@ -188,6 +240,7 @@ def _write(
     to: Target,
     options: ConversionOptions,
     layout: _Layout,
+    start: int | None,
 ) -> Written:
     conv.upgrades.update(index.upgrades)
     notes = [*getattr(conv, "notes", ()), *conv.upgrade_notes()]
@@ -209,14 +262,17 @@ def _write(
         view = full_entries(branch)
     tools = next((index.tools[e.pos] for e in branch if e.pos in index.tools), [])
     target = resolve_target(to, state)
-    answered = {index.answers[e.pos] for e in view if e.pos in index.answers}
-    called = {c for e in view if e.pos in index.calls for c in index.calls[e.pos]}
+    answered = {a for e in view if (a := index.answer_of(e)) is not None}
+    called = {c for e in view for c in index.calls_of(e)}
     spec = index.speculation
     if spec is not None and spec.finish(view, answered, called):
         found = spec.converter.finish()
-        out.write(layout.head(target, spec.converter.instructions))
-        _copy(spec.spool, out)
+        if spec.spool is not out:  # else the first pass wrote the document there
+            if target != "chat":  # the chat head is the spool's first bytes
+                out.write(layout.head(target, spec.converter.instructions))
+            _copy(spec.spool, out)
     else:  # the second pass: read the events of the view again
+        _rewind(out, start)
         formatting = options.format_for(llm_config(state))
         converter = _Converter(out, options, formatting, target, layout)
         converter.answered.update(answered)  # the sets the dangling rule holds
@@ -226,14 +282,14 @@ def _write(
         if target == "responses" and options.system:  # instructions come first
             for e in view:
                 if e.pos in index.system:
-                    loaded[e.pos] = event = _load(e, index.folder)
+                    loaded[e.pos] = event = _load(e, index)
                     text = message_to_responses(event.to_llm_message(), [])  # type: ignore[attr-defined]
                     if text:
                         instructions = join_instructions(instructions, text)
         out.write(layout.head(target, instructions))
         for e in view:
             kept = loaded.pop(e.pos, None) if e.pos >= 0 else None
-            converter.add(kept if kept is not None else _load(e, index.folder))
+            converter.add(kept if kept is not None else _load(e, index))
         found = converter.finish()
     listed = tools_to_chat(tools) if target == "chat" else tools_to_responses(tools)
     items = spec.converter.items if spec and spec.used else converter.items
@@ -271,21 +327,20 @@ class _Layout:
             return head + b',"messages":['
         return head + b',"instructions":' + orjson.dumps(instructions) + b',"input":['
 
-    def items(self, items: list[dict[str, Any]], first: bool) -> bytes:
-        """Consecutive elements of the array, with their separators (``first``: none before).
+    def items(self, items: list[dict[str, Any]]) -> bytes | memoryview:
+        """Consecutive elements of the array, with the separators between them (the one
+        before the first is the caller's: ``b","``).
 
         One ``orjson.dumps`` for the lot: wrapped in a one-key object, the indented elements
         come out at the depth the document holds them, so the bytes between the brackets are
-        the elements as ``json.dumps(indent=2)`` lays them out there.
+        the elements as ``json.dumps(indent=2)`` lays them out there (a view of them: no copy).
         """
         try:
             if self.conversation_id is not None:
-                data = orjson.dumps(items)[1:-1]
-                return data if first else b"," + data
-            data = orjson.dumps({"": items}, option=_INDENT)[_WRAP_HEAD:-_WRAP_TAIL]
+                return memoryview(orjson.dumps(items))[1:-1]
+            return memoryview(orjson.dumps({"": items}, option=_INDENT))[_WRAP_HEAD:-_WRAP_TAIL]
         except TypeError:  # an integer beyond 64 bits somewhere: element by element
-            return b"".join(self.item(item, first and not k) for k, item in enumerate(items))
-        return data if first else b"," + data
+            return b"".join(self.item(item, not k) for k, item in enumerate(items))
 
     def item(self, item: dict[str, Any], first: bool) -> bytes:
         """One element of the array, with its separator (the slow path of ``items``)."""
@@ -341,7 +396,10 @@ def _speculation(
     if state is not None and state.head_is_empty:
         return None
     formatting = options.format_for(llm_config(state))
-    converter = _Converter(spool, options, formatting, resolve_target(to, state), layout)
+    target = resolve_target(to, state)
+    if target == "chat":  # the head says nothing the pass finds out: written first
+        spool.write(layout.head(target, None))
+    converter = _Converter(spool, options, formatting, target, layout)
     leaf = state.leaf_event_id if state else None
     return _Speculation(converter, spool, condensed=options.view == "condensed", leaf=leaf)
 
@@ -355,9 +413,10 @@ class _Index:
         self.tools: dict[int, list[Any]] = {}
         """Position of each ``SystemPromptEvent`` -> its tools."""
         self.calls: dict[int, list[str]] = {}
-        """Position -> the call ids of its (assistant) message."""
+        """Position -> the call ids of its (assistant) message, for an action only when they
+        are not its ``tool_call_id`` (``calls_of``: no list kept per action)."""
         self.answers: dict[int, str] = {}
-        """Position -> the call id its tool message answers."""
+        """Position -> the call id its tool message answers, but a result's (``answer_of``)."""
         self.system: set[int] = set()
         """Positions whose message is a system message."""
         self.in_memory = False
@@ -366,9 +425,30 @@ class _Index:
         """What the reader would have raised on a file (the first such file)."""
         self.speculation = speculation
         self.folder = Path()
-        """The scanned files' folder (``events/``): entries keep names."""
+        """The scanned files' folder (``events/``)."""
+        self.listing: Listing | None = None
+        """The listing the scanned files come from (the verdict's)."""
+        self.files = array("q")
+        """Each entry's file, as its position in ``listing`` (no name kept per event)."""
+        self._scanned = 0
+
+    def calls_of(self, entry: ViewEntry) -> list[str] | tuple[str, ...]:
+        """The call ids the message of ``entry`` makes (an action: its own)."""
+        found = self.calls.get(entry.pos)
+        if found is None and entry.flags & ACTION and entry.tool_call_id is not None:
+            return (entry.tool_call_id,)
+        return () if found is None else found
+
+    def answer_of(self, entry: ViewEntry) -> str | None:
+        """The call id the message of ``entry`` answers (a result: its own)."""
+        if entry.flags & RESULT:
+            return entry.tool_call_id
+        return self.answers.get(entry.pos)
 
     def add(self, scanned: ScannedFile) -> None:
+        """One file of the listing's scan, in order (every file: positions count them)."""
+        listed = self._scanned
+        self._scanned += 1
         raw = scanned.raw
         if not raw or raw.isspace() or self.error is not None:
             return  # empty: skipped as the SDK does (and an error of validate's)
@@ -378,22 +458,26 @@ class _Index:
             self.error = exc
             return
         self.folder = scanned.folder
-        self._note(event, scanned.name)
+        self.files.append(listed)
+        self._note(event)
 
-    def _note(self, event: Event, name: str) -> None:
+    def _note(self, event: Event) -> None:
         pos = len(self.entries)
         entry = entry_of(event, pos)
-        entry.path = name  # the listing's name: no `Path` kept per event
+        if pos and entry.parent_id == (prev := self.entries[-1].id):
+            entry.parent_id = prev  # one string for both (100k events: 8 MB)
         self.entries.append(entry)
         flags = entry.flags
         calls: list[str] | tuple[()] = ()
         answer = None
         if flags & ACTION:
-            calls = self.calls[pos] = [event.tool_call.id]  # type: ignore[attr-defined]
+            call: str = event.tool_call.id  # type: ignore[attr-defined]
+            same = entry.tool_call_id
+            if same is None or call != same:
+                self.calls[pos] = [call]
+            calls = [call]
         elif flags & RESULT:  # a tool message (a result's call id is never None)
             answer = entry.tool_call_id
-            if answer is not None:
-                self.answers[pos] = answer
         elif flags & LLM:
             if isinstance(event, SystemPromptEvent):
                 self.tools[pos] = list(event.tools)
@@ -441,7 +525,7 @@ class _Speculation:
         self._leaf = leaf
         self._done = False
         self._prev: str | None = None
-        self._released: list[int] = []
+        self._released = array("q")  # positions: 8 bytes each, not an int object
         self._held: list[tuple[ViewEntry, Event]] = []
         self._open: set[str] = set()
         self._results: set[str | None] = set()
@@ -495,7 +579,7 @@ class _Speculation:
     def _stop(self) -> None:
         self.active = False
         self._held = []
-        self._released = []
+        self._released = array("q")
 
     def finish(self, view: list[ViewEntry], answered: set[str], called: set[str]) -> bool:
         """Whether the guess was the exact view; if so the held tail is converted too."""
@@ -575,12 +659,13 @@ class _Converter:
         return self._fixer.found
 
 
-def _load(entry: ViewEntry, folder: Path) -> Event:
+def _load(entry: ViewEntry, index: _Index) -> Event:
     from trajkit.store.reader import parse_event_bytes, read_file_bytes
 
     if entry.pos < 0:
         return summary_event(entry)
-    path = folder / entry.path
+    assert index.listing is not None
+    path = index.folder / index.listing.entries[index.files[entry.pos]][1]
     return parse_event_bytes(path, read_file_bytes(path))  # nodes checked there
 
 
@@ -607,6 +692,8 @@ class _Items:
     def flush(self) -> None:
         pending = self._pending
         if pending:
-            self._out.write(self._layout.items(pending, not self.count))
+            if self.count:
+                self._out.write(b",")
+            self._out.write(self._layout.items(pending))
             self.count += len(pending)
             pending.clear()

@@ -17,6 +17,7 @@ Steps, cheapest first:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import os
@@ -24,7 +25,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast
 
 from trajkit.errors import InputError
 from trajkit.export.event_rows import EventRows
@@ -36,13 +37,15 @@ from trajkit.shapes.eval_output import BENCHMARK_FIELDS, benchmark_fields
 from trajkit.shapes.memory import ShapeRef
 from trajkit.store.location import Location as Folder
 from trajkit.store.location import is_location, is_remote, label, version_tag
-from trajkit.store.reader import EventFile
+from trajkit.store.reader import EventFile, ListedFiles
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
     from trajkit.convert.options import ConversionOptions
     from trajkit.events import BaseState, Event
+    from trajkit.store.scan import Listing
+    from trajkit.validate.verdict import Verdict
 
 __all__ = [
     "ConversationRows",
@@ -193,7 +196,6 @@ def conversation_rows(
 
 def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None) -> Result:
     from trajkit.store import open_conversation
-    from trajkit.store.reader import parse_event_bytes
     from trajkit.validate.verdict import Verdict, conversation_errors, invalid_reason
 
     conv = open_conversation(path)
@@ -206,44 +208,17 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
         fingerprint = _fingerprint_files([conv.base_state_path, *(f.path for f in files)])
         if fingerprint == previous:
             return Unchanged(source, fingerprint)
-    state_json: dict[str, Any] | None = None
-    state: BaseState | None = None
-    state_error: InputError | None = None
-    try:  # read first: masking starts with the first rows (raised below, where it was)
-        state_json, state = conv.read_base_state()
-    except InputError as exc:
-        state_error = exc
-    rows = _new_rows(conv.id, state_json, state, options, keep_all=False)
-    paths: list[Path] = []
     # the check validate and convert make too, any shape; a folder on disk is scanned once,
     # for the verdict and for the rows (built as the scan reads, let go of if not wanted)
-    listing: list[EventFile] | None = None
-    fed = True
-    upgrades: Counter[str] = Counter()
+    verdict = Verdict(path) if isinstance(path, Path) and path.is_dir() else None
+    state_json, state, state_error = _base_state(conv, verdict)
+    rows = _new_rows(conv.id, state_json, state, options, keep_all=False)
+    names: list[str] = []  # the file of each event fed to `rows` (a `Path` made if named)
+    fed = False
     stats: Any = None
-    if isinstance(path, Path) and path.is_dir():
+    if verdict is not None:
         stats = _fingerprint_hash([conv.base_state_path])
-        verdict = Verdict(path)
-        listing = []
-        for one in verdict.files():
-            verdict.add(one)
-            listing.append(EventFile(one.index, one.event_id, one.path))  # type: ignore[arg-type]
-            if one.stat:
-                stats.update(f"{one.name}:{one.stat.st_size}:{one.stat.st_mtime_ns}\n".encode())
-            upgrades.update(one.upgrades)
-            raw = one.raw
-            if not fed or not raw or raw.isspace():  # as `not raw.strip()`, without a copy
-                continue  # the SDK skips empty files when it iterates (named in branch errors)
-            event = one.event
-            try:  # the scan leaves some kinds (unknown ones) unparsed
-                event = event or parse_event_bytes(one.path, raw, upgrades)
-            except InputError:
-                event = None
-            if event is None or one.index is None:
-                fed = False  # unreadable: validate says why
-                continue
-            rows.add(one.index, event, raw)  # parsed, so valid UTF-8: kept as bytes
-            paths.append(one.path)
+        fed = _scan_rows(verdict, rows, names, stats)
         errors = verdict.errors()
     else:
         errors = conversation_errors(path)
@@ -260,16 +235,17 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
             raise InputError(
                 conv.events_dir, "", "missing events/ folder (base_state.json names events)"
             )
+        listing = verdict.listing if verdict is not None else None
         scanned = not errors and listing is not None and fed and _same_files(files, listing)
+        if files is None and listing is not None:
+            files = _listed(conv, listing)  # the scan's: `events/` is not listed again
         if scanned and rows.complete:
             # Valid: the scan read every event file of the folder's listing in order (a file
             # it could not read is an error), so its files are the reader's (same names, same
             # order): `events/` is not listed a second time, and the fingerprint is made from
             # the `fstat`s of the scan (the sizes and times `os.stat` gives), one `stat` less
             # per file.
-            files = files if files is not None else listing
             fingerprint = fingerprint or stats.hexdigest()
-            conv.upgrades.update(upgrades)
         else:  # read the listing's files (again), with every event if the view needs them
             rows.close()
             rows = _new_rows(conv.id, state_json, state, options, keep_all=True)
@@ -277,7 +253,7 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
             fingerprint = fingerprint or _fingerprint_files(
                 [conv.base_state_path, *(f.path for f in files)]
             )
-            paths = _read_rows(files, rows, conv.upgrades)
+            names = _read_rows(files, rows, conv.upgrades)
     except BaseException:
         rows.close()
         raise
@@ -285,6 +261,7 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
     shape = path.shape if isinstance(path, ShapeRef) else None
     origin = getattr(conv, "origin", "v1")  # `v0 <container>`: a V0 trajectory, migrated
     source_format = origin.replace(" ", ":") if origin != "v1" else f"v1:{shape}" if shape else "v1"
+    paths = _EventPaths(conv.events_dir, names)
     loaded = Loaded(conv.id, source_format, state_json, state, rows.events, paths, files)
     loaded.record = getattr(conv, "record", None)
     loaded.llm_messages = rows.messages
@@ -305,9 +282,85 @@ def _v1_rows(path: Path, source: str, options: RowOptions, previous: str | None)
     return result
 
 
-def _same_files(files: Sequence[EventFile] | None, scanned: list[EventFile]) -> bool:
+def _base_state(
+    conv: Any, verdict: Verdict | None
+) -> tuple[dict[str, Any] | None, BaseState | None, InputError | None]:
+    """`base_state.json`'s object and state, or the error reading it (raised later, where the
+    rows need it: masking starts with the first rows). A file the verdict read and found sound
+    is not read again: its object is the reader's (upgraded the same way).
+    """
+    from trajkit.events.state import parse_base_state
+
+    data = verdict.base_state if verdict is not None else None
+    try:
+        if data is not None:
+            with contextlib.suppress(ValueError):  # (never seen: the strict model took it)
+                return data, parse_base_state(data), None
+        state_json, state = conv.read_base_state()
+    except InputError as exc:
+        return None, None, exc
+    return state_json, state, None
+
+
+def _scan_rows(verdict: Verdict, rows: EventRows, names: list[str], stats: Any) -> bool:
+    """Hand each file of the verdict's scan to it and its event to `rows`; True when every
+    non-empty file gave an event (else the rows are incomplete: validate says why).
+    """
+    from trajkit.store.reader import parse_event_bytes
+
+    upgrades: Counter[str] = Counter()  # (counted by the verdict: only the parse needs it)
+    lines: list[str] = []  # the fingerprint's, from the scan's `fstat`s
+    fed = True
+    for one in verdict.files():
+        verdict.add(one)
+        st = one.stat
+        if st is not None:
+            lines.append(f"{one.name}:{st.st_size}:{st.st_mtime_ns}\n")
+        raw = one.raw
+        if not fed or not raw or raw.isspace():  # as `not raw.strip()`, without a copy
+            continue  # the SDK skips empty files when it iterates (named in branch errors)
+        event = one.event
+        try:  # the scan leaves some kinds (unknown ones) unparsed
+            event = event or parse_event_bytes(one.path, raw, upgrades)
+        except InputError:
+            event = None
+        if event is None or one.index is None:
+            fed = False  # unreadable: validate says why
+            continue
+        rows.add(one.index, event, raw)  # parsed, so valid UTF-8: kept as bytes
+        names.append(one.name)
+    stats.update("".join(lines).encode())
+    return fed
+
+
+def _listed(conv: Any, listing: Listing) -> Sequence[EventFile]:
+    """The reader's event files of `listing` (the scan's), each made when asked for."""
+    linked = os.path.islink(conv.events_dir)
+    files = ListedFiles(listing.entries, conv.events_dir, conv.path, linked, listing.not_files)
+    return cast("Sequence[EventFile]", files)  # (indexed and iterated, never sliced)
+
+
+class _EventPaths(Sequence[Path]):
+    """The path of each event of the rows, made only when an error names one: the names are
+    the listing's strings, so no `Path` is kept per event (issue 31).
+    """
+
+    def __init__(self, folder: Path, names: list[str]) -> None:
+        self._folder = folder
+        self._names = names
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self._folder / name for name in self._names[i]]
+        return self._folder / self._names[i]
+
+
+def _same_files(files: Sequence[EventFile] | None, listing: Listing) -> bool:
     """True when the scan read exactly `files` (the reader's listing, when made), in order."""
-    return files is None or [f.path.name for f in files] == [f.path.name for f in scanned]
+    return files is None or [f.path.name for f in files] == [e[1] for e in listing.entries]
 
 
 def _fingerprint_files(paths: Sequence[Path]) -> str:
@@ -347,18 +400,20 @@ def _new_rows(
     return rows
 
 
-def _read_rows(files: Sequence[EventFile], rows: EventRows, upgrades: Counter[str]) -> list[Path]:
-    """Read and parse `files` into `rows`; returns the paths of the events (empty files skipped)."""
+def _read_rows(files: Sequence[EventFile], rows: EventRows, upgrades: Counter[str]) -> list[str]:
+    """Read and parse `files` into `rows`; returns the names of the events' files (empty
+    files skipped).
+    """
     from trajkit.store.reader import parse_event_bytes
 
-    paths = []
+    names = []
     for f in files:
         raw = f.read_bytes()
         if not raw or raw.isspace():  # as `not raw.strip()`, without copying the file
             continue  # the SDK skips empty files when it iterates (named in branch errors)
         rows.add(f.index, parse_event_bytes(f.path, raw, upgrades), raw)
-        paths.append(f.path)
-    return paths
+        names.append(f.path.name)
+    return names
 
 
 # -- rows ----------------------------------------------------------------------------------

@@ -41,7 +41,7 @@ class Loaded:
     state: BaseState | None
     events: list[tuple[int, Event, str | bytes]]
     """(index, parsed event, stored JSON text: the file's bytes, or a `str`)."""
-    paths: list[Path] | None = None
+    paths: Sequence[Path] | None = None
     """Event files, parallel to `events` (V1 input only), to name them in errors."""
     files: Sequence[EventFile] = ()
     """Every event file of the folder, empty ones included (V1 input only), for errors."""

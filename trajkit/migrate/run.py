@@ -40,14 +40,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trajkit.errors import InputError, OutputError, OutputExists, TrajkitError
-from trajkit.shapes import Input, ShapeRef, SkippedInput, resolve_inputs
+from trajkit.shapes import (
+    Input,
+    ShapeRef,
+    SkippedInput,
+    embedded_refs,
+    embedding_ref,
+    open_apart,
+    resolve_inputs,
+)
 from trajkit.shapes.v0 import V0_KINDS
 from trajkit.shapes.v0.mapping import MigratedConversation, ToolNames
 from trajkit.shapes.v0.reader import read_v0
 from trajkit.shapes.v0.report import REPORT_FILE, SIDECAR_FILE, MigrationReport
 from trajkit.store.atomic import make_folder, staged_folder, write_new_file
 from trajkit.store.guard import refuse_output_inside
-from trajkit.store.layout import EVENTS_DIR, conversation_parts
+from trajkit.store.layout import EVENTS_DIR, conversation_parts, subagent_folder
 
 if TYPE_CHECKING:
     from trajkit.engine import Engine
@@ -78,6 +86,11 @@ class Migrated:
     """V1 events written."""
     report: dict[str, Any]
     """The `migration_report.json` content."""
+    subagents: tuple[Migrated, ...] = ()
+    """The trajectories an ATIF file embedded in this one, written below its folder
+    (`subagents/<hex>/`, nested as they were embedded)."""
+    skipped: tuple[str, ...] = ()
+    """Embedded trajectories that could not be read (one line each)."""
 
 
 @dataclass(frozen=True)
@@ -96,9 +109,10 @@ class AlreadyMigrated(SkippedInput):
 class MigrationTally:
     """The outcomes of one `migrate_paths` run, counted as they come (`trajkit migrate`).
 
-    `add(outcome)` files one outcome and returns the line that reports it (None for a folder
-    already migrated); `summary(out)` and `to_json()` say what the run did. `show` turns a path
-    into the text a user reads (the CLI passes its `display_path`).
+    `add(outcome)` files one outcome and returns the lines that report it, each with whether
+    it says what was skipped (none for a folder already migrated; an ATIF file's embedded
+    trajectories after it); `summary(out)` and `to_json()` say what the run did. `show` turns
+    a path into the text a user reads (the CLI passes its `display_path`).
     """
 
     show: Callable[[str], str] = str
@@ -106,19 +120,22 @@ class MigrationTally:
     skipped: list[str] = field(default_factory=list)
     existing: list[str] = field(default_factory=list)
 
-    def add(self, outcome: Migrated | SkippedInput) -> str | None:
+    def add(self, outcome: Migrated | SkippedInput) -> list[tuple[str, bool]]:
         if isinstance(outcome, AlreadyMigrated):
             self.existing.append(outcome.folder)
-            return None
+            return []
         if isinstance(outcome, SkippedInput):
             self.skipped.append(str(outcome))
-            return f"skipped {outcome}"
+            return [(f"skipped {outcome}", True)]
         self.done.append(outcome)
         r = outcome.report
-        return (
+        line = (
             f"{self.show(outcome.source)} -> {self.show(outcome.folder)} ({outcome.events} events, "
             f"{r['dropped']} dropped, {len(r['warnings'])} warning(s))"
         )
+        subs = [sub_line for sub in outcome.subagents for sub_line in self.add(sub)]
+        self.skipped += outcome.skipped
+        return [(line, False), *subs, *((f"skipped {s}", True) for s in outcome.skipped)]
 
     def summary(self, out: str) -> str:
         done = self.done
@@ -146,7 +163,10 @@ class MigrationTally:
         """`migrate --json` (`trajkit.migrate/1`)."""
         return {
             "schema": "trajkit.migrate/1",
-            "migrated": [vars(m) for m in self.done],
+            "migrated": [  # an ATIF file's embedded trajectories listed after it, in its folder
+                {k: v for k, v in vars(m).items() if k not in ("subagents", "skipped")}
+                for m in self.done
+            ],
             "already_migrated": self.existing,
             "skipped": self.skipped,
         }
@@ -201,9 +221,23 @@ def iter_inputs(
     paths: Iterable[str | os.PathLike[str]], out_dir: str | os.PathLike[str]
 ) -> Iterator[Input | SkippedInput]:
     """What `migrate_paths(paths, out_dir)` reads, one outcome each: the tree whole, each
-    stray JSON file reported, never OUT_DIR.
+    stray JSON file reported, never OUT_DIR. An ATIF trajectory's embedded trajectories (listed
+    right after it) are written with it, below its folder, so they are not inputs of their own.
     """
-    return resolve_inputs(paths, strays=True, exclude=out_dir)
+    top: ShapeRef | None = None
+    held: set[str] | None = None  # what `top` embeds (read when a keyed ref follows it)
+    for item in resolve_inputs(paths, strays=True, exclude=out_dir):
+        ref = item if isinstance(item, ShapeRef) else None
+        if ref is not None and top is not None and ref.key and ref.shape == top.shape:
+            if held is None:
+                try:
+                    held = {r.label for r in embedded_refs(top)}
+                except TrajkitError:
+                    held = set()
+            if ref.label in held:
+                continue  # written with `top`, below its folder
+        top, held = ref, None
+        yield item
 
 
 def _migrate_item(
@@ -259,14 +293,73 @@ def _migrate_one(
 
 
 def migrate_v1_input(location: Any, out: str, *, overwrite: bool) -> Any:
-    """Write one V1 conversation as a current V1 folder; a `Migrated` or a `SkippedInput`."""
-    from trajkit.store import open_conversation
+    """Write one V1 conversation as a current V1 folder; a `Migrated` or a `SkippedInput`.
+
+    An ATIF trajectory's embedded subagent trajectories are written below it, in
+    `<folder>/subagents/<hex>/` (the runtime's layout for a task's sub-conversation), in the
+    same staged folder: the parent and its children appear whole, together.
+    """
+    tree = _read_tree(location)
+    top = tree[0][1]
+    if isinstance(top, SkippedInput):
+        return top
+    label = str(location)
+    final = Path(out) / top.folder_name
+    placed: dict[str, Path] = {}
+    written: list[tuple[MigratedConversation, Path]] = []
+    skipped: list[SkippedInput] = []
+    for ref, conv, parent in tree:
+        where = Path() if parent is None else placed.get(parent)
+        if isinstance(conv, SkippedInput) or where is None:
+            skipped.append(conv if isinstance(conv, SkippedInput) else SkippedInput(
+                str(ref), "", "the trajectory it is embedded in was not read; not written"))  # fmt: skip
+            continue
+        if parent is not None:  # the runtime's layout for a sub-conversation
+            where = subagent_folder(where, conv.id)
+        placed[str(ref)] = where
+        written.append((conv, where))
+    try:
+        with staged_folder(final, overwrite=overwrite, folders=[EVENTS_DIR]) as tmp:
+            for conv, where in written:
+                _write_parts(conv, tmp / where, final / where)
+    except OutputExists as exc:  # a re-run: kept, as for V0 input
+        message = f"already migrated to {exc.path}; pass --overwrite to replace it"
+        return AlreadyMigrated(label, "", message, folder=exc.path)
+    except (TrajkitError, OSError) as exc:
+        return SkippedInput(label, "", f"could not write the conversation: {exc}")
+    return _migrated(top, final, subagents=[
+        _migrated(c, final / w) for c, w in written[1:]], skipped=skipped)  # fmt: skip
+
+
+def _read_tree(location: Any) -> list[tuple[Any, MigratedConversation | SkippedInput, Any]]:
+    """`(input, conversation read, the input it is embedded in)`: `location` first, then each
+    trajectory an ATIF file embeds below it (depth first; see `trajkit.shapes.atif`).
+    """
+    if not isinstance(location, ShapeRef):
+        return [(location, _read_v1(location), None)]
+    try:
+        subs = embedded_refs(location)
+    except TrajkitError:
+        subs = []  # opening the trajectory says what is wrong
+    tree = [(location, _read_v1(location), None)]
+    return tree + [(s, _read_v1(s), str(embedding_ref(s, location))) for s in subs]
+
+
+def _read_v1(location: Any) -> MigratedConversation | SkippedInput:
+    """One V1 conversation in memory, with its report; a current V1 folder is skipped."""
+    from trajkit.store import StoredConversation, open_conversation
 
     label = str(location)
+    conv: StoredConversation
     try:
-        conv = open_conversation(location)
+        if isinstance(location, ShapeRef):
+            conv = open_apart(location)  # the ones it embeds: folders below it
+        else:
+            conv = open_conversation(location)
         state = conv.base_state()
         events = list(conv.iter_events(skip_empty=True))
+    except InputError as exc:  # `file:pointer: message`, as every command says it
+        return SkippedInput(str(exc.path), exc.pointer, exc.message)
     except TrajkitError as exc:
         return SkippedInput(label, "", str(exc))
     notes = [*getattr(conv, "notes", ()), *conv.upgrade_notes()]
@@ -284,7 +377,7 @@ def migrate_v1_input(location: Any, out: str, *, overwrite: bool) -> Any:
         report.v1_kinds[event.kind] = report.v1_kinds.get(event.kind, 0) + 1
     for note in notes:
         report.warn(note)
-    migrated = MigratedConversation(
+    return MigratedConversation(
         id=conv.id,
         name=report.name,
         source=label,
@@ -293,21 +386,24 @@ def migrate_v1_input(location: Any, out: str, *, overwrite: bool) -> Any:
         report=report,
         sidecar={},
     )
-    try:
-        folder = write_conversation(migrated, out, overwrite=overwrite)
-    except OutputExists as exc:
-        return SkippedInput(
-            label, "", f"already migrated to {exc.path}; pass --overwrite to replace it"
-        )
-    except (TrajkitError, OSError) as exc:
-        return SkippedInput(label, "", f"could not write the conversation: {exc}")
+
+
+def _migrated(
+    conv: MigratedConversation,
+    folder: Path,
+    *,
+    subagents: Iterable[Migrated] = (),
+    skipped: Iterable[SkippedInput] = (),
+) -> Migrated:
     return Migrated(
-        source=label,
-        name=report.name,
+        source=conv.source,
+        name=conv.name,
         conversation_id=conv.id,
         folder=str(folder),
-        events=len(events),
-        report=report.to_dict(),
+        events=len(conv.events),
+        report=conv.report.to_dict(),
+        subagents=tuple(subagents),
+        skipped=tuple(map(str, skipped)),
     )
 
 
@@ -344,22 +440,28 @@ def write_conversation(
     conv: MigratedConversation, out_dir: str | os.PathLike[str], *, overwrite: bool = False
 ) -> Path:
     """Write `conv` as `out_dir/<hex>/` (`store.staged_folder`: published whole); the folder."""
+    final = Path(out_dir) / conv.folder_name
+    with staged_folder(final, overwrite=overwrite, folders=[EVENTS_DIR]) as tmp:
+        _write_parts(conv, tmp, final)
+    return final
+
+
+def _write_parts(conv: MigratedConversation, folder: Path, final: Path) -> None:
+    """`conv`'s files in `folder` (a staged folder, or one below it), which becomes `final`."""
     from trajkit.events import dump_event
     from trajkit.events.state import dump_base_state
     from trajkit.store import event_file_name
 
-    final = Path(out_dir) / conv.folder_name
-    with staged_folder(final, overwrite=overwrite, folders=[EVENTS_DIR]) as tmp:
-        events, base_state = conversation_parts(tmp)
-        for index, event in enumerate(conv.events):
-            name = event_file_name(index, event.id)
-            write_new_file(events / name, dump_event(event).encode())
-        state = conv.base_state.model_copy(update={"persistence_dir": str(final.resolve())})
-        write_new_file(base_state, dump_base_state(state).encode())
-        write_new_file(tmp / REPORT_FILE, _json(conv.report.to_dict()).encode())
-        if conv.report.shape != "v1":  # V1 inputs have nothing V1 cannot hold
-            write_new_file(tmp / SIDECAR_FILE, _json(conv.sidecar, indent=None).encode())
-    return final
+    events, base_state = conversation_parts(folder)
+    make_folder(events, plain=True)
+    for index, event in enumerate(conv.events):
+        name = event_file_name(index, event.id)
+        write_new_file(events / name, dump_event(event).encode())
+    state = conv.base_state.model_copy(update={"persistence_dir": str(final.resolve())})
+    write_new_file(base_state, dump_base_state(state).encode())
+    write_new_file(folder / REPORT_FILE, _json(conv.report.to_dict()).encode())
+    if conv.report.shape != "v1":  # V1 inputs have nothing V1 cannot hold
+        write_new_file(folder / SIDECAR_FILE, _json(conv.sidecar, indent=None).encode())
 
 
 def _remove_dead_temp_folders(out: Path) -> None:

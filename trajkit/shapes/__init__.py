@@ -8,7 +8,16 @@
 - `eval_output`, `archive`, `v0/`: the shapes that need more than a few lines.
 """
 
-from trajkit.shapes.detect import SHAPES, open_shape, shape_at, shape_of, shape_refs
+from trajkit.shapes.atif import embedding_ref
+from trajkit.shapes.detect import (
+    SHAPES,
+    embedded_refs,
+    open_apart,
+    open_shape,
+    shape_at,
+    shape_of,
+    shape_refs,
+)
 from trajkit.shapes.inputs import Input, SkippedInput, V0Policy, resolve_inputs
 from trajkit.shapes.memory import BareFolderConversation, MemoryConversation, ShapeRef
 
@@ -20,6 +29,9 @@ __all__ = [
     "ShapeRef",
     "SkippedInput",
     "V0Policy",
+    "embedded_refs",
+    "embedding_ref",
+    "open_apart",
     "open_shape",
     "resolve_inputs",
     "shape_at",

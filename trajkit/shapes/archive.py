@@ -7,7 +7,10 @@ conversations come in archive order and each is read on from where the last one 
 instead of decompressing the archive again per conversation. A folder in
 the archive is a conversation when it holds `base_state.json` or `events/event-*.json` (the
 agent server's `event_service/` level included); it is addressed `archive.zip#<folder>` (`.`
-for the archive's root).
+for the archive's root). A `.json` member outside such folders that is an ATIF trajectory (a
+Harbor job downloaded whole) is one too, `archive.zip#<member>`, read by `trajkit.shapes.atif`
+as on disk: its continuation members beside it joined to it by the same rule (`_InArchive` is
+where it looks for them), each embedded subagent trajectory `archive.zip#<member>#<id>`.
 
 Safety, as for folders on disk:
 - a member whose name is absolute, holds `..`, or is a link (tar symlinks and hard links,
@@ -28,17 +31,31 @@ import posixpath
 import tarfile
 import zipfile
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
 
 from trajkit.errors import InputError, UnsafePath
-from trajkit.shapes._files import open_input
+from trajkit.shapes._files import SNIFF, open_input
+from trajkit.shapes.atif import (
+    NotRead,
+    continues,
+    embedded_keys,
+    is_atif_head,
+    load_trajectory,
+    read_trajectory,
+)
 from trajkit.shapes.memory import MemoryConversation, ShapeRef
 from trajkit.store.layout import AGENT_SERVER_DIR, BASE_STATE, EVENTS_DIR, parse_event_file_name
 from trajkit.store.reader import MAX_FILE_BYTES
 
-__all__ = ["MAX_ARCHIVE_BYTES", "MAX_MEMBERS", "archive_refs", "open_archive_conversation"]
+__all__ = [
+    "MAX_ARCHIVE_BYTES",
+    "MAX_MEMBERS",
+    "archive_refs",
+    "embedded_refs",
+    "open_archive_conversation",
+]
 
 MAX_ARCHIVE_BYTES = int(os.environ.get("TRAJKIT_MAX_ARCHIVE_BYTES", 2 * 2**30))
 MAX_RATIO = 200
@@ -57,6 +74,9 @@ class _Member:
     size: int
     unsafe: str = ""
     """Why the member is never read ("" when it is fine)."""
+    trajectory: bool = False
+    """A tar's `.json` member outside conversation folders whose first bytes name an ATIF
+    version (told in the listing pass, so that no second pass is needed to tell it)."""
 
 
 def _is_zip(path: Path) -> bool:
@@ -72,6 +92,15 @@ def _members(path: Path) -> list[_Member]:
         _INDEX.clear()  # one archive at a time: a command reads its archives one after another
         _INDEX[key] = cached
     return cached
+
+
+def _by_name(path: Path) -> dict[str, _Member]:
+    """The archive's entries by name (listed once, as `_members`)."""
+    key = _version(path)
+    if key not in _NAMED:
+        _NAMED.clear()
+        _NAMED[key] = {m.name: m for m in _members(path)}
+    return _NAMED[key]
 
 
 def _version(path: Path) -> tuple[str, int, int, int]:
@@ -96,8 +125,10 @@ def _list_members(path: Path) -> list[_Member]:
                 member = _tar_member(info)
                 members.append(member)
                 _check_count(path, len(members))
-                if member.name and not member.unsafe and _folder_of(member.name) is not None:
+                if member.name and not member.unsafe and _wanted(member.name):
                     stream.keep_ahead(tf, info)  # a small archive: read in the listing pass
+                    if _loose_json(member.name):
+                        members[-1] = replace(member, trajectory=is_atif_head(stream.head(tf, info)))  # fmt: skip
         return [m for m in members if m.name]
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as exc:
         raise InputError(path, "", f"not a readable archive ({exc})") from None
@@ -145,32 +176,145 @@ def _folder_of(name: str) -> str | None:
     return None
 
 
+def _loose_json(name: str) -> bool:
+    """A `.json` member that is no part of a conversation folder (maybe an ATIF trajectory)."""
+    return name.endswith(".json") and _folder_of(name) is None
+
+
+def _wanted(name: str) -> bool:
+    return _folder_of(name) is not None or _loose_json(name)
+
+
 def archive_refs(path: Path) -> Iterator[ShapeRef]:
-    """One `ShapeRef` per conversation folder in the archive, in archive order (of each folder's
-    first member): the order a tar stream is read in, so one pass serves every conversation.
+    """One `ShapeRef` per conversation folder or ATIF trajectory in the archive (its embedded
+    ones after it), in archive order (of each folder's first member): the order a tar stream
+    is read in, so one pass serves every conversation.
     """
-    folders: dict[str, None] = {}
-    unsafe: list[_Member] = []
-    for member in _members(path):
-        if member.unsafe:
-            unsafe.append(member)
-            continue
+    members = [m for m in _members(path) if not m.unsafe]
+    unsafe = [m for m in _members(path) if m.unsafe]
+    folders = {f for m in members if (f := _folder_of(m.name)) is not None}
+    trajectories = _trajectories(path, [m for m in members if _loose_json(m.name)
+                                        and posixpath.dirname(m.name) not in folders])  # fmt: skip
+    found: dict[str, bool] = {}  # folder or trajectory member -> is a trajectory, archive order
+    for member in members:
         folder = _folder_of(member.name)
         if folder is not None:
-            folders.setdefault(folder)
-    if unsafe and not folders:
+            found.setdefault(folder, False)
+        elif member.name in trajectories:
+            found[member.name] = True
+    if unsafe and not found:
         first = unsafe[0]
         raise UnsafePath(path, "", f"member {first.name!r} is a {first.unsafe}; not read")
-    if not folders:
-        raise InputError(
-            path, "", "the archive holds no conversation folder (base_state.json or events/)"
-        )
-    for folder in folders:
-        yield ShapeRef("archive", str(path), folder)
+    if not found:
+        raise InputError(path, "", "the archive holds no conversation folder (base_state.json "
+                         "or events/) nor ATIF trajectory")  # fmt: skip
+    for key, trajectory in found.items():
+        if trajectory and continues(_InArchive(path, key)):
+            continue  # read joined to the trajectory it continues
+        yield ShapeRef("archive", str(path), key)
+        if trajectory:
+            yield from _embedded(ShapeRef("archive", str(path), key), quiet=True)
 
 
-def open_archive_conversation(ref: ShapeRef) -> MemoryConversation:
-    """Read one conversation folder of an archive into memory (see the module docstring)."""
+def _trajectories(path: Path, candidates: list[_Member]) -> set[str]:
+    """The `.json` members (outside conversation folders) that are ATIF trajectories, told by
+    their first bytes; the archive is opened once for all of them.
+    """
+    small = [m.name for m in candidates if m.size <= MAX_FILE_BYTES]
+    if not _is_zip(path):
+        return {m.name for m in candidates if m.trajectory}  # told in the listing pass
+    if not small:
+        return set()
+    heads = {}
+    try:
+        with open_input(path) as fh, zipfile.ZipFile(fh) as zf:
+            for name in small:
+                with zf.open(name) as member:
+                    heads[name] = member.read(SNIFF)
+    except (InputError, zipfile.BadZipFile, OSError):
+        return set()  # opening the archive's conversations says what is wrong
+    return {name for name, head in heads.items() if is_atif_head(head)}
+
+
+def embedded_refs(ref: ShapeRef) -> list[ShapeRef]:
+    """Every ATIF trajectory embedded below the one `ref` names (see `shapes.atif`); none
+    for a conversation folder.
+    """
+    return list(_embedded(ref, quiet=False)) if _trajectory_member(ref) else []
+
+
+def _trajectory_member(ref: ShapeRef) -> str | None:
+    """The member `ref` names when it is a `.json` member (an ATIF trajectory), else None."""
+    name = ref.key.partition("#")[0]
+    if not _loose_json(name):
+        return None
+    member = _by_name(Path(ref.file)).get(name)
+    return name if member is not None and not member.unsafe else None
+
+
+def _embedded(ref: ShapeRef, *, quiet: bool) -> Iterator[ShapeRef]:
+    name, _, key = ref.key.partition("#")
+    where = _InArchive(Path(ref.file), name)
+    try:
+        root = load_trajectory(where.label(where.name), where.read(where.name))
+        keys = list(embedded_keys(root, where, key))
+    except (InputError, NotRead, FileNotFoundError):
+        if quiet:
+            return  # opening the trajectory says what is wrong
+        raise
+    folder = posixpath.dirname(name)
+    for member, sub in keys:
+        yield ShapeRef("archive", ref.file, f"{posixpath.join(folder, member)}#{sub}")
+
+
+@dataclass(frozen=True)
+class _InArchive:
+    """An ATIF trajectory member: its continuations are the members beside it (`Beside`)."""
+
+    archive: Path
+    member: str
+
+    @property
+    def name(self) -> str:
+        return posixpath.basename(self.member)
+
+    def label(self, name: str) -> str:
+        return f"{self.archive}#{posixpath.join(posixpath.dirname(self.member), name)}"
+
+    def read(self, name: str) -> bytes:
+        wanted = posixpath.join(posixpath.dirname(self.member), name)
+        member = _by_name(self.archive).get(wanted)
+        if member is None:
+            raise FileNotFoundError(name)
+        if member.unsafe:
+            raise NotRead(f"a {member.unsafe} in the archive")
+        if member.size > MAX_FILE_BYTES:
+            raise InputError(self.label(name), "", f"member is {member.size / 2**20:.0f} MiB, "
+                             f"above the {MAX_FILE_BYTES / 2**20:.0f} MiB limit")  # fmt: skip
+        return _read_members(self.archive, {wanted: member})[wanted]
+
+
+def _open_trajectory(ref: ShapeRef, *, embedded: bool) -> MemoryConversation | None:
+    """The ATIF trajectory `ref` names (`<member>` or `<member>#<id>`), or None when its key
+    names no trajectory member (a conversation folder).
+    """
+    name = _trajectory_member(ref)
+    if name is None:
+        return None
+    path, key = Path(ref.file), ref.key.partition("#")[2]
+    where = _InArchive(path, name)
+    root = load_trajectory(where.label(name), where.read(where.name))
+    return read_trajectory(root, where, ref.label, key, embedded=embedded,
+                           where=f"{os.path.abspath(path)}#{name}")  # fmt: skip
+
+
+def open_archive_conversation(ref: ShapeRef, *, embedded: bool = True) -> MemoryConversation:
+    """Read one conversation folder or ATIF trajectory of an archive into memory (see the
+    module docstring; `embedded`: as `shapes.atif.open_atif` has it).
+    """
+    trajectory = _open_trajectory(ref, embedded=embedded)
+    if trajectory is not None:
+        return trajectory
     path = Path(ref.file)
     prefix = "" if ref.key == _ROOT else ref.key.rstrip("/") + "/"
     wanted: dict[str, _Member] = {}
@@ -224,6 +368,7 @@ def _read_members(path: Path, wanted: dict[str, _Member]) -> dict[str, bytes]:
 
 
 _INDEX: dict[tuple[str, int, int, int], list[_Member]] = {}
+_NAMED: dict[tuple[str, int, int, int], dict[str, _Member]] = {}
 _STREAMS: dict[tuple[str, int, int, int], _TarStream] = {}
 
 
@@ -282,7 +427,7 @@ class _TarStream:
                 info = self._next()
                 if info is None:
                     break
-                if not info.isfile() or _folder_of(info.name) is None:
+                if not info.isfile() or not _wanted(info.name):
                     continue
                 self._passed.add(info.name)
                 if info.name in missing:
@@ -312,6 +457,14 @@ class _TarStream:
                 return  # inflates beyond its size: refused when its conversation is opened
             self._ahead[info.name] = data
             self._ahead_bytes += len(data)
+
+    def head(self, tf: tarfile.TarFile, info: tarfile.TarInfo) -> bytes:
+        """During the listing pass, after `keep_ahead`: the member's first bytes."""
+        kept = self._ahead.get(info.name)
+        if kept is not None:
+            return kept[:SNIFF]
+        fh = tf.extractfile(info) if info.size <= MAX_FILE_BYTES else None
+        return b"" if fh is None else fh.read(SNIFF)
 
     def _next(self) -> tarfile.TarInfo | None:
         if self._tf is None:

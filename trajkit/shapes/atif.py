@@ -48,8 +48,9 @@ import copy
 import os
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -62,12 +63,21 @@ __all__ = [
     "CONTINUATIONS",
     "DATA_KIND",
     "OPENHANDS",
+    "Beside",
+    "NotRead",
     "atif_refs",
     "atif_to_v1",
+    "continues",
     "diff_of",
+    "embedded_keys",
+    "embedded_refs",
+    "embedding_ref",
+    "is_atif_head",
     "is_continuation",
+    "load_trajectory",
     "merge_diff",
     "open_atif",
+    "read_trajectory",
     "part_files",
     "rebuild",
     "sliced",
@@ -100,14 +110,74 @@ def takes_atif(path: Path) -> bool:
             head = fh.read(64 * 1024)
     except (OSError, InputError):
         return False
-    return head.lstrip().startswith(b"{") and _VERSION.search(head) is not None
+    return is_atif_head(head)
+
+
+def is_atif_head(head: bytes) -> bool:
+    """Whether the first bytes of a `.json` file name an ATIF `schema_version`."""
+    return head.lstrip().startswith(b"{") and _VERSION.search(head[: 64 * 1024]) is not None
+
+
+class NotRead(Exception):
+    """A file beside a trajectory that is never read (its message says why)."""
+
+
+class Beside(Protocol):
+    """Where a trajectory file is (a folder, an archive): its name, and the files beside it,
+    which its continuations are. One joining rule reads both (`_continuations`).
+    """
+
+    @property
+    def name(self) -> str:
+        """The trajectory's file name."""
+        ...
+
+    def label(self, name: str) -> str:
+        """The address of the file `name` beside it (what messages and `ls` show)."""
+        ...
+
+    def read(self, name: str) -> bytes:
+        """The bytes of the file `name` beside it: `FileNotFoundError` when there is none,
+        `NotRead` when it is never read, `InputError` when it cannot be read.
+        """
+        ...
+
+
+@dataclass(frozen=True)
+class _InFolder:
+    """A trajectory file on disk: a continuation is a plain file beside it, in its folder."""
+
+    path: Path
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    def label(self, name: str) -> str:
+        return str(self.path.with_name(name))
+
+    def read(self, name: str) -> bytes:
+        from trajkit.store.layout import link_outside
+        from trajkit.store.reader import read_file_bytes
+
+        nxt = self.path.with_name(name)
+        if not nxt.is_file():
+            raise FileNotFoundError(name)
+        if (real := link_outside(nxt, self.path.parent)) is not None:
+            raise NotRead(f"a symlink to {real}, outside the folder")
+        return read_file_bytes(nxt)
+
+
+def load_trajectory(label: str, raw: bytes) -> dict[str, Any]:
+    """An ATIF file's bytes as its root object; else `InputError` naming `label`."""
+    return json_object(label, raw, bad_json="not valid JSON: {exc}",
+                       not_object="expected an ATIF trajectory (a JSON object)")  # fmt: skip
 
 
 def _load(path: Path) -> dict[str, Any]:
     from trajkit.store.reader import read_file_bytes
 
-    return json_object(str(path), read_file_bytes(path), bad_json="not valid JSON: {exc}",
-                       not_object="expected an ATIF trajectory (a JSON object)")  # fmt: skip
+    return load_trajectory(str(path), read_file_bytes(path))
 
 
 def atif_refs(path: Path) -> Iterator[ShapeRef]:
@@ -119,28 +189,45 @@ def atif_refs(path: Path) -> Iterator[ShapeRef]:
         doc = _load(path)
     except InputError:
         return  # opening the trajectory says what is wrong
-    yield from _subagent_refs(path, doc, "")
-    for part_path, part, _ in _continuations(path, doc)[0]:
-        yield from _subagent_refs(part_path, part, "")
+    for name, key in embedded_keys(doc, _InFolder(path)):
+        yield ShapeRef("atif", str(path.with_name(name)), key=key)
+
+
+def embedded_keys(root: dict[str, Any], beside: Beside, key: str = "") -> Iterator[tuple[str, str]]:
+    """`(file name, key)` of each subagent trajectory embedded below the one at `key` of an
+    ATIF file whose root object is `root` (depth first); below the root (`""`), then those of
+    each of its continuations (addressed in their own file).
+    """
+    doc, _ = _find(root, key, beside.label(beside.name))
+    yield from ((beside.name, k) for k in _subagent_keys(doc, f"{key}/" if key else ""))
+    if not key:
+        for name, part, _ in _continuations(doc, beside)[0]:
+            yield from ((name, k) for k in _subagent_keys(part, ""))
 
 
 def is_continuation(path: Path) -> bool:
-    """Whether `path` (`<stem>.cont-N.json`) is the continuation an earlier part beside it
-    (`<stem>.cont-<K>.json` for K < N, nearest first, or `<stem>.json`) names in its
+    """Whether `path` is the continuation an earlier file beside it names (`continues`)."""
+    return continues(_InFolder(path))
+
+
+def continues(beside: Beside) -> bool:
+    """Whether the trajectory (`<stem>.cont-N.json`) is the continuation an earlier part beside
+    it (`<stem>.cont-<K>.json` for K < N, nearest first, or `<stem>.json`) names in its
     `continued_trajectory_ref` (numbers may skip: Harbor names them, the refs decide).
     """
-    match = _CONT_NAME.match(path.name)
+    match = _CONT_NAME.match(beside.name)
     if match is None:
         return False
     stem, n = match["stem"], int(match["n"])
     earlier = [f"{stem}.cont-{k}.json" for k in range(min(n, _MAX_PARTS) - 1, 0, -1)]
     for name in [*earlier, f"{stem}.json"]:
-        previous = path.with_name(name)
         try:
-            if previous.is_file():
-                return _load(previous).get("continued_trajectory_ref") == path.name
-        except (InputError, OSError):
+            previous = load_trajectory(beside.label(name), beside.read(name))
+        except FileNotFoundError:
+            continue
+        except (InputError, NotRead, OSError):
             return False
+        return previous.get("continued_trajectory_ref") == beside.name
     return False
 
 
@@ -159,17 +246,14 @@ def part_files(path: Path) -> list[Path]:
 
 
 def _continuations(
-    path: Path, doc: dict[str, Any]
-) -> tuple[list[tuple[Path, dict[str, Any], bytes]], list[str]]:
-    """`([(file, trajectory, its bytes)] of the continuations, notes)`: each file a root's
+    doc: dict[str, Any], beside: Beside
+) -> tuple[list[tuple[str, dict[str, Any], bytes]], list[str]]:
+    """`([(file name, trajectory, its bytes)] of the continuations, notes)`: each file a root's
     `continued_trajectory_ref` names, beside it, in order; one that is missing, unreadable,
-    outside the folder or named twice ends the chain with a note.
+    never read (a link leading outside) or named twice ends the chain with a note.
     """
-    from trajkit.store.layout import link_outside
-    from trajkit.store.reader import read_file_bytes
-
-    parts: list[tuple[Path, dict[str, Any], bytes]] = []
-    seen = {path.name}
+    parts: list[tuple[str, dict[str, Any], bytes]] = []
+    seen = {beside.name}
     follow = doc.get("continued_trajectory_ref")
     while isinstance(follow, str) and follow:
         where = f"continued in {follow} (after a context reset)"
@@ -179,33 +263,50 @@ def _continuations(
             or set(follow) & {"\\", "\x00"}
         ):
             return parts, [f"{where}: not a file name beside it; not read"]
-        nxt = path.with_name(follow)
         if follow in seen or len(parts) >= _MAX_PARTS:
             return parts, [f"{where}: named twice in the chain; not read again"]
-        if not nxt.is_file():
-            return parts, [f"{where}, which is not beside it: not read"]
-        if (real := link_outside(nxt, path.parent)) is not None:
-            return parts, [f"{where}: a symlink to {real}, outside the folder; not read"]
         try:
-            raw = read_file_bytes(nxt)
+            raw = beside.read(follow)
             part = orjson.loads(raw)
+        except FileNotFoundError:
+            return parts, [f"{where}, which is not beside it: not read"]
+        except NotRead as exc:
+            return parts, [f"{where}: {exc}; not read"]
         except (InputError, orjson.JSONDecodeError) as exc:
             return parts, [f"{where}: unreadable ({exc}); not joined"]
         if not isinstance(part, dict) or not isinstance(part.get("steps"), list):
             return parts, [f"{where}: not an ATIF trajectory; not joined"]
         seen.add(follow)
-        parts.append((nxt, part, raw))
+        parts.append((follow, part, raw))
         follow = part.get("continued_trajectory_ref")
     return parts, []
 
 
-def _subagent_refs(path: Path, doc: dict[str, Any], prefix: str) -> Iterator[ShapeRef]:
+def _subagent_keys(doc: dict[str, Any], prefix: str) -> Iterator[str]:
     subs = doc.get("subagent_trajectories")
     for i, sub in enumerate(subs if isinstance(subs, list) else []):
         if isinstance(sub, dict):
             key = f"{prefix}{sub.get('trajectory_id') or i}"
-            yield ShapeRef("atif", str(path), key=key)
-            yield from _subagent_refs(path, sub, key + "/")
+            yield key
+            yield from _subagent_keys(sub, key + "/")
+
+
+def embedded_refs(ref: ShapeRef) -> list[ShapeRef]:
+    """Every trajectory embedded below `ref`, depth first (a root's continuations' too):
+    what `migrate` writes in the folder of the trajectory embedding it (`embedding_ref`).
+    """
+    path = Path(ref.file)
+    keys = embedded_keys(_load(path), _InFolder(path), ref.key)
+    return [ShapeRef("atif", str(path.with_name(n)), k) for n, k in keys]
+
+
+def embedding_ref(sub: ShapeRef, top: ShapeRef) -> ShapeRef:
+    """The trajectory `sub` (one of `embedded_refs(top)`, or of an archive's) is embedded in:
+    `top` itself for one at its first level (or at a continuation's first level).
+    """
+    member, mark, key = sub.key.rpartition("#")  # `member#key` in an archive
+    head = key.rpartition("/")[0]
+    return ShapeRef(sub.shape, sub.file, member + mark + head) if head else top
 
 
 def _find(doc: dict[str, Any], key: str, label: str) -> tuple[dict[str, Any], str]:
@@ -226,30 +327,47 @@ def _find(doc: dict[str, Any], key: str, label: str) -> tuple[dict[str, Any], st
     return doc, pointer
 
 
-def open_atif(ref: ShapeRef) -> MemoryConversation:
-    """One trajectory of an ATIF file as a conversation in memory."""
+def open_atif(ref: ShapeRef, *, embedded: bool = True) -> MemoryConversation:
+    """One trajectory of an ATIF file as a conversation in memory; without `embedded`, its
+    `subagent_trajectories` are not kept in its root data (`migrate` writes them as folders
+    of their own below it, from which `convert --to atif` embeds them again).
+    """
     path = Path(ref.file)
-    doc, pointer = _find(_load(path), ref.key, ref.label)
+    return read_trajectory(_load(path), _InFolder(path), ref.label, ref.key,
+                           where=os.path.abspath(path), embedded=embedded)  # fmt: skip
+
+
+def read_trajectory(
+    root: dict[str, Any], beside: Beside, label: str, key: str = "", *, where: str,
+    embedded: bool = True,
+) -> MemoryConversation:  # fmt: skip
+    """The trajectory at `key` (`""`: the root, its continuations joined) of the ATIF file
+    whose root object is `root` and which is in `beside`; `label` is its address, `where`
+    names it when it has no id of its own (see `open_atif`).
+    """
+    doc, pointer = _find(root, key, label)
     own = doc.get("extra", {}).get(OPENHANDS, {}) if isinstance(doc.get("extra"), dict) else {}
     state_diff = own.get("base_state") if isinstance(own, dict) else None
     conv_id = state_diff.get("id") if isinstance(state_diff, dict) else None
     if not isinstance(conv_id, str):
         session = doc.get("session_id") or doc.get("trajectory_id")
-        conv_id = derived_id(str(session or os.path.abspath(path)), ref.key)
-    parts: list[tuple[Path, dict[str, Any], bytes]] = []
+        conv_id = derived_id(str(session or where), key)
+    parts: list[tuple[str, dict[str, Any], bytes]] = []
     chain_notes: list[str] = []
-    if not ref.key:
-        parts, chain_notes = _continuations(path, doc)
-        if is_continuation(path):  # named alone: an id of its own, not its predecessor's
-            conv_id = derived_id(conv_id, path.name)
+    if not key:
+        parts, chain_notes = _continuations(doc, beside)
+        if continues(beside):  # named alone: an id of its own, not its predecessor's
+            conv_id = derived_id(conv_id, beside.name)
             chain_notes.append("continues an earlier trajectory beside it; read that file "
                                "for the whole run")  # fmt: skip
-    reader = _Reader(doc, conv_id, ref.label, pointer)
-    reader.parts = [(str(p), d) for p, d, _ in parts]
+    reader = _Reader(doc, conv_id, label, pointer)
+    reader.keep_embedded = embedded
+    reader.parts = [(beside.label(n), d) for n, d, _ in parts]
+    reader.names = {beside.label(n): n for n in [beside.name, *(n for n, _, _ in parts)]}
     state, events, pointers, notes = reader.read()
     fingerprint = orjson.dumps(doc) + b"".join(raw for _, _, raw in parts)
     return MemoryConversation(
-        ref.label,
+        label,
         conversation_id=conv_id,
         state=state,
         events=events,
@@ -451,10 +569,13 @@ class _Reader:
         self.leftover_steps = 0
         self.parts: list[tuple[str, dict[str, Any]]] = []
         """The continuations joined after the trajectory: (file, trajectory)."""
+        self.names: dict[str, str] = {}
+        """The name of the trajectory's file and of each part's, by their address."""
         self.files: list[str] = []
         """Each event's file (the trajectory's, or a continuation's)."""
         self.file = label
         self.offset = 0  # steps read before this part
+        self.keep_embedded = True
         subs = doc.get("subagent_trajectories") if _own(doc.get("extra")) else None
         self.embedded = frozenset(  # trajkit's sub-conversations: refs to them are its own
             str(t.get("trajectory_id")) for t in subs or [] if isinstance(t, dict)
@@ -466,12 +587,14 @@ class _Reader:
         self._steps(self.doc, self.pointer)
         root = own.get("root") if own else _root_leftover(self.doc)  # trajkit's: kept there
         root = root if isinstance(root, dict) else {}
+        if not self.keep_embedded:
+            root.pop("subagent_trajectories", None)
         if self.parts:
             root = self._joined(root)
         self._data(0, root, self.pointer)
         follow = self.doc.get("continued_trajectory_ref")
         if self.parts:
-            names = ", ".join(os.path.basename(f) for f, _ in self.parts)
+            names = ", ".join(self.names[f] for f, _ in self.parts)
             self.notes.append(
                 f"joined with its continuation(s) after a context reset: {names} "
                 f"({self.offset} steps in all)"
@@ -513,13 +636,16 @@ class _Reader:
         moved: tuple[str, ...] = ("continued_trajectory_ref", "final_metrics")
         first = {k: root.pop(k) for k in moved if k in root}
         parts: list[dict[str, Any]] = [
-            {"file": os.path.basename(self.file), "steps": self.offset, **first}
+            {"file": self.names[self.file], "steps": self.offset, **first}
         ]
         for file, part in self.parts:
             self.file, before = file, self.offset
             self._steps(part, "")
-            parts.append({"file": os.path.basename(file), "steps": self.offset - before,
-                          **_root_leftover(part)})  # fmt: skip
+            leftover = _root_leftover(part)
+            if not self.keep_embedded:
+                leftover.pop("subagent_trajectories", None)
+            parts.append({"file": self.names[file], "steps": self.offset - before,
+                          **leftover})  # fmt: skip
         self.file = self.label
         extra = root.setdefault("extra", {})
         if isinstance(extra, dict):

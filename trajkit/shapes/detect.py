@@ -42,7 +42,9 @@ import orjson
 from trajkit.errors import InputError
 from trajkit.shapes._files import json_object, open_input, read_head
 from trajkit.shapes.archive import archive_refs, open_archive_conversation
+from trajkit.shapes.archive import embedded_refs as archive_embedded_refs
 from trajkit.shapes.atif import atif_refs, open_atif, takes_atif
+from trajkit.shapes.atif import embedded_refs as atif_embedded_refs
 from trajkit.shapes.eval_output import eval_record_conversation
 from trajkit.shapes.inspect_log import inspect_refs, open_inspect, takes_inspect
 from trajkit.shapes.memory import (
@@ -67,6 +69,8 @@ from trajkit.store.layout import EVENT_NAME_RE, EVENTS_DIR, is_conversation_fold
 
 __all__ = [
     "SHAPES",
+    "embedded_refs",
+    "open_apart",
     "open_shape",
     "shape_at",
     "shape_of",
@@ -377,6 +381,9 @@ def shape_at(path: str | os.PathLike[str]) -> tuple[str, Path, Iterator[ShapeRef
     key = ""
     if not os.path.lexists(p) and "#" in os.fspath(path):
         head, _, key = os.fspath(path).rpartition("#")
+        first, _, rest = os.fspath(path).partition("#")
+        if not os.path.lexists(head) and os.path.lexists(first):
+            head, key = first, rest  # `job.zip#member.json#id`: an archive's embedded trajectory
         p = Path(head)
     _refuse_special(p)
     name = shape_of(p)
@@ -409,3 +416,25 @@ def _select(path: Path, refs: Iterator[ShapeRef], key: str) -> Iterator[ShapeRef
 def open_shape(ref: ShapeRef) -> MemoryConversation | BareFolderConversation:
     """Open one conversation of a shape (reads its bytes; nothing is written)."""
     return SHAPES[ref.shape].open(ref)
+
+
+_EMBEDDING = {
+    "atif": (atif_embedded_refs, partial(open_atif, embedded=False)),
+    "archive": (archive_embedded_refs, partial(open_archive_conversation, embedded=False)),
+}
+"""The shapes whose conversations may embed others (ATIF's subagent trajectories, on disk or
+in an archive): the embedded ones, and the conversation opened without copies of them."""
+
+
+def embedded_refs(ref: ShapeRef) -> list[ShapeRef]:
+    """The conversations embedded below `ref`, depth first (`migrate` writes them below its
+    folder, as the runtime keeps sub-conversations; `shapes.atif.embedding_ref` says where).
+    """
+    found = _EMBEDDING.get(ref.shape)
+    return found[0](ref) if found is not None else []
+
+
+def open_apart(ref: ShapeRef) -> MemoryConversation | BareFolderConversation:
+    """`ref`'s conversation without copies of the ones it embeds (`embedded_refs`)."""
+    found = _EMBEDDING.get(ref.shape)
+    return found[1](ref) if found is not None else open_shape(ref)

@@ -56,8 +56,8 @@ from trajkit.store.layout import (
     BASE_STATE,
     EVENT_NAME_RE,
     EVENTS_DIR,
-    SUBAGENTS_DIR,
     find_conversations,
+    subagents_dir,
 )
 from trajkit.store.location import (
     Location,
@@ -210,8 +210,8 @@ class _Walk:
         self.seen.add(ident)
         if is_conversation(folder):
             yield folder
-            if nested and (folder / SUBAGENTS_DIR).is_dir():
-                yield from self.folder(folder / SUBAGENTS_DIR, nested=True)
+            if nested and subagents_dir(folder).is_dir():
+                yield from self.folder(subagents_dir(folder), nested=True)
             return
         agent_server = folder / AGENT_SERVER_DIR
         if agent_server.is_dir() and is_conversation(agent_server):

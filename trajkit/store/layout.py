@@ -46,7 +46,13 @@ __all__ = [
     "is_sidecar",
     "length_marker_name",
     "link_outside",
+    "pack_event_id",
+    "pack_event_name",
     "parse_event_file_name",
+    "subagent_folder",
+    "subagents_dir",
+    "unpack_event_id",
+    "unpack_event_name",
 ]
 
 AGENT_SERVER_DIR = "event_service"
@@ -58,6 +64,10 @@ EVENT_NAME_RE = re.compile(r"^event-(?P<idx>\d{5,})-(?P<event_id>[0-9a-fA-F-]{8,
 
 LENGTH_MARKER_RE = re.compile(r"^\.eventlog-len-(?P<length>\d+)\.marker$")
 _EVENT_ID_RE = re.compile(r"^[0-9a-fA-F-]{8,}$")
+_UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+_PACKED_NAME_RE = re.compile(rf"event-(\d{{5,}})-({_UUID})\.json\Z")
+_PACKED_ID_RE = re.compile(rf"{_UUID}\Z")
+_NAME = "event-{:05d}-{}.json"
 
 
 def event_file_name(index: int, event_id: str) -> str:
@@ -65,7 +75,44 @@ def event_file_name(index: int, event_id: str) -> str:
     if index < 0:
         raise ValueError(f"event index must be >= 0, got {index}")
     check_event_id(event_id)
-    return f"event-{index:05d}-{event_id}.json"
+    return _NAME.format(index, event_id)
+
+
+def pack_event_name(name: str) -> tuple[int, bytes] | None:
+    """`(index, the id's 16 bytes)` of a name `event_file_name` gives back exactly (a lowercase
+    dashed uuid, the index as `{:05d}` writes it: what the SDK writes), else None.
+
+    A listing keeps such a name as these two numbers (`unpack_event_name` spells it again):
+    24 bytes an event instead of ~300 for the name and id as text.
+    """
+    m = _PACKED_NAME_RE.match(name)
+    if m is None:
+        return None
+    digits = m.group(1)
+    if digits[0] == "0" and len(digits) > 5:  # event-000001-…: not how the index is written
+        return None
+    return int(digits), bytes.fromhex(m.group(2).replace("-", ""))
+
+
+def unpack_event_name(index: int, packed: bytes | bytearray) -> tuple[str, str]:
+    """The file name and the event id that `pack_event_name` packed."""
+    event_id = unpack_event_id(packed)
+    return _NAME.format(index, event_id), event_id
+
+
+def pack_event_id(event_id: str) -> bytes | None:
+    """The 16 bytes of an id `unpack_event_id` spells back exactly (a lowercase dashed uuid, as
+    the SDK writes ids), else None.
+    """
+    if len(event_id) != 36 or _PACKED_ID_RE.match(event_id) is None:
+        return None
+    return bytes.fromhex(event_id.replace("-", ""))
+
+
+def unpack_event_id(packed: bytes | bytearray) -> str:
+    """The id `pack_event_id` packed."""
+    h = packed.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def check_event_id(event_id: str, *, path: str | os.PathLike[str] = "<event>") -> None:
@@ -127,6 +174,20 @@ def conversation_parts(folder: Path) -> tuple[Path, Path]:
 def folder_name(conversation_id: uuid.UUID | str) -> str:
     """The SDK's folder name for a conversation: `uuid.hex` (32 hex digits, no dashes)."""
     return uuid.UUID(str(conversation_id)).hex
+
+
+def subagents_dir(folder: Path) -> Path:
+    """Where a conversation keeps the conversations of the sub-agents it started, each in its
+    `<id hex>/` (`subagent_folder`): `<folder>/subagents/`, the SDK's layout for a task's
+    sub-conversation, which the runtime's task, delegate and workflow tools and `migrate` (an
+    ATIF file's embedded trajectories) write, and which listings and `convert --to atif` read.
+    """
+    return folder / SUBAGENTS_DIR
+
+
+def subagent_folder(folder: Path, conversation_id: uuid.UUID | str) -> Path:
+    """The folder of sub-conversation `conversation_id` of the conversation in `folder`."""
+    return subagents_dir(folder) / folder_name(conversation_id)
 
 
 def conversation_id_from_folder(name: str) -> str | None:
@@ -199,7 +260,7 @@ def _walk(
         # sub-agent conversations (the task tool's) live in <conversation>/subagents/<hex>/
         # (SDK layout); listed when a folder of conversations is walked, not when the
         # conversation itself is the path given
-        subagents = folder / SUBAGENTS_DIR
+        subagents = subagents_dir(folder)
         if not top and subagents.is_dir():
             yield from _walk(subagents, subagents.stat(), seen, top=False)
         return

@@ -49,7 +49,7 @@ from trajkit.store.layout import (
     link_outside,
 )
 from trajkit.store.remote import RemotePath, as_remote, is_remote_conversation
-from trajkit.store.scan import Listing, ScannedFile, list_event_files, scan_events
+from trajkit.store.scan import Entries, Listing, ScannedFile, list_event_files, scan_events
 from trajkit.store.usage import usage_totals
 
 if TYPE_CHECKING:
@@ -99,7 +99,7 @@ class ListedFiles:
     `ls` reads the first few of 100,000 files and counts the rest.
     """
 
-    entries: list[tuple[int, str, str, bool]]
+    entries: Entries
     """The listing's `(index, name, id from the name, is a symlink)`."""
     events_dir: Path
     root: Path

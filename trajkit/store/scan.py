@@ -27,22 +27,31 @@ from __future__ import annotations
 import errno
 import os
 import stat as stat_module
-from collections.abc import Iterator, Sequence
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import orjson
 
 from trajkit.errors import InputError
 from trajkit.store.guard import MAX_JSON_NODES, check_json_nodes
-from trajkit.store.layout import EVENT_NAME_RE, is_sidecar, link_outside
+from trajkit.store.layout import (
+    EVENT_NAME_RE,
+    is_sidecar,
+    link_outside,
+    pack_event_name,
+    unpack_event_name,
+)
 from trajkit.store.remote import RemotePath
 
 if TYPE_CHECKING:
     from trajkit.events import Event
 
 __all__ = [
+    "Entries",
+    "Entry",
     "Listing",
     "ScannedFile",
     "list_event_files",
@@ -57,12 +66,27 @@ _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 _S_ISREG = stat_module.S_ISREG
 
 
+Entry = tuple[int, str, str, bool]
+"""`(index, name, id from the name, is a symlink)`: one event file of a listing."""
+_NO_ID = bytes(16)
+_BIG = 1 << 63
+
+
 @dataclass(slots=True)
 class Listing:
-    """The event files of one `events/` folder, as listed once."""
+    """The event files of one `events/` folder, as listed once, sorted by index, then name.
 
-    entries: list[tuple[int, str, str, bool]] = field(default_factory=list)
-    """`(index, name, id from the name, is a symlink)`, sorted by index, then name."""
+    Memory stays small for 100k events: a name the SDK writes is kept as its index and its id's
+    16 bytes (`layout.pack_event_name`), spelled again when asked for (`entries`); any other
+    (an id that is no lowercase uuid, a symlink, `event-000007-…`) is kept as listed, in `odd`.
+    """
+
+    indices: array[int] | list[int] = field(default_factory=lambda: array("q"))
+    """The index of each event file, in order (a list once an index needs more than 64 bits)."""
+    ids: bytearray = field(default_factory=bytearray)
+    """16 bytes a file: the id of a packed name (zeros for the files in `odd`)."""
+    odd: dict[int, tuple[str, str, bool]] = field(default_factory=dict)
+    """Position -> `(name, id from the name, is a symlink)` of each file not packed."""
     strangers: list[str] = field(default_factory=list)
     """Names that are neither event files nor sidecars (the SDK ignores them), as listed."""
     not_files: list[str] = field(default_factory=list)
@@ -70,31 +94,148 @@ class Listing:
     links are not followed here): still in `entries`, so the scan's first rung refuses each
     when read, and `header()` names them without reading (one rule for every command)."""
 
+    @classmethod
+    def of(cls, entries: Iterable[Entry]) -> Listing:
+        """The listing of these entries (any order)."""
+        listing = cls()
+        for index, name, event_id, linked in entries:
+            listing._add(index, name, event_id, linked)
+        listing._sort()
+        return listing
+
+    @property
+    def entries(self) -> Entries:
+        """Each file's `Entry`, in order (made when asked for)."""
+        return Entries(self)
+
+    def packed_id(self, pos: int) -> bytes | None:
+        """The 16 bytes of the id in the name of the file at `pos` (None: a name not packed)."""
+        if pos in self.odd:
+            return None
+        return bytes(self.ids[16 * pos : 16 * pos + 16])
+
+    def _add(self, index: int, name: str, event_id: str, linked: bool) -> None:
+        packed = None if linked else pack_event_name(name)
+        if packed is None or unpack_event_name(*packed) != (name, event_id) or packed[0] != index:
+            self.odd[len(self.indices)] = (name, event_id, linked)
+            self.ids += _NO_ID
+        else:
+            self.ids += packed[1]
+        self._append(index)
+
+    def _append(self, index: int) -> None:
+        try:
+            self.indices.append(index)
+        except OverflowError:  # event-99999999999999999999-…: no longer an array
+            self.indices = [*self.indices, index]
+
+    def _sort(self) -> None:
+        """In order of index, then name: placed by index when no index is used twice."""
+        idx, ids, odd = self.indices, self.ids, self.odd
+        n = len(idx)
+        if n == 0:
+            return
+        lo = min(idx)
+        span = max(idx) - lo + 1
+        if span <= 2 * n + 1024:  # the SDK's 0..n-1: no comparison sort, no key per file
+            slot = array("q", [-1]) * span
+            for pos, index in enumerate(idx):
+                if slot[index - lo] >= 0:
+                    break  # an index used twice: sorted by name below
+                slot[index - lo] = pos
+            else:
+                self.indices, self.ids, self.odd = array("q"), bytearray(), {}
+                for index, pos in enumerate(slot, lo):
+                    if pos >= 0:
+                        if pos in odd:
+                            self.odd[len(self.indices)] = odd[pos]
+                        self.indices.append(index)
+                        self.ids += ids[16 * pos : 16 * pos + 16]
+                return
+        entries = Entries(self)
+        order = sorted(range(n), key=lambda pos: entries[pos][:2])
+        ordered = (idx[pos] for pos in order)
+        self.indices = list(ordered) if isinstance(idx, list) else array("q", ordered)
+        self.ids = bytearray().join(ids[16 * pos : 16 * pos + 16] for pos in order)
+        self.odd = {new: odd[pos] for new, pos in enumerate(order) if pos in odd}
+
+
+class Entries(Sequence[Entry]):
+    """A listing's files as `Entry` tuples, each spelled when asked for."""
+
+    __slots__ = ("_listing",)
+
+    def __init__(self, listing: Listing) -> None:
+        self._listing = listing
+
+    def __len__(self) -> int:
+        return len(self._listing.indices)
+
+    @overload
+    def __getitem__(self, i: int) -> Entry: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Entry]: ...
+    def __getitem__(self, i: int | slice) -> Entry | list[Entry]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        listing = self._listing
+        index = listing.indices[i]  # IndexError as a list's
+        pos = i % len(listing.indices)
+        odd = listing.odd.get(pos)
+        if odd is not None:
+            return (index, *odd)
+        return (index, *unpack_event_name(index, listing.ids[16 * pos : 16 * pos + 16]), False)
+
+    def __iter__(self) -> Iterator[Entry]:
+        listing = self._listing
+        ids, odd, unpack = listing.ids, listing.odd, unpack_event_name
+        for pos, index in enumerate(listing.indices):
+            if odd and pos in odd:
+                yield (index, *odd[pos])
+            else:
+                yield (index, *unpack(index, ids[16 * pos : 16 * pos + 16]), False)
+
 
 def list_event_files(events: Path) -> Listing:
     """List `events/` (one `scandir`, links from its d_type; one listing in object storage).
 
+    Names are taken one at a time as listed (no list of 100k names); see `Listing`.
     Raises `OSError` as listing does: `FileNotFoundError` when there is no `events/`.
     """
     listing = Listing()
-    entries, strangers = listing.entries, listing.strangers
-    match = EVENT_NAME_RE.match
     if isinstance(events, RemotePath):
-        named = [(name, False, True) for name in events.list_names()]
+        _take(listing, ((name, False, True) for name in events.list_names()))
     else:
-        with os.scandir(events) as it:  # names only: no DirEntry held (100k events)
-            # both from d_type: no system call per file
-            named = [(e.name, e.is_symlink(), e.is_file(follow_symlinks=False)) for e in it]
-    for name, linked, regular in named:
-        m = match(name)
-        if m is not None:
-            entries.append((int(m.group("idx")), name, m.group("event_id"), linked))
-            if not (linked or regular):
-                listing.not_files.append(name)
-        elif not is_sidecar(name):
-            strangers.append(name)
-    entries.sort()  # by index, then name (the name holds the id)
+        with os.scandir(events) as it:  # both from d_type: no system call per file
+            _take(listing, ((e.name, e.is_symlink(), e.is_file(follow_symlinks=False)) for e in it))
+    listing._sort()
     return listing
+
+
+def _take(listing: Listing, named: Iterable[tuple[str, bool, bool]]) -> None:
+    indices, ids, odd, pack, match = (
+        listing.indices,
+        listing.ids,
+        listing.odd,
+        pack_event_name,
+        EVENT_NAME_RE.match,
+    )
+    for name, linked, regular in named:
+        packed = None if linked else pack(name)
+        if packed is not None and packed[0] < _BIG:  # the SDK's own name: two numbers
+            indices.append(packed[0])
+            ids += packed[1]
+        elif (m := match(name)) is not None:
+            odd[len(indices)] = (name, m.group("event_id"), linked)
+            listing._append(int(m.group("idx")))
+            indices = listing.indices
+            ids += _NO_ID
+        else:
+            if not is_sidecar(name):
+                listing.strangers.append(name)
+            continue
+        if not (linked or regular):
+            listing.not_files.append(name)
 
 
 @dataclass(slots=True)

@@ -1,19 +1,15 @@
 """Checks across the files of one conversation folder.
 
-Per file (see `files.py`), then across files:
+Per file (see `files.py`), then across files (`crossfile.py`: indices, ids, parents, pairing):
 - `events/` exists; every name in it is an event file (`event-<index>-<id>.json`) or a sidecar;
-- indices run 0..n-1 with no gap and no index used twice (the SDK stops reading at a gap);
-- the id in the file name is the event's id; ids are unique;
-- every `parent_id` names an event of this conversation and following parents never loops;
-- every `ObservationEvent`/`UserRejectObservation` names an earlier `ActionEvent` in `action_id`
-  with the same `tool_call_id`, and every `AgentErrorEvent` answers an earlier tool call;
+- the id in the file name is the event's id;
 - `base_state.json` is valid, its id agrees with the folder name, and its `leaf_event_id` and
   `last_user_message_id` name events on disk;
 - no secret in clear: credential fields in `base_state.json` are masked (`**********`) or
   encrypted (Fernet `gAAAAA…`); registered secret values found in clear never appear in
   events; API-key-looking strings in events are warnings.
 
-Memory per conversation is a few small records per event; event contents are dropped as soon as
+Memory per conversation is a small record per event (`crossfile.Facts`); event contents are dropped as soon as
 their file is checked.
 """
 
@@ -40,6 +36,7 @@ from trajkit.store.layout import (
 )
 from trajkit.store.location import exists, is_link
 from trajkit.store.scan import Listing, ScannedFile, list_event_files, scan_events
+from trajkit.validate.crossfile import CrossFile, Facts
 from trajkit.validate.files import (
     MAX_FILE_BYTES,
     EventFacts,
@@ -49,8 +46,6 @@ from trajkit.validate.files import (
     check_scanned,
 )
 from trajkit.validate.problems import Problem, error, warning
-
-_RESULT_KINDS = frozenset({"ObservationEvent", "UserRejectObservation"})
 
 
 @dataclass(slots=True)
@@ -112,7 +107,8 @@ class ConversationCheck:
         self.state: FileCheck | None = None
         self.listing: Listing | None = None
         """The listing of `events/` (None when there is none to read)."""
-        self.facts: list[EventFacts] = []
+        self.cross = CrossFile()
+        """The rules across files, fed each file's facts (`crossfile.py`)."""
         self.upgrades: Counter[str] = Counter()
         self.secrets: dict[str, str] = {}
         """Registered secret values (from `base_state.json`) no event may hold in clear."""
@@ -145,6 +141,8 @@ class ConversationCheck:
             and not state.data.get("leaf_event_id")
         )
         self.listing = yield from _list_event_files(self.folder, fresh=fresh)
+        if self.listing is not None:
+            self.cross = CrossFile(self.listing)
         if state is not None and state.data is not None and self.listing is not None:
             self.head = (self.folder / BASE_STATE, state.data)
 
@@ -159,7 +157,7 @@ class ConversationCheck:
         """The problems of one scanned event file (usually none); its facts are kept."""
         if scanned.outside is not None:
             path = scanned.path
-            self.facts.append(EventFacts(path, scanned.index, scanned.event_id))
+            self.cross.add(EventFacts(path, scanned.index, scanned.event_id))
             return [_outside_problem(path, scanned.outside)]  # unreadable, like a broken file
         check, fact = check_scanned(scanned, thorough=self.thorough)
         problems = check.problems
@@ -167,24 +165,17 @@ class ConversationCheck:
             problems.extend(found)
         if check.upgrades:
             self.upgrades.update(check.upgrades)
-        self.facts.append(fact)
+        self.cross.add(fact)
         if self.report is not None:
             self.report.events += 1
         return problems
 
     def finish(self) -> Iterator[Problem]:
         """The problems across files (indices, ids, parents, pairing, the head)."""
-        facts, events = self.facts, self.events
         yield from upgrade_problems(self.folder, self.upgrades)
-        if events is not None:
-            yield from _index_problems(events, facts)
-        by_id = yield from _id_problems(facts)
-        yield from _parent_problems(facts, by_id)
-        yield from _pairing_problems(facts, by_id)
-        if events is not None and self.interleave:
-            yield from _interleave_problems(events, facts)
+        yield from self.cross.finish(self.events, interleave=self.interleave)
         if self.head is not None:
-            yield from _head_problems(*self.head, by_id, has_events=bool(facts))
+            yield from _head_problems(*self.head, self.cross.facts)
 
 
 def _base_state_problems(
@@ -302,56 +293,6 @@ def upgrade_problems(where: Path, upgrades: Counter[str]) -> Iterator[Problem]:
             yield warning(where, "", describe(rule.name, count), "sdk-version")
 
 
-def _interleave_problems(events: Path, facts: list[EventFacts]) -> Iterator[Problem]:
-    """Warn when the events of two branches from one fork interleave in the log: one writer
-    branches by moving its head back and carrying on, so a branch it leaves never grows
-    again; two writers appending to one conversation at once leave exactly that pattern.
-    """
-    from trajkit.events.base import ROOT_PARENT
-
-    children: dict[str | None, list[int]] = {}
-    prev: str | None = None
-    for pos, fact in enumerate(facts):
-        if fact.id is None:
-            continue
-        parent = fact.parent_id
-        parent = prev if parent is None else (None if parent == ROOT_PARENT else parent)
-        children.setdefault(parent, []).append(pos)
-        prev = fact.id
-    for fork, kids in children.items():
-        if len(kids) < 2 or fork is None:
-            continue
-        spans = [_subtree_span(k, facts, children) for k in kids]
-        spans.sort()
-        for (lo1, hi1), (lo2, hi2) in zip(spans, spans[1:], strict=False):
-            if lo2 < hi1:
-                i1, j1 = facts[lo1].index, facts[hi1].index
-                i2, j2 = facts[lo2].index, facts[hi2].index
-                message = (
-                    f"two branches interleave after event {fork!r} (files {i1}..{j1} and "
-                    f"{i2}..{j2}): the mark of two writers appending at once; readers follow "
-                    "only the head's branch"
-                )
-                yield warning(events, "", message, "concurrent-writers")
-                return
-
-
-def _subtree_span(
-    start: int, facts: list[EventFacts], children: dict[str | None, list[int]]
-) -> tuple[int, int]:
-    lo = hi = start
-    stack = [start]
-    seen = {start}
-    while stack:
-        pos = stack.pop()
-        lo, hi = min(lo, pos), max(hi, pos)
-        for child in children.get(facts[pos].id, ()):
-            if child not in seen:
-                seen.add(child)
-                stack.append(child)
-    return lo, hi
-
-
 def _outside_problem(path: Path, real: Path) -> Problem:
     message = f"symlink to {real}, outside the conversation folder: not read"
     return error(path, "", message, "outside-link")
@@ -434,166 +375,9 @@ def _api_key_problem(path: Path, described: str) -> Problem:
     )
 
 
-def _index_problems(events: Path, facts: list[EventFacts]) -> Iterator[Problem]:
-    by_index: dict[int, EventFacts] = {}
-    for fact in facts:
-        if fact.index is None:
-            continue
-        first = by_index.get(fact.index)
-        if first is not None:
-            message = f"index {fact.index} is also used by {first.path.name}"
-            yield error(fact.path, "", message, "duplicate-index")
-        else:
-            by_index[fact.index] = fact
-    if not by_index:
-        return
-    expected = 0
-    for index in sorted(by_index):
-        if index > expected:
-            missing = f"{expected}" if index == expected + 1 else f"{expected}-{index - 1}"
-            message = (
-                f"index gap: no event file with index {missing}; the SDK stops reading there, "
-                f"so {by_index[index].path.name} and later files are not loaded"
-            )
-            yield error(events, "", message, "index-gap")
-        expected = index + 1
-
-
-def _id_problems(facts: list[EventFacts]) -> Generator[Problem, None, dict[str, EventFacts]]:
-    by_id: dict[str, EventFacts] = {}
-    for fact in facts:
-        if fact.id is None:
-            # Unreadable file: its id from the name still counts as existing, so references
-            # to it are not reported a second time.
-            if fact.name_id is not None:
-                by_id.setdefault(fact.name_id, fact)
-            continue
-        first = by_id.get(fact.id)
-        if first is not None:
-            yield error(
-                fact.path,
-                "/id",
-                f"id {fact.id!r} is also used by {first.path.name}",
-                "duplicate-id",
-            )
-        else:
-            by_id[fact.id] = fact
-    return by_id
-
-
-def _parent_problems(facts: list[EventFacts], by_id: dict[str, EventFacts]) -> Iterator[Problem]:
-    from trajkit.events.base import ROOT_PARENT
-
-    parent_of: dict[str, str] = {}
-    for fact in facts:
-        parent = fact.parent_id
-        if parent is None or parent == ROOT_PARENT or fact.id is None:
-            continue
-        if parent not in by_id:
-            yield error(
-                fact.path,
-                "/parent_id",
-                f"names no event of this conversation ({parent!r})",
-                "parent",
-            )
-            continue
-        parent_fact = by_id[parent]
-        if (
-            parent_fact.index is not None
-            and fact.index is not None
-            and parent_fact.index > fact.index
-        ):
-            message = f"names a later event ({parent_fact.path.name}): a parent is written first"
-            yield warning(fact.path, "/parent_id", message, "parent-order")
-        parent_of.setdefault(fact.id, parent)
-    yield from _cycle_problems(parent_of, by_id)
-
-
-def _cycle_problems(parent_of: dict[str, str], by_id: dict[str, EventFacts]) -> Iterator[Problem]:
-    """Each event has one parent, so a walk either reaches a root or enters a loop."""
-    done: set[str] = set()
-    for start in parent_of:
-        trail: list[str] = []
-        on_trail: set[str] = set()
-        node: str | None = start
-        while node is not None and node not in done:
-            if node in on_trail:
-                loop = trail[trail.index(node) :]
-                first = min(loop, key=lambda n: by_id[n].index or 0)
-                names = " -> ".join(by_id[n].path.name for n in loop[:4])
-                message = f"parent_id loop: following parents never reaches a root ({names}{' …' if len(loop) > 4 else ''})"
-                yield error(by_id[first].path, "/parent_id", message, "cycle")
-                break
-            trail.append(node)
-            on_trail.add(node)
-            node = parent_of.get(node)
-        done.update(trail)
-
-
-def _pairing_problems(facts: list[EventFacts], by_id: dict[str, EventFacts]) -> Iterator[Problem]:
-    calls: dict[str, EventFacts] = {}  # tool_call_id -> ActionEvent seen so far
-    answered: dict[str, EventFacts] = {}
-    unreadable = False  # an unreadable file may be the call an error answers: do not guess
-    for fact in facts:
-        unreadable = unreadable or fact.kind is None
-        if fact.kind == "ActionEvent" and fact.tool_call_id is not None:
-            calls.setdefault(fact.tool_call_id, fact)
-            continue
-        if fact.kind in _RESULT_KINDS and fact.action_id is not None:
-            yield from _result_problems(fact, by_id)
-        elif (
-            fact.kind == "AgentErrorEvent"
-            and fact.tool_call_id is not None
-            and fact.tool_call_id not in calls
-            and not unreadable
-        ):
-            message = f"answers no earlier tool call (no ActionEvent with tool_call_id {fact.tool_call_id!r})"
-            yield error(fact.path, "/tool_call_id", message, "pairing")
-        if fact.kind in _RESULT_KINDS or fact.kind == "AgentErrorEvent":
-            call = fact.tool_call_id
-            if call is not None and call in answered:
-                message = f"tool call {call!r} already has a result in {answered[call].path.name}; the SDK keeps the first"
-                yield warning(fact.path, "/tool_call_id", message, "duplicate-result")
-            elif call is not None:
-                answered[call] = fact
-
-
-def _result_problems(fact: EventFacts, by_id: dict[str, EventFacts]) -> Iterator[Problem]:
-    action = by_id.get(fact.action_id or "")
-    if action is None:
-        yield error(
-            fact.path,
-            "/action_id",
-            f"names no event of this conversation ({fact.action_id!r})",
-            "pairing",
-        )
-        return
-    if action.kind is None:
-        return  # the action's file is unreadable; already reported
-    if action.kind != "ActionEvent":
-        yield error(
-            fact.path, "/action_id", f"names a {action.kind}, expected an ActionEvent", "pairing"
-        )
-    elif (action.index or 0) > (fact.index or 0):
-        yield error(
-            fact.path,
-            "/action_id",
-            f"names a later event ({action.path.name}): a result must follow its call",
-            "pairing",
-        )
-    elif (
-        None not in (fact.tool_call_id, action.tool_call_id)
-        and action.tool_call_id != fact.tool_call_id
-    ):
-        message = f"tool_call_id {fact.tool_call_id!r} differs from its action's ({action.tool_call_id!r})"
-        yield error(fact.path, "/tool_call_id", message, "pairing")
-
-
-def _head_problems(
-    path: Path, state: dict[str, object], by_id: dict[str, EventFacts], *, has_events: bool
-) -> Iterator[Problem]:
+def _head_problems(path: Path, state: dict[str, object], facts: Facts) -> Iterator[Problem]:
     leaf = state.get("leaf_event_id")
-    if isinstance(leaf, str) and leaf not in by_id:
+    if isinstance(leaf, str) and facts.find(leaf) < 0:
         yield error(
             path,
             "/leaf_event_id",
@@ -601,7 +385,7 @@ def _head_problems(
             "leaf",
         )
     last_user = state.get("last_user_message_id")
-    if isinstance(last_user, str) and has_events and last_user not in by_id:
+    if isinstance(last_user, str) and facts.n and facts.find(last_user) < 0:
         yield warning(
             path, "/last_user_message_id", f"names no event on disk ({last_user!r})", "last-user"
         )

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from trajkit.validate.conversation import ConversationCheck
 
 if TYPE_CHECKING:
-    from trajkit.store.scan import ScannedFile
+    from trajkit.store.scan import Listing, ScannedFile
     from trajkit.validate.problems import Problem
 
 __all__ = ["Verdict", "conversation_errors", "invalid_reason", "verdict_errors"]
@@ -45,6 +45,19 @@ class Verdict:
     def files(self) -> Iterator[ScannedFile]:
         """The event files of the folder in index order (`trajkit.store.scan.scan_events`)."""
         return self._check.files()
+
+    @property
+    def listing(self) -> Listing | None:
+        """The one listing of `events/` the scan reads (None when there is none to read)."""
+        return self._check.listing
+
+    @property
+    def base_state(self) -> dict[str, Any] | None:
+        """`base_state.json`'s object (upgraded) when its check found nothing wrong with the
+        file; else None (missing, unreadable, refused: the reader says why).
+        """
+        state = self._check.state
+        return state.data if state is not None and not state.problems else None
 
     def add(self, scanned: ScannedFile) -> None:
         """Check one file of `files()`."""

@@ -138,9 +138,9 @@ from trajkit.sdk.security.confirmation_policy import (
     parse_confirmation_policy,
 )
 from trajkit.sdk.tool import ClientToolSpec, RuntimeTool, ToolContext
-from trajkit.sdk.tool.client_tool import client_tool_specs
+from trajkit.sdk.tool.client_tool import client_tool_specs, saved_client_tools
 from trajkit.store import ConversationWriter
-from trajkit.store.persistence import conversation_folder, persistence_base
+from trajkit.store.persistence import conversation_folder, persistence_base, read_state_object
 from trajkit.store.writer_lock import WriterLock, acquire_writer_lock
 
 __all__ = ["RESTART_ERROR", "Conversation", "ConversationCallback"]
@@ -196,10 +196,6 @@ class Conversation(BaseConversation):
         # litellm takes seconds to import: pay it here, as the SDK pays it at import, so that a
         # script's timer (an interrupt after N seconds) starts after it, not before the call
         import_litellm()
-        if client_tools:  # they join the agent's tools, persisted with it (as the SDK's)
-            have = {t.name for t in agent.tools}
-            added = [t for t in client_tool_specs(client_tools) if t.name not in have]
-            agent = agent.model_copy(update={"tools": [*agent.tools, *added]})
         max_iterations = max_iteration_per_run or max_iterations or 500
         working_dir = _working_dir(workspace)
         cid = _conversation_id(conversation_id, persistence_dir)
@@ -207,6 +203,7 @@ class Conversation(BaseConversation):
         folder = (
             conversation_folder(persistence_base(persistence_dir), cid) if persistence_dir else None
         )
+        agent = _with_client_tools(agent, client_tools, folder)
         # One live writer per conversation, for as long as this object lives (store.writer_lock)
         self._writer_lock = acquire_writer_lock(folder) if folder is not None else None
         self._profile_store_dir = profile_store_dir
@@ -265,6 +262,7 @@ class Conversation(BaseConversation):
                 if agent.keeps_tool(mcp_tool.name):
                     self.tools.setdefault(mcp_tool.name, mcp_tool)
             agent.bind_tools(self.tools)
+            self._recall_responses()
             self._finalizer = weakref.finalize(
                 self, _close_tools, list(self.tools.values()), self._mcp, self._writer_lock
             )
@@ -276,6 +274,18 @@ class Conversation(BaseConversation):
             if self._writer_lock is not None:
                 self._writer_lock.release()
             raise
+
+    def _recall_responses(self) -> None:
+        """A restored conversation's structured output (``response_schema``): each recorded
+        call's response fields, so ``parse_response(event.action)`` works after a restore too.
+        """
+        tools = {n: t for n, t in self.tools.items() if t.response_schema is not None}
+        for event in self.state.events if tools else ():
+            tool = (
+                tools.get(getattr(event, "tool_name", "")) if event.kind == "ActionEvent" else None
+            )
+            if tool is not None:
+                tool.recall_response(event)
 
     def _ensure_started(self) -> None:
         """Before the first message or run (the SDK initialises its agent lazily): emit the
@@ -991,6 +1001,23 @@ def _working_dir(workspace: Any) -> str:
     path = path.expanduser().resolve()
     path.mkdir(parents=True, exist_ok=True)
     return str(path)
+
+
+def _with_client_tools(
+    agent: Agent, client_tools: Sequence[ClientToolSpec], folder: Path | None
+) -> Agent:
+    """``agent`` with the client tools joined to its tools (persisted with it, as the SDK's).
+    None given: those the saved ``base_state.json`` kept, so a restored conversation offers
+    them again, in a fresh process too (as the SDK's resume recovers them).
+    """
+    specs = list(client_tools)
+    if not specs and folder is not None:
+        specs = saved_client_tools(read_state_object(folder))
+    if not specs:
+        return agent
+    have = {t.name for t in agent.tools}
+    added = [t for t in client_tool_specs(specs) if t.name not in have]
+    return agent.model_copy(update={"tools": [*agent.tools, *added]}) if added else agent
 
 
 def _conversation_id(value: uuid.UUID | str | None, persistence_dir: Any) -> uuid.UUID:

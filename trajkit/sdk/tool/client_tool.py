@@ -4,24 +4,25 @@ runs the conversation, not by trajkit.
 ``Conversation(client_tools=[ClientToolSpec(...)])`` offers each spec to the LLM with its own
 JSON Schema: it joins the agent's tools (after those it has, before the built-ins) as
 ``Tool(name=<name>, params={"spec": ...})``, so ``base_state.json`` keeps the schema, as the
-SDK's does. A call is recorded as an ``ActionEvent`` whose action is the arguments (kind
+SDK's does, and a restored conversation offers them again from there (`saved_client_tools`)
+without ``client_tools=`` given again. A call is recorded as an ``ActionEvent`` whose action is the arguments (kind
 ``ClientAction_<name>``), which callbacks see and act on; the tool answers at once with a
 ``ClientToolObservation`` saying the call was handed over, so the run goes on.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from trajkit.events import TextContent, UnknownAction, UnknownObservation
 from trajkit.sdk.tool.registry import register_tool, registered_tool_names
 from trajkit.sdk.tool.spec import Tool
 from trajkit.sdk.tool.tool import RuntimeTool, ToolContext
 
-__all__ = ["HANDED_OVER", "ClientTool", "ClientToolSpec", "client_tool_specs"]
+__all__ = ["HANDED_OVER", "ClientTool", "ClientToolSpec", "client_tool_specs", "saved_client_tools"]
 
 HANDED_OVER = "Tool call dispatched to client."
 """The acknowledgement the model reads: the SDK's, as a result format (as ``think``'s)."""
@@ -107,3 +108,24 @@ def client_tool_specs(specs: Sequence[ClientToolSpec]) -> list[Tool]:
             _CLIENT_NAMES.add(spec.name)
         out.append(Tool(name=spec.name, params={"spec": spec.model_dump(mode="json")}))
     return out
+
+
+def saved_client_tools(state: Mapping[str, Any] | None) -> list[ClientToolSpec]:
+    """The client tools a saved base state's agent holds: each ``Tool`` whose ``params.spec``
+    is a `ClientToolSpec` of the tool's own name (another tool's ``spec`` param is not one).
+    """
+    agent = (state or {}).get("agent")
+    tools = agent.get("tools") if isinstance(agent, Mapping) else None
+    found = []
+    for tool in tools if isinstance(tools, list) else []:
+        params = tool.get("params") if isinstance(tool, Mapping) else None
+        raw = params.get("spec") if isinstance(params, Mapping) else None
+        if not isinstance(raw, Mapping):
+            continue
+        try:
+            spec = ClientToolSpec.model_validate(raw)
+        except ValidationError:
+            continue
+        if spec.name == tool.get("name"):
+            found.append(spec)
+    return found

@@ -180,9 +180,26 @@ class RuntimeTool(ABC):
             return self.action_from_arguments(arguments)
         own, response = split_response(self.response_schema, arguments)
         action = self.action_from_arguments(own)
+        self._remember(action, response)
+        return action
+
+    def recall_response(self, event: Any) -> None:
+        """After a restore: keep the response fields of a recorded call (``event``, an
+        ``ActionEvent`` of this tool) read back from its arguments, so that
+        ``parse_response(event.action)`` answers as it did in the live run.
+        """
+        if self.response_schema is None or getattr(event, "action", None) is None:
+            return
+        try:
+            arguments = json.loads(event.tool_call.arguments or "{}")
+            response = split_response(self.response_schema, arguments)[1]
+        except ValueError:  # a call refused in the run (its error is the next event)
+            return
+        self._remember(event.action, response)
+
+    def _remember(self, action: Any, response: Any) -> None:
         self._responses[id(action)] = response
         weakref.finalize(action, self._responses.pop, id(action), None)
-        return action
 
     def parse_response(self, action: _PayloadAction) -> Any:
         """The response fields of the call that gave ``action`` (a model of the schema's

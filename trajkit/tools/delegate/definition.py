@@ -30,7 +30,7 @@ from trajkit.sdk.tool import (
     ToolExecutor,
     register_tool,
 )
-from trajkit.store.layout import SUBAGENTS_DIR
+from trajkit.store.layout import subagents_dir
 from trajkit.tools.task.manager import (
     ConfirmationHandler,
     open_sub_conversation,
@@ -123,7 +123,7 @@ class DelegateExecutor(ToolExecutor[DelegateAction, DelegateObservation]):
         try:
             for name, kind in zip(ids, types, strict=True):
                 factory = get_agent_factory(kind)
-                where = Path(folder) / SUBAGENTS_DIR if folder else None
+                where = subagents_dir(Path(folder)) if folder else None
                 made[name] = open_sub_conversation(parent, factory, name, where)
         except Exception as e:  # noqa: BLE001 (an unknown type is the model's to fix)
             for sub in made.values():

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from trajkit.sdk.conversation.response_utils import get_agent_final_response
 from trajkit.sdk.conversation.state import ConversationState
 from trajkit.sdk.subagent.registry import AgentFactory, get_agent_factory
-from trajkit.store.layout import SUBAGENTS_DIR
+from trajkit.store.layout import subagents_dir
 
 if TYPE_CHECKING:
     from trajkit.events import ActionEvent
@@ -84,7 +84,7 @@ class TaskManager:
             folder = conversation.state.persistence_dir
             self._temporary = folder is None
             self._folder = (
-                Path(folder) / SUBAGENTS_DIR
+                subagents_dir(Path(folder))
                 if folder
                 else Path(tempfile.mkdtemp(prefix="trajkit_tasks_"))
             )
