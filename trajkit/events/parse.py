@@ -96,8 +96,11 @@ def current_validator(cls: type[BaseModel]) -> SchemaValidator:
     accepts a subset of what the model accepts, giving the same event; what it refuses (an
     unknown payload kind, an older SDK's key) goes to the model itself (``KindReader``).
     """
-    # not prebuilt: the nested models' own validators (with their Python calls) are not reused
-    return SchemaValidator(_current_shapes(cls.__pydantic_core_schema__), _use_prebuilt=False)
+    schema = _current_shapes(cls.__pydantic_core_schema__)
+    try:  # not prebuilt: the nested models' own validators (with their Python calls) not reused
+        return SchemaValidator(schema, _use_prebuilt=False)
+    except TypeError:  # a pydantic-core before that switch: the model's own, no fast path
+        return cls.__pydantic_validator__  # type: ignore[return-value]
 
 
 def _current_shapes(node: Any) -> Any:
