@@ -193,3 +193,23 @@ def test_usage_without_response_ids_is_paired_in_order(tmp_path: Path) -> None:
     ref = ShapeRef("atif", str(tmp_path / "t.json"))
     Path(ref.file).write_bytes(json.dumps(document).encode())
     assert ref.open_conversation().base_state() == open_conversation(folder).base_state()
+
+
+def test_a_source_session_id_is_written_once(tmp_path: Path) -> None:
+    """An ATIF file's own `session_id` is not written a second time after the steps (a
+    duplicate key: readers kept one of the two)."""
+    source = tmp_path / "trajectory.json"
+    steps = [{"step_id": 1, "source": "user", "message": "hello"},
+             {"step_id": 2, "source": "agent", "message": "hi"}]  # fmt: skip
+    source.write_text(json.dumps({"schema_version": "ATIF-v1.7", "session_id": "run-7",
+                                  "agent": {"name": "harness", "version": "1"}, "steps": steps}))  # fmt: skip
+    out = tmp_path / "out.json"
+    done = CliRunner().invoke(main, ["convert", str(source), "--to", "atif", "-o", str(out)])
+    assert done.exit_code == 0, done.output
+    keys: list[list[str]] = []
+    json.loads(out.read_text(), object_pairs_hook=lambda pairs: keys.append([k for k, _ in pairs]))
+    root = keys[-1]
+    assert root.count("session_id") == 1 and root.count("schema_version") == 1, root
+    document = json.loads(out.read_text())
+    atif.Trajectory.model_validate(document)
+    assert document["extra"]["openhands"]["root"]["session_id"] == "run-7"  # kept, once

@@ -161,6 +161,11 @@ def _one_read(
     return errors, writer
 
 
+_HEADER = ("schema_version", "session_id")
+"""The root keys written before the steps (`schema_version`) and first after them
+(`session_id`: a source's own, from its root data, is known only at the end)."""
+
+
 @dataclass
 class _Step:
     step: dict[str, Any]
@@ -209,7 +214,6 @@ class _Writer:
     def _start(self) -> None:
         self.out.write(b"{" if self.line else b"{\n")
         self._key("schema_version", SCHEMA_VERSION, first=True)
-        self._key("session_id", self.id)
         self.out.write(b',"steps":[' if self.line else b',\n  "steps": [')
         self.started = True
 
@@ -481,8 +485,10 @@ class _Writer:
         root = _merged(root, self.root_data)
         if "final_metrics" in self.root_data:  # the file's own totals, as they were
             root["final_metrics"] = self.root_data["final_metrics"]
+        self._key("session_id", root.get("session_id", self.id))
         for key, value in root.items():
-            self._key(key, value)
+            if key not in _HEADER:
+                self._key(key, value)
         self._embed(root.get("subagent_trajectories"))
         self.out.write(b"}" if self.line else b"\n}\n")
 

@@ -125,10 +125,13 @@ def _list_members(path: Path) -> list[_Member]:
                 member = _tar_member(info)
                 members.append(member)
                 _check_count(path, len(members))
-                if member.name and not member.unsafe and _wanted(member.name):
+                if not member.name or member.unsafe:
+                    continue
+                folder = _folder_of(member.name)
+                if folder is not None or member.name.endswith(".json"):
                     stream.keep_ahead(tf, info)  # a small archive: read in the listing pass
-                    if _loose_json(member.name):
-                        members[-1] = replace(member, trajectory=is_atif_head(stream.head(tf, info)))  # fmt: skip
+                if folder is None and member.name.endswith(".json"):  # an ATIF trajectory?
+                    members[-1] = replace(member, trajectory=is_atif_head(stream.head(tf, info)))
         return [m for m in members if m.name]
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as exc:
         raise InputError(path, "", f"not a readable archive ({exc})") from None
@@ -190,21 +193,25 @@ def archive_refs(path: Path) -> Iterator[ShapeRef]:
     ones after it), in archive order (of each folder's first member): the order a tar stream
     is read in, so one pass serves every conversation.
     """
-    members = [m for m in _members(path) if not m.unsafe]
-    unsafe = [m for m in _members(path) if m.unsafe]
-    folders = {f for m in members if (f := _folder_of(m.name)) is not None}
-    trajectories = _trajectories(path, [m for m in members if _loose_json(m.name)
-                                        and posixpath.dirname(m.name) not in folders])  # fmt: skip
-    found: dict[str, bool] = {}  # folder or trajectory member -> is a trajectory, archive order
-    for member in members:
-        folder = _folder_of(member.name)
-        if folder is not None:
-            found.setdefault(folder, False)
-        elif member.name in trajectories:
-            found[member.name] = True
+    first: dict[str, int] = {}  # folder -> where its first member is (archive order)
+    loose: list[tuple[int, _Member]] = []  # `.json` members outside conversation folders
+    unsafe: list[_Member] = []
+    for at, member in enumerate(_members(path)):
+        if member.unsafe:
+            unsafe.append(member)
+        elif (folder := _folder_of(member.name)) is not None:
+            first.setdefault(folder, at)
+        elif member.name.endswith(".json"):
+            loose.append((at, member))
+    loose = [(at, m) for at, m in loose if posixpath.dirname(m.name) not in first]
+    trajectories = _trajectories(path, [m for _, m in loose])
+    found = dict.fromkeys(first, False)  # folder or trajectory member -> is a trajectory
+    if trajectories:  # in archive order among the folders
+        places = [*first.items(), *((m.name, at) for at, m in loose if m.name in trajectories)]
+        found = {key: key in trajectories for key, _ in sorted(places, key=lambda p: p[1])}
     if unsafe and not found:
-        first = unsafe[0]
-        raise UnsafePath(path, "", f"member {first.name!r} is a {first.unsafe}; not read")
+        bad = unsafe[0]
+        raise UnsafePath(path, "", f"member {bad.name!r} is a {bad.unsafe}; not read")
     if not found:
         raise InputError(path, "", "the archive holds no conversation folder (base_state.json "
                          "or events/) nor ATIF trajectory")  # fmt: skip
