@@ -24,10 +24,7 @@ def _both(folder: Path, **kwargs) -> tuple[object, object]:
     for loop in ("_scanned_events", "_events_of"):
         conv = open_conversation(folder)
         try:
-            if loop == "_events_of":
-                events = list(conv._events_of(conv._listed(), skip_empty))
-            else:
-                events = list(conv._scanned_events(skip_empty))
+            events = list(getattr(conv, loop)(skip_empty, None))
             out.append(([dump_event(e) for e in events], dict(conv.upgrades)))
         except InputError as exc:
             out.append((type(exc).__name__, exc.path, exc.pointer, exc.message))
@@ -46,9 +43,9 @@ def test_plain_folders_take_the_folder_loop(tmp_path, monkeypatch):
     calls = []
     original = StoredConversation._scanned_events
 
-    def spy(self, skip_empty):
+    def spy(self, skip_empty, problems):
         calls.append(self.path)
-        return original(self, skip_empty)
+        return original(self, skip_empty, problems)
 
     monkeypatch.setattr(StoredConversation, "_scanned_events", spy)
     events = list(open_conversation(folder).iter_events())
@@ -89,6 +86,41 @@ def test_a_damaged_file_is_refused_with_the_same_words(tmp_path, damage):
     assert fast == general
     assert fast[0] in {"InputError", "NotRegularFile"}
     assert fast[1] == str(victim)
+
+
+def _both_going_on(folder: Path) -> tuple[object, object]:
+    """(events or None, problems) of both loops going on past unreadable files."""
+    out = []
+    for loop in ("_scanned_events", "_events_of"):
+        conv = open_conversation(folder)
+        problems: list[str] = []
+        events = [e and dump_event(e) for e in getattr(conv, loop)(False, problems)]
+        out.append((events, problems))
+    return out[0], out[1]
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda p: p.write_bytes(b""), id="empty"),
+        pytest.param(lambda p: p.write_bytes(b'{"id":'), id="truncated"),
+        pytest.param(lambda p: (p.unlink(), p.mkdir()), id="directory"),
+    ],
+)
+def test_iter_events_or_none_goes_on_with_the_words_iter_events_raises(tmp_path, damage):
+    folder = _copy(tmp_path)
+    victims = sorted((folder / "events").glob("event-*.json"))[3:5]
+    for victim in victims:
+        damage(victim)
+    fast, general = _both_going_on(folder)
+    assert fast == general
+    events, problems = fast
+    assert len(events) == len(list((folder / "events").glob("event-*.json")))
+    assert [i for i, e in enumerate(events) if e is None] == [3, 4]
+    with pytest.raises(InputError) as raised:
+        list(open_conversation(folder).iter_events())
+    assert problems[0] == str(raised.value)
+    assert str(victims[1]) in problems[1]
 
 
 def test_empty_files_are_skipped_alike(tmp_path):

@@ -89,3 +89,29 @@ def test_file_edit_entries_carry_diffs() -> None:
         create.code[0].language.endswith("notes.txt")
         and create.code[0].text == "alpha\nbeta\ngamma\n"
     )
+
+
+def test_stats_count_an_unreadable_event_and_say_why(tmp_path) -> None:
+    """`conversation_stats` goes on past a damaged file: counted, not parsed, and the reader's
+    refusal (file and JSON path) in `problems`."""
+    import shutil
+
+    from trajkit.errors import InputError
+    from trajkit.store import open_conversation
+    from trajkit.views.summary import conversation_stats
+
+    src = fx.sdk_conversation("b_terminal")
+    folder = tmp_path / src.name
+    shutil.copytree(src, folder)
+    files = sorted((folder / "events").glob("event-*.json"))
+    whole = conversation_stats(folder)
+    obj = json.loads(files[2].read_bytes())
+    obj["timestamp"] = 5
+    files[2].write_text(json.dumps(obj), encoding="utf-8")
+    with pytest.raises(InputError) as raised:
+        list(open_conversation(folder).iter_events())
+    stats = conversation_stats(folder)
+    assert stats.problems == [str(raised.value)]
+    assert "/timestamp" in stats.problems[0] and files[2].name in stats.problems[0]
+    assert stats.n_events == whole.n_events == len(files)
+    assert sum(stats.kinds.values()) == sum(whole.kinds.values()) - 1

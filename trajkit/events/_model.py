@@ -11,8 +11,9 @@ from __future__ import annotations
 import ast
 import inspect
 import sys
+from collections.abc import Callable
 from functools import cache
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -98,6 +99,21 @@ def describe_fields(schema: dict[str, Any], cls: type[BaseModel]) -> None:
         prop = properties.get(field.alias or name)
         if isinstance(prop, dict) and (doc := _field_docstring(cls, name)) is not None:
             prop["description"] = doc
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def legacy_input(func: _F) -> _F:
+    """Marks a ``mode="before"`` model validator that only reads older SDKs' shapes: on every
+    input the model accepts without it, the model gives the same result with it (it drops a
+    legacy key ``extra`` refuses or ignores, or rewrites a value the field refuses).
+
+    The readers' fast validators leave such validators out (``parse.current_validator``: no
+    Python call per object) and hand what they refuse to the whole model.
+    """
+    func.legacy_input = True  # type: ignore[attr-defined]
+    return func
 
 
 class StrictModel(BaseModel):

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from trajkit.events._model import StrictModel, describe_fields
+from trajkit.events._model import StrictModel, describe_fields, legacy_input
 
 _LEGACY_MESSAGE_KEYS = (
     "cache_enabled",
@@ -34,6 +34,7 @@ class TextContent(StrictModel):
 
     @model_validator(mode="before")
     @classmethod
+    @legacy_input
     def _drop_enable_truncation(cls, data: Any) -> Any:
         # Written by openhands-sdk <= 1.10.0; the SDK strips it silently on load.
         if isinstance(data, dict) and "enable_truncation" in data:
@@ -132,6 +133,7 @@ class Message(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
+    @legacy_input
     def _normalize(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data

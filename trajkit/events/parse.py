@@ -4,20 +4,20 @@ The discriminator is a function of the raw object, so a ``kind`` outside the uni
 ``UnknownEvent`` (keeping the raw JSON) instead of an error. Adding a kind means: the class, an
 entry in ``EVENT_CLASSES`` (which ``AnyEvent`` is built from), and a regenerated schema.
 
-Readers of whole conversations go through ``parse_current_dump``: one TypeAdapter over the known
-kinds, discriminated by the ``kind`` key itself, validating straight from the file's bytes.
-A function discriminator (what ``AnyEvent`` needs for unknown kinds) makes pydantic-core turn
-the whole JSON document into Python objects just to call it; a key discriminator is looked up
-in the parsed JSON, so the bytes are parsed once (issue 20: 12-15 us per event instead of
-17-18, against 6-7 us for ``orjson.loads`` alone; loaded 2-core machine).
+Readers of whole conversations go through ``parse_current_dump``: the kind named by the dump's
+last key, read by that kind's ``KindReader`` straight from the file's bytes. A function
+discriminator (what ``AnyEvent`` needs for unknown kinds) makes pydantic-core turn the whole
+JSON document into Python objects just to call it; a key lookup parses the bytes once (issue
+20), and ``current_validator`` does the same for the payload unions inside an event (issue 31).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Union
+from typing import Any
 
 import orjson
-from pydantic import Field, TypeAdapter
+from pydantic import BaseModel, TypeAdapter
+from pydantic_core import SchemaValidator
 
 from trajkit.events.base import Event, UnknownEvent, dispatch
 from trajkit.events.condensation import (
@@ -39,7 +39,12 @@ from trajkit.events.conversation import (
     SystemPromptEvent,
     TokenEvent,
 )
-from trajkit.events.payloads import UNKNOWN_TAG, kind_discriminator, kind_union
+from trajkit.events.payloads import (
+    UNKNOWN_TAG,
+    KindDiscriminator,
+    kind_discriminator,
+    kind_union,
+)
 from trajkit.events.tool_events import (
     ActionEvent,
     AgentErrorEvent,
@@ -79,7 +84,60 @@ AnyEvent: Any = kind_union(EVENT_CLASSES, UnknownEvent)
 """Any event, chosen by ``kind``."""
 
 _KNOWN_ADAPTER: TypeAdapter[Any] = TypeAdapter(AnyEvent)
-_VALIDATORS: dict[str, Any] = {k: c.__pydantic_validator__ for k, c in EVENT_CLASSES.items()}
+
+
+def current_validator(cls: type[BaseModel]) -> SchemaValidator:
+    """``cls``'s own validator narrowed to what current SDKs write, for the readers' fast path.
+
+    Built from ``cls``'s core schema, with no Python call per object: a payload union
+    (``kind_union``) is chosen by its ``kind`` key among the known kinds (a function
+    discriminator makes pydantic-core turn the whole payload into Python objects to call it,
+    a quarter of an observation's cost), and ``legacy_input`` validators are left out. It
+    accepts a subset of what the model accepts, giving the same event; what it refuses (an
+    unknown payload kind, an older SDK's key) goes to the model itself (``KindReader``).
+    """
+    schema = _current_shapes(cls.__pydantic_core_schema__)
+    try:  # not prebuilt: the nested models' own validators (with their Python calls) not reused
+        return SchemaValidator(schema, _use_prebuilt=False)
+    except TypeError:  # a pydantic-core before that switch: the model's own, no fast path
+        return cls.__pydantic_validator__  # type: ignore[return-value]
+
+
+def _current_shapes(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_current_shapes(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    kind = node.get("type")
+    if kind == "function-before" and getattr(node["function"].get("function"), "legacy_input", 0):
+        return _current_shapes(node["schema"])
+    out = {key: _current_shapes(value) for key, value in node.items()}
+    if kind == "tagged-union" and isinstance(node["discriminator"], KindDiscriminator):
+        out["discriminator"] = "kind"
+        out["choices"] = {tag: c for tag, c in out["choices"].items() if tag != UNKNOWN_TAG}
+    return out
+
+
+class KindReader:
+    """Reads one known kind from JSON: ``current_validator`` first, the model's own validator
+    when that refuses (so the result, and the error raised, are the model's).
+    """
+
+    __slots__ = ("_current", "_model")
+
+    def __init__(self, cls: type[Event]) -> None:
+        self._current = current_validator(cls).validate_json
+        self._model = cls.__pydantic_validator__.validate_json
+
+    def __call__(self, raw: str | bytes | bytearray, strict: bool = False) -> Event:
+        try:
+            return self._current(raw, strict=strict)  # type: ignore[no-any-return]
+        except ValueError:  # pydantic's ValidationError
+            return self._model(raw, strict=strict)  # type: ignore[no-any-return]
+
+
+KIND_READERS: dict[str, KindReader] = {k: KindReader(c) for k, c in EVENT_CLASSES.items()}
+"""The reader of each known event kind, by name."""
 
 
 def parse_event(data: str | bytes | bytearray | dict[str, Any]) -> Event:
@@ -94,11 +152,11 @@ def parse_event(data: str | bytes | bytearray | dict[str, Any]) -> Event:
     else:
         if isinstance(data, str | bytes | bytearray):
             kind = peek_kind(data)
-            validator = _VALIDATORS.get(kind) if kind is not None else None
-            if validator is not None:
+            reader = KIND_READERS.get(kind) if kind is not None else None
+            if reader is not None:
                 # Fast path: pydantic-core parses and validates in one pass, straight from the
-                # bytes (the class's own validator: what `model_validate_json` calls).
-                return validator.validate_json(data)  # type: ignore[no-any-return]
+                # bytes (the class's own rules: what `model_validate_json` calls).
+                return reader(data)
         obj = orjson.loads(data)
         if not isinstance(obj, dict):
             raise ValueError(f"an event must be a JSON object, got {type(obj).__name__}")
@@ -108,26 +166,25 @@ def parse_event(data: str | bytes | bytearray | dict[str, Any]) -> Event:
     return event
 
 
-_known: Any = Union[tuple(EVENT_CLASSES.values())]  # noqa: UP007 (built from a tuple)
-CURRENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(Annotated[_known, Field(discriminator="kind")])
-"""The known kinds, chosen by the ``kind`` key (unknown kinds are refused, not kept)."""
-_validate_current = CURRENT_ADAPTER.validator.validate_json  # pydantic-core's, no wrapper
+_READERS_BY_BYTES = {k.encode(): r for k, r in KIND_READERS.items()}
 
 
-def parse_current_dump(raw: bytes) -> Event | None:
+def parse_current_dump(raw: bytes, *, strict: bool = False) -> Event | None:
     """The event in a compact dump of the current SDK (``kind`` last), parsed in one pass.
 
     None when ``raw`` is not such a dump (``kind`` elsewhere, or escaped), or when the known
     kinds' models refuse it (an unknown kind, an older SDK's shape, invalid content): the
     caller then decodes it and decides (upgrades, ``UnknownEvent``, the error to report).
+    ``strict``: JSON Schema's type rules (``"0"`` is no integer), as ``validate`` reads.
     """
-    if kind_span(raw) is None:
+    span = kind_span(raw)
+    reader = None if span is None else _READERS_BY_BYTES.get(raw[span[0] : span[1]])
+    if reader is None:
         return None
     try:
-        event: Event = _validate_current(raw)
+        return reader(raw, strict)
     except ValueError:  # pydantic's ValidationError included
         return None
-    return event
 
 
 def peek_kind(data: str | bytes | bytearray) -> str | None:

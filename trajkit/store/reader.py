@@ -72,9 +72,6 @@ __all__ = [
 ]
 
 _T = TypeVar("_T")
-_Read = tuple["EventFile | ScannedFile", bytes, "Event | None"]
-"""An event file (named by its `path`), its bytes, and its event when already parsed."""
-
 MAX_FILE_BYTES = int(os.environ.get("TRAJKIT_MAX_FILE_BYTES", 100 * 1024 * 1024))
 """Largest event or state file trajkit loads (bytes)."""
 
@@ -257,14 +254,25 @@ class StoredConversation:
         Args:
             skip_empty: skip zero-byte files as the SDK's iteration does, instead of raising.
         """
+        return self._iter_events(skip_empty, None)  # type: ignore[return-value]
+
+    def iter_events_or_none(self, problems: list[str]) -> Iterator[Event | None]:
+        """`iter_events()` that goes on past a file it cannot read: None for that file, and
+        why (the `InputError` `iter_events()` would raise) appended to `problems`.
+        """
+        return self._iter_events(False, problems)
+
+    def _iter_events(self, skip_empty: bool, problems: list[str] | None) -> Iterator[Event | None]:
         plain = type(self).event_files is StoredConversation.event_files
         with paused_gc():
             if plain and not isinstance(self.events_dir, RemotePath):
-                yield from self._scanned_events(skip_empty)
+                yield from self._scanned_events(skip_empty, problems)
             else:
-                yield from self._events_of(self._listed(), skip_empty)
+                yield from self._events_of(skip_empty, problems)
 
-    def _scanned_events(self, skip_empty: bool) -> Iterator[Event]:
+    def _scanned_events(
+        self, skip_empty: bool, problems: list[str] | None
+    ) -> Iterator[Event | None]:
         """`iter_events()` of a local folder, by the store's one scan.
 
         The hot loop of every reader of a local folder (`trajkit.store.scan`): one `scandir`,
@@ -281,28 +289,38 @@ class StoredConversation:
                     upgrades.update(s.upgrades)  # upgraded once, in the scan
                 yield event
                 continue
-            if s.outside is not None:
-                raise outside_error(s.path, s.outside)
-            raw = s.raw if s.failure is None else read_file_bytes(s.path)
-            if not raw or raw.isspace():
-                if skip_empty:
-                    continue
-                raise _empty_event_file(s.path)
-            yield parse_event_bytes(s.path, raw, upgrades)
+            try:
+                if s.outside is not None:
+                    raise outside_error(s.path, s.outside)
+                raw = s.raw if s.failure is None else read_file_bytes(s.path)
+                event = self._event_of(s.path, raw, skip_empty)
+            except InputError as exc:
+                if problems is None:
+                    raise
+                problems.append(str(exc))
+            if event is not None or not skip_empty:
+                yield event
 
-    def _events_of(self, reads: Iterator[_Read], skip_empty: bool) -> Iterator[Event]:
-        upgrades = self.upgrades
-        for file, raw, event in reads:
-            if not raw or raw.isspace():
-                if skip_empty:
-                    continue
-                raise _empty_event_file(file.path)
-            yield event if event is not None else parse_event_bytes(file.path, raw, upgrades)
-
-    def _listed(self) -> Iterator[_Read]:
-        """Each file of `event_files()`, its bytes, no event yet (object storage, other shapes)."""
+    def _events_of(self, skip_empty: bool, problems: list[str] | None) -> Iterator[Event | None]:
+        """`iter_events()` of each file of `event_files()` (object storage, other shapes)."""
         for f in self.event_files():
-            yield f, f.read_bytes(), None
+            try:
+                event = self._event_of(f.path, f.read_bytes(), skip_empty)
+            except InputError as exc:
+                if problems is None:
+                    raise
+                problems.append(str(exc))
+                event = None
+            if event is not None or not skip_empty:
+                yield event
+
+    def _event_of(self, path: Path, raw: bytes, skip_empty: bool) -> Event | None:
+        """The event in `raw` (None: an empty file `skip_empty` skips)."""
+        if not raw or raw.isspace():
+            if skip_empty:
+                return None
+            raise _empty_event_file(path)
+        return parse_event_bytes(path, raw, self.upgrades)
 
     def header(self) -> ConversationHeader:
         """Cheap summary: reads `base_state.json` and at most two event files.

@@ -357,29 +357,20 @@ def scan_event_file(
     return f
 
 
-_validators: dict[bytes, Any] = {}
-"""The strict validator of each event kind, by the kind's bytes (no text decoded per file)."""
-_kind_span: Any = None
+_parse_dump: Any = None
 _upgrade: Any = None
 
 
 def strict_event(raw: bytes) -> Event | None:
-    """The event of a compact dump (kind last) the current model accepts strictly, else None.
+    """The event of a compact dump (kind last) the current model accepts strictly, else None
+    (`trajkit.events.parse.parse_current_dump`).
 
     None too for a document holding more JSON values than the reader loads
     (`guard.check_json_nodes`): it is never parsed here, and the reader's parse refuses it.
     """
-    span = (_kind_span or _load_parser())(raw)  # the last key (a hint: the model checks it)
-    if span is None or (len(raw) > MAX_JSON_NODES and not _nodes_ok(raw)):
+    if len(raw) > MAX_JSON_NODES and not _nodes_ok(raw):
         return None
-    validator = _validators.get(raw[span[0] : span[1]])
-    if validator is None:
-        return None
-    try:  # the validator itself: no classmethod wrapper (events/base.py) per file
-        event: Event = validator.validate_json(raw, strict=True)
-    except (ValueError, TypeError, KeyError, AttributeError, IndexError):
-        return None  # pydantic's ValidationError is a ValueError
-    return event
+    return (_parse_dump or _load_parser())(raw, strict=True)  # type: ignore[no-any-return]
 
 
 def read_event(raw: bytes) -> tuple[Event | None, Sequence[str]]:
@@ -412,13 +403,12 @@ def _nodes_ok(raw: bytes) -> bool:
 
 def _load_parser() -> Any:
     """The event models, imported on first parse (listing stays cheap for `ls`)."""
-    global _kind_span, _upgrade
-    from trajkit.events.parse import EVENT_CLASSES, kind_span
+    global _parse_dump, _upgrade
+    from trajkit.events.parse import parse_current_dump
     from trajkit.events.upgrade import upgrade_event
 
-    _validators.update((k.encode(), c.__pydantic_validator__) for k, c in EVENT_CLASSES.items())
-    _kind_span, _upgrade = kind_span, upgrade_event
-    return kind_span
+    _parse_dump, _upgrade = parse_current_dump, upgrade_event
+    return parse_current_dump
 
 
 # --- the ladder ---------------------------------------------------------------------------------

@@ -119,7 +119,7 @@ def source_row(source: Location | ShapeRef) -> CatalogRow:
     ls_row = summary._row(conv)
     stats = summary._new_stats(conv)
     outcome = eval_outcome(getattr(conv, "record", None))[0]  # an evaluation record's verdict
-    summary._count(stats, texts.watch(summary._parsed_events(conv, stats.problems)))
+    summary._count(stats, texts.watch(conv.iter_events_or_none(stats.problems)))
     t = stats.totals
     return CatalogRow(
         key=key,

@@ -273,7 +273,7 @@ def conversation_stats(folder: str | os.PathLike[str]) -> ConversationStats:
     """Read one conversation folder, one event at a time, and count what it holds."""
     conv = open_conversation(folder)
     stats = _new_stats(conv)
-    return _count(stats, _parsed_events(conv, stats.problems))
+    return _count(stats, conv.iter_events_or_none(stats.problems))
 
 
 def _new_stats(conv: StoredConversation) -> ConversationStats:
@@ -285,18 +285,6 @@ def _new_stats(conv: StoredConversation) -> ConversationStats:
     except TrajkitError as exc:
         stats.problems.append(str(exc))
     return stats
-
-
-def _parsed_events(conv: StoredConversation, problems: list[str]) -> Iterator[Event | None]:
-    """Each event parsed, one file at a time; None for one that cannot be (why: `problems`)."""
-    from trajkit.store.reader import parse_event_bytes
-
-    for event_file in conv.iter_event_files():
-        try:
-            yield parse_event_bytes(event_file.path, event_file.read_bytes())
-        except InputError as exc:
-            problems.append(str(exc))
-            yield None
 
 
 def source_stats(source: Input | Skipped) -> ConversationStats | Skipped:

@@ -52,14 +52,27 @@ OBSERVATION_CLASSES: dict[str, type[Observation]] = {
 UNKNOWN_TAG = "__unknown__"
 
 
+class KindDiscriminator:
+    """Discriminator giving an object's ``kind`` when ``known`` has it, else ``UNKNOWN_TAG``.
+
+    A class, not a closure, so the readers' fast validators (``parse.current_validator``) can
+    tell these unions from others.
+    """
+
+    __slots__ = ("known",)
+    __name__ = "discriminate"  # what pydantic-core names it by in messages
+
+    def __init__(self, known: Mapping[str, Any]) -> None:
+        self.known = known
+
+    def __call__(self, value: Any) -> str:
+        kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
+        return kind if isinstance(kind, str) and kind in self.known else UNKNOWN_TAG
+
+
 def kind_discriminator(known: Mapping[str, Any]) -> Callable[[Any], str]:
     """Discriminator giving an object's ``kind`` when ``known`` has it, else ``UNKNOWN_TAG``."""
-
-    def discriminate(value: Any) -> str:
-        kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
-        return kind if isinstance(kind, str) and kind in known else UNKNOWN_TAG
-
-    return discriminate
+    return KindDiscriminator(known)
 
 
 def kind_union(known: Mapping[str, type[Any]], unknown: type[Any]) -> Any:
@@ -89,6 +102,7 @@ __all__ = [
     "FileEditorObservation",
     "FinishAction",
     "FinishObservation",
+    "KindDiscriminator",
     "MCPToolAction",
     "MCPToolObservation",
     "Observation",
