@@ -118,6 +118,12 @@ def _current_shapes(node: Any) -> Any:
     return out
 
 
+MODEL_REFUSALS = (ValueError, TypeError, KeyError, AttributeError, IndexError)
+"""What a model raises for a file it cannot read: pydantic's ValidationError (a ValueError),
+or a validator tripping over an odd shape (the readers' fast paths return None for either, and
+the caller's slower path names the problem: `validate.diagnose`)."""
+
+
 class KindReader:
     """Reads one known kind from JSON: ``current_validator`` first, the model's own validator
     when that refuses (so the result, and the error raised, are the model's).
@@ -132,7 +138,7 @@ class KindReader:
     def __call__(self, raw: str | bytes | bytearray, strict: bool = False) -> Event:
         try:
             return self._current(raw, strict=strict)  # type: ignore[no-any-return]
-        except ValueError:  # pydantic's ValidationError
+        except MODEL_REFUSALS:
             return self._model(raw, strict=strict)  # type: ignore[no-any-return]
 
 
@@ -183,7 +189,7 @@ def parse_current_dump(raw: bytes, *, strict: bool = False) -> Event | None:
         return None
     try:
         return reader(raw, strict)
-    except ValueError:  # pydantic's ValidationError included
+    except MODEL_REFUSALS:
         return None
 
 
